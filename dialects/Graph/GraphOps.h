@@ -1,0 +1,39 @@
+//===- GraphOps.h - Graph dialect ops ---------------------------*- C++ -*-===//
+#ifndef AMPC_DIALECTS_GRAPH_GRAPHOPS_H
+#define AMPC_DIALECTS_GRAPH_GRAPHOPS_H
+
+#include "dialects/Graph/GraphAttrs.h"
+#include "dialects/Graph/GraphDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace ampc::graph {
+
+// Name of the optional per-op precision pin attribute.
+inline constexpr llvm::StringLiteral kPrecisionAttr = "precision";
+
+// Checks `precision` is one of "fp32", "fp16", "bf16", "half".
+mlir::LogicalResult verifyPrecisionPin(mlir::Operation *op);
+
+template <typename ConcreteType>
+class PrecisionPin
+    : public mlir::OpTrait::TraitBase<ConcreteType, PrecisionPin> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyPrecisionPin(op);
+  }
+};
+
+class OutputOp;
+
+} // namespace ampc::graph
+
+#define GET_OP_CLASSES
+#include "dialects/Graph/GraphOps.h.inc"
+
+#endif

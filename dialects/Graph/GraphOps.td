@@ -1,0 +1,577 @@
+//===- GraphOps.td - Graph dialect ops ---------------------------*- td -*-===//
+//
+// Structure ops (model, input, param, output) and the compute ops of model
+// files. Compute ops infer their result type; formats that spell it out make
+// the precision of every value visible in IR dumps, and the verifier checks
+// the spelled type against the inferred one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPC_GRAPH_OPS
+#define AMPC_GRAPH_OPS
+
+include "dialects/Graph/GraphBase.td"
+include "dialects/Graph/GraphAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+def Graph_ModelOp : Graph_Op<"model", [
+    IsolatedFromAbove, Symbol, SingleBlockImplicitTerminator<"OutputOp">]> {
+  let summary = "A model: inputs, parameters, computation and loss";
+  let description = [{
+    Holds one block: `graph.input` and `graph.param` ops, the computation and
+    a `graph.output` terminator naming the loss. Input and parameter names are
+    unique within a model.
+
+    ```mlir
+    graph.model @regression {
+      %x = graph.input "x" : tensor<8x4xf32>
+      %y = graph.input "y" : tensor<8x1xf32>
+      %w = graph.param "w" init(#graph.normal<std = 0.02>) : tensor<1x4xf32>
+      %p = graph.linear %x, %w : tensor<8x4xf32>, tensor<1x4xf32> -> tensor<8x1xf32>
+      %l = graph.mse_loss %p, %y : tensor<8x1xf32>, tensor<8x1xf32> -> tensor<f32>
+      graph.output loss = %l : tensor<f32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBlock() { return getBody().front(); }
+    OutputOp getOutputOp();
+  }];
+}
+
+def Graph_InputOp : Graph_Op<"input", [HasParent<"ModelOp">, Pure]> {
+  let summary = "A named data input of the model";
+  let description = [{
+    Data fed per step (images, labels, token ids), bound by name at run time.
+
+    ```mlir
+    %image = graph.input "image" : tensor<64x784xf32>
+    %label = graph.input "label" : tensor<64xi64>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+}
+
+def Graph_ParamOp : Graph_Op<"param", [HasParent<"ModelOp">, Pure]> {
+  let summary = "A named trainable parameter and its initializer";
+  let description = [{
+    Parameters are FP32 master weights; `init` is one of the `#graph.*`
+    initializers (zeros, ones, constant, normal, uniform, xavier_uniform,
+    xavier_normal, kaiming_uniform, kaiming_normal, trunc_normal).
+
+    ```mlir
+    %w = graph.param "fc1.weight" init(#graph.kaiming_uniform<a = 2.23606797749979>) : tensor<256x784xf32>
+    %b = graph.param "fc1.bias" init(#graph.zeros) : tensor<256xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, AnyAttr:$init);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$name `init` `(` $init `)` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_OutputOp : Graph_Op<"output", [HasParent<"ModelOp">, Terminator, Pure]> {
+  let summary = "Names the model's loss and its other outputs";
+  let description = [{
+    Exactly one output is named `loss` and is a scalar float tensor; the
+    others (logits, say) are returned for evaluation.
+
+    ```mlir
+    graph.output loss = %l : tensor<f32>, logits = %z : tensor<64x10xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_AnyTensor>:$values, StrArrayAttr:$names);
+  let builders = [OpBuilder<(ins), [{
+    $_state.addAttribute("names", $_builder.getStrArrayAttr({}));
+  }]>];
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    // The loss value, or null when no output is named "loss".
+    ::mlir::Value getLoss();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Graph_MatmulOp : Graph_ComputeOp<"matmul"> {
+  let summary = "Matrix product of two 2-D tensors";
+  let description = [{
+    `[M, K] x [K, N] -> [M, N]`; operands share an element type. Under AMP
+    it runs in half precision with FP32 accumulation.
+
+    ```mlir
+    %c = graph.matmul %a, %b : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+}
+
+def Graph_BatchMatmulOp : Graph_ComputeOp<"batch_matmul"> {
+  let summary = "Batched matrix product";
+  let description = [{
+    `[..., M, K] x [..., K, N] -> [..., M, N]` with identical leading batch
+    dimensions (rank >= 3).
+
+    ```mlir
+    %c = graph.batch_matmul %a, %b : tensor<2x4x8xf32>, tensor<2x8x3xf32> -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+}
+
+def Graph_LinearOp : Graph_ComputeOp<"linear"> {
+  let summary = "Affine map x * W^T + b (torch.nn.functional.linear)";
+  let description = [{
+    `x: [..., K]`, `weight: [N, K]`, optional `bias: [N]` -> `[..., N]`.
+
+    ```mlir
+    %y = graph.linear %x, %w, %b : tensor<64x784xf32>, tensor<256x784xf32>, tensor<256xf32> -> tensor<64x256xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
+                       Optional<Graph_FloatTensor>:$bias);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result)
+  }];
+}
+
+def Graph_Conv2dOp : Graph_ComputeOp<"conv2d"> {
+  let summary = "2-D convolution, NCHW (torch.nn.functional.conv2d)";
+  let description = [{
+    `input: [N, C, H, W]`, `weight: [O, C/groups, KH, KW]`, optional
+    `bias: [O]`. `stride`, `padding` and `dilation` are [h, w] pairs
+    (defaults 1, 0, 1); `groups` divides C and O.
+
+    ```mlir
+    %y = graph.conv2d %x, %w, %b {padding = array<i64: 1, 1>} : tensor<8x1x28x28xf32>, tensor<16x1x3x3xf32>, tensor<16xf32> -> tensor<8x16x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
+      Optional<Graph_FloatTensor>:$bias,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result)
+  }];
+}
+
+class Graph_Pool2dOp<string mnemonic, string what> : Graph_ComputeOp<mnemonic> {
+  let summary = what # " pooling over H and W, NCHW";
+  let arguments = (ins Graph_FloatTensor:$input,
+      DenseI64ArrayAttr:$kernel_size,
+      OptionalAttr<DenseI64ArrayAttr>:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let extraClassDeclaration = [{
+    // The stride, which defaults to the kernel size as in PyTorch.
+    ::llvm::SmallVector<int64_t, 2> getStrideOrDefault() {
+      if (auto s = getStride()) return ::llvm::SmallVector<int64_t, 2>(*s);
+      return ::llvm::SmallVector<int64_t, 2>(getKernelSize());
+    }
+  }];
+}
+
+def Graph_MaxPool2dOp : Graph_Pool2dOp<"max_pool2d", "Max"> {
+  let description = [{
+    `kernel_size`, `stride` (default: kernel_size) and `padding` are [h, w];
+    padded positions never win.
+
+    ```mlir
+    %y = graph.max_pool2d %x {kernel_size = array<i64: 2, 2>} : tensor<8x16x28x28xf32> -> tensor<8x16x14x14xf32>
+    ```
+  }];
+}
+
+def Graph_AvgPool2dOp : Graph_Pool2dOp<"avg_pool2d", "Average"> {
+  let description = [{
+    Like `max_pool2d`; padded zeros count in the divisor
+    (PyTorch's count_include_pad=True).
+
+    ```mlir
+    %y = graph.avg_pool2d %x {kernel_size = array<i64: 2, 2>} : tensor<8x16x28x28xf32> -> tensor<8x16x14x14xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Graph_BinaryOp<string mnemonic, string what> : Graph_ComputeOp<mnemonic> {
+  let summary = what # " with numpy broadcasting";
+  let description = [{
+    Operands share an element type (AMP inserts the casts that promote);
+    shapes broadcast as in numpy.
+
+    ```mlir
+    %z = graph.}] # mnemonic # [{ %x, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+}
+
+def Graph_AddOp : Graph_BinaryOp<"add", "Elementwise sum">;
+def Graph_SubOp : Graph_BinaryOp<"sub", "Elementwise difference">;
+def Graph_MulOp : Graph_BinaryOp<"mul", "Elementwise product">;
+def Graph_DivOp : Graph_BinaryOp<"div", "Elementwise quotient">;
+
+class Graph_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
+    : Graph_SameTypeOp<mnemonic, traits> {
+  let summary = what;
+  let description = [{
+    Elementwise; the result has the operand's type.
+
+    ```mlir
+    %y = graph.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Graph_NegOp : Graph_UnaryOp<"neg", "Negation">;
+def Graph_ReluOp : Graph_UnaryOp<"relu", "max(x, 0)">;
+def Graph_TanhOp : Graph_UnaryOp<"tanh", "Hyperbolic tangent">;
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def Graph_ExpOp : Graph_UnaryOp<"exp", "Exponential">;
+def Graph_LogOp : Graph_UnaryOp<"log", "Natural logarithm">;
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Square root">;
+def Graph_RsqrtOp : Graph_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+
+def Graph_GeluOp : Graph_SameTypeOp<"gelu"> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `approximate` is "none" (exact, x * Phi(x)) or "tanh"
+    (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))), as in PyTorch.
+
+    ```mlir
+    %y = graph.gelu %x {approximate = "tanh"} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Graph_PowOp : Graph_SameTypeOp<"pow"> {
+  let summary = "x raised to a constant exponent";
+  let description = [{
+    ```mlir
+    %y = graph.pow %x {exponent = 2.0} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, F64Attr:$exponent);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Graph_DropoutOp : Graph_SameTypeOp<"dropout"> {
+  let summary = "Inverted dropout with probability p (training mode)";
+  let description = [{
+    Zeroes each element with probability `p` and scales the rest by
+    1/(1-p). The mask comes from a counter-based RNG keyed by seed, step and
+    op, so it is reproducible.
+
+    ```mlir
+    %y = graph.dropout %x {p = 0.1} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, F64Attr:$p);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Graph_CastOp : Graph_Op<"cast", [Pure]> {
+  let summary = "Convert a float tensor to f32, f16 or bf16";
+  let description = [{
+    Rounds to nearest even; values beyond the target's range become inf.
+    The result type spells the target element type; shapes are equal.
+
+    ```mlir
+    %h = graph.cast %x : tensor<4x8xf32> -> tensor<4x8xf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization and softmax
+//===----------------------------------------------------------------------===//
+
+class Graph_SoftmaxLikeOp<string mnemonic, string what>
+    : Graph_SameTypeOp<mnemonic> {
+  let summary = what # " along an axis";
+  let description = [{
+    `axis` may be negative (counted from the end). Computed in FP32 under
+    AMP.
+
+    ```mlir
+    %p = graph.}] # mnemonic # [{ %x {axis = -1} : tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Graph_SoftmaxOp : Graph_SoftmaxLikeOp<"softmax", "Softmax">;
+def Graph_LogSoftmaxOp : Graph_SoftmaxLikeOp<"log_softmax", "Log-softmax">;
+
+def Graph_LayerNormOp : Graph_ComputeOp<"layer_norm", [AttrSizedOperandSegments]> {
+  let summary = "Layer normalization over the last dimension";
+  let description = [{
+    `(x - mean) / sqrt(var + eps) * weight + bias` over the last axis, with
+    the biased variance (PyTorch). `weight` and `bias` are optional `[D]`.
+
+    ```mlir
+    %y = graph.layer_norm %x, %g, %b {eps = 1.0e-05} : tensor<4x8x32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<4x8x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      Optional<Graph_FloatTensor>:$weight, Optional<Graph_FloatTensor>:$bias,
+      DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $weight^)? (`,` $bias^)? attr-dict `:` type($input)
+    (`,` type($weight)^)? (`,` type($bias)^)? `->` type($result)
+  }];
+}
+
+def Graph_RmsNormOp : Graph_ComputeOp<"rms_norm"> {
+  let summary = "RMS normalization over the last dimension";
+  let description = [{
+    `x / sqrt(mean(x^2) + eps) * weight`; `weight` is optional `[D]`.
+
+    ```mlir
+    %y = graph.rms_norm %x, %g {eps = 1.0e-06} : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      Optional<Graph_FloatTensor>:$weight,
+      DefaultValuedAttr<F64Attr, "1.0e-6">:$eps);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $weight^)? attr-dict `:` type($input)
+    (`,` type($weight)^)? `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and shape
+//===----------------------------------------------------------------------===//
+
+def Graph_EmbeddingOp : Graph_ComputeOp<"embedding"> {
+  let summary = "Rows of a table selected by integer ids";
+  let description = [{
+    `ids: [...] (i32/i64)`, `table: [V, D]` -> `[..., D]`.
+
+    ```mlir
+    %e = graph.embedding %ids, %wte : tensor<4x16xi64>, tensor<256x32xf32> -> tensor<4x16x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_IntTensor:$ids, Graph_FloatTensor:$table);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat =
+      "$ids `,` $table attr-dict `:` type($ids) `,` type($table) `->` type($result)";
+}
+
+def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
+  let summary = "Same elements, new shape";
+  let description = [{
+    The result type gives the shape; element counts and types must match.
+
+    ```mlir
+    %y = graph.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$input);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Graph_TransposeOp : Graph_ComputeOp<"transpose"> {
+  let summary = "Permute dimensions (torch.permute)";
+  let description = [{
+    Result dimension i is input dimension `perm[i]`.
+
+    ```mlir
+    %y = graph.transpose %x {perm = array<i64: 0, 2, 1>} : tensor<2x4x8xf32> -> tensor<2x8x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Graph_SliceOp : Graph_ComputeOp<"slice"> {
+  let summary = "Strided slice";
+  let description = [{
+    Per dimension: elements `start, start+stride, ...` below `limit`.
+    `strides` defaults to 1.
+
+    ```mlir
+    %y = graph.slice %x {starts = array<i64: 0, 2>, limits = array<i64: 4, 6>} : tensor<4x8xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+      DenseI64ArrayAttr:$limits, OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Graph_ConcatOp : Graph_ComputeOp<"concat"> {
+  let summary = "Join tensors along an axis";
+  let description = [{
+    ```mlir
+    %y = graph.concat %a, %b {axis = 1} : tensor<4x2xf32>, tensor<4x3xf32> -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs) `->` type($result)";
+}
+
+class Graph_ReduceOp<string mnemonic, string what> : Graph_ComputeOp<mnemonic> {
+  let summary = what # " over axes";
+  let description = [{
+    `axes` (may be negative; all axes when empty), `keepdim` keeps reduced
+    dimensions as size 1. Sums accumulate in FP32 whatever the type.
+
+    ```mlir
+    %y = graph.}] # mnemonic # [{ %x {axes = array<i64: 1>} : tensor<4x8xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+      DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "Sum">;
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "Mean">;
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "Maximum">;
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def Graph_CrossEntropyOp : Graph_ComputeOp<"cross_entropy"> {
+  let summary = "Softmax cross entropy with class-index labels, mean reduction";
+  let description = [{
+    `logits: [..., C]` (classes on the last axis), `labels: [...]` integer
+    class ids. Labels equal to `ignore_index` (default -100) contribute
+    nothing and are not counted in the mean; `label_smoothing` (default 0)
+    mixes in the uniform distribution as in PyTorch. Result: a scalar.
+
+    ```mlir
+    %l = graph.cross_entropy %z, %y : tensor<64x10xf32>, tensor<64xi64> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$logits, Graph_IntTensor:$labels,
+      DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+      DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->` type($result)
+  }];
+}
+
+def Graph_MseLossOp : Graph_ComputeOp<"mse_loss"> {
+  let summary = "Mean squared error, mean reduction";
+  let description = [{
+    ```mlir
+    %l = graph.mse_loss %p, %t : tensor<8x1xf32>, tensor<8x1xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$target);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $target attr-dict `:` type($input) `,` type($target) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Attention and constants
+//===----------------------------------------------------------------------===//
+
+def Graph_AttentionOp : Graph_ComputeOp<"scaled_dot_product_attention"> {
+  let summary = "softmax(q k^T * scale [+ causal mask]) v";
+  let description = [{
+    `q: [B, H, T, D]`, `k: [B, H, S, D]`, `v: [B, H, S, E]` -> `[B, H, T, E]`.
+    `scale` defaults to 1/sqrt(D); `causal` masks keys after the query
+    position (torch.nn.functional.scaled_dot_product_attention).
+
+    ```mlir
+    %o = graph.scaled_dot_product_attention %q, %k, %v {causal} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$query, Graph_FloatTensor:$key,
+      Graph_FloatTensor:$value, UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value attr-dict `:` type($query) `,` type($key) `,`
+    type($value) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    // The scale applied to q k^T: the attribute, or 1/sqrt(D).
+    double getScaleOrDefault();
+  }];
+}
+
+def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "A constant tensor";
+  let description = [{
+    ```mlir
+    %c = graph.constant dense<0.5> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+#endif // AMPC_GRAPH_OPS

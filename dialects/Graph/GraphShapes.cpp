@@ -1,0 +1,544 @@
+//===- GraphShapes.cpp - Shape inference and verifiers of compute ops -----===//
+//
+// Each compute op infers its result type from its operands and attributes;
+// the messages here are what a user sees for a malformed model file, so they
+// name the shapes involved.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Graph/GraphOps.h"
+
+#include "mlir/Dialect/Traits.h"
+
+using namespace mlir;
+using namespace ampc::graph;
+
+namespace {
+
+using Types = SmallVectorImpl<Type>;
+using Loc = std::optional<Location>;
+
+RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, ", ");
+  return s + "]";
+}
+
+LogicalResult fail(Loc loc, const Twine &msg) {
+  return emitOptionalError(loc, msg);
+}
+
+// Returns |axis| in [0, rank) or fails with a message naming |what|.
+FailureOr<int64_t> normalizeAxis(Loc loc, int64_t axis, int64_t rank,
+                                 StringRef what = "axis") {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) {
+    (void)fail(loc, Twine(what) + " " + Twine(axis) +
+                        " is out of range for a tensor of rank " + Twine(rank));
+    return failure();
+  }
+  return a;
+}
+
+LogicalResult sameElementType(Loc loc, Value a, Value b, StringRef op) {
+  Type ea = tensorOf(a).getElementType(), eb = tensorOf(b).getElementType();
+  if (ea != eb) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << op << " operands must share an element type, got " << ea << " and "
+       << eb << " (insert a graph.cast)";
+    return fail(loc, s);
+  }
+  return success();
+}
+
+LogicalResult sameAsInput(Value input, Types &types) {
+  types.push_back(input.getType());
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         Types &types) {
+  auto l = tensorOf(a.getLhs()), r = tensorOf(a.getRhs());
+  if (l.getRank() != 2 || r.getRank() != 2)
+    return fail(loc, "matmul needs 2-D operands, got " + shapeStr(l.getShape()) +
+                         " and " + shapeStr(r.getShape()) +
+                         " (use batch_matmul for batches)");
+  if (failed(sameElementType(loc, a.getLhs(), a.getRhs(), "matmul")))
+    return failure();
+  if (l.getDimSize(1) != r.getDimSize(0))
+    return fail(loc, "matmul contraction mismatch: " + shapeStr(l.getShape()) +
+                         " x " + shapeStr(r.getShape()));
+  types.push_back(RankedTensorType::get({l.getDimSize(0), r.getDimSize(1)},
+                                        l.getElementType()));
+  return success();
+}
+
+LogicalResult BatchMatmulOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                              Types &types) {
+  auto l = tensorOf(a.getLhs()), r = tensorOf(a.getRhs());
+  if (l.getRank() < 3 || l.getRank() != r.getRank())
+    return fail(loc, "batch_matmul needs operands of equal rank >= 3, got " +
+                         shapeStr(l.getShape()) + " and " +
+                         shapeStr(r.getShape()));
+  if (failed(sameElementType(loc, a.getLhs(), a.getRhs(), "batch_matmul")))
+    return failure();
+  int64_t n = l.getRank();
+  if (l.getShape().drop_back(2) != r.getShape().drop_back(2))
+    return fail(loc, "batch_matmul batch dimensions differ: " +
+                         shapeStr(l.getShape()) + " and " +
+                         shapeStr(r.getShape()));
+  if (l.getDimSize(n - 1) != r.getDimSize(n - 2))
+    return fail(loc, "batch_matmul contraction mismatch: " +
+                         shapeStr(l.getShape()) + " x " +
+                         shapeStr(r.getShape()));
+  SmallVector<int64_t> shape(l.getShape());
+  shape[n - 1] = r.getDimSize(n - 1);
+  types.push_back(RankedTensorType::get(shape, l.getElementType()));
+  return success();
+}
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         Types &types) {
+  auto x = tensorOf(a.getInput()), w = tensorOf(a.getWeight());
+  if (x.getRank() < 1 || w.getRank() != 2)
+    return fail(loc, "linear needs input [..., K] and weight [N, K], got " +
+                         shapeStr(x.getShape()) + " and " +
+                         shapeStr(w.getShape()));
+  if (failed(sameElementType(loc, a.getInput(), a.getWeight(), "linear")))
+    return failure();
+  if (x.getShape().back() != w.getDimSize(1))
+    return fail(loc, "linear input features " +
+                         Twine(x.getShape().back()) +
+                         " do not match weight " + shapeStr(w.getShape()) +
+                         " (weight is [out, in])");
+  if (Value b = a.getBias()) {
+    auto bt = tensorOf(b);
+    if (failed(sameElementType(loc, a.getInput(), b, "linear")))
+      return failure();
+    if (bt.getRank() != 1 || bt.getDimSize(0) != w.getDimSize(0))
+      return fail(loc, "linear bias must be [" + Twine(w.getDimSize(0)) +
+                           "], got " + shapeStr(bt.getShape()));
+  }
+  SmallVector<int64_t> shape(x.getShape());
+  shape.back() = w.getDimSize(0);
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+static LogicalResult checkPairs(Loc loc, StringRef op,
+                                ArrayRef<std::pair<StringRef, ArrayRef<int64_t>>> attrs,
+                                bool allowZero) {
+  for (auto [name, v] : attrs) {
+    if (v.size() != 2)
+      return fail(loc, op + " " + name + " must have 2 values [h, w], got " +
+                           Twine(v.size()));
+    for (int64_t x : v)
+      if (x < 0 || (x == 0 && !allowZero))
+        return fail(loc, op + " " + name + " values must be " +
+                             (allowZero ? ">= 0" : "> 0") + ", got " +
+                             shapeStr(v));
+  }
+  return success();
+}
+
+LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         Types &types) {
+  auto x = tensorOf(a.getInput()), w = tensorOf(a.getWeight());
+  if (x.getRank() != 4 || w.getRank() != 4)
+    return fail(loc, "conv2d needs input [N, C, H, W] and weight [O, C/groups, "
+                     "KH, KW], got " +
+                         shapeStr(x.getShape()) + " and " +
+                         shapeStr(w.getShape()));
+  if (failed(sameElementType(loc, a.getInput(), a.getWeight(), "conv2d")) ||
+      failed(checkPairs(loc, "conv2d", {{"stride", a.getStride()},
+                                        {"dilation", a.getDilation()}},
+                        false)) ||
+      failed(checkPairs(loc, "conv2d", {{"padding", a.getPadding()}}, true)))
+    return failure();
+  int64_t g = a.getGroups();
+  int64_t c = x.getDimSize(1), o = w.getDimSize(0);
+  if (g < 1 || c % g || o % g)
+    return fail(loc, "conv2d groups " + Twine(g) + " must divide in channels " +
+                         Twine(c) + " and out channels " + Twine(o));
+  if (w.getDimSize(1) * g != c)
+    return fail(loc, "conv2d weight " + shapeStr(w.getShape()) +
+                         " expects " + Twine(w.getDimSize(1) * g) +
+                         " input channels, input " + shapeStr(x.getShape()) +
+                         " has " + Twine(c));
+  if (Value b = a.getBias()) {
+    auto bt = tensorOf(b);
+    if (failed(sameElementType(loc, a.getInput(), b, "conv2d")))
+      return failure();
+    if (bt.getRank() != 1 || bt.getDimSize(0) != o)
+      return fail(loc, "conv2d bias must be [" + Twine(o) + "], got " +
+                           shapeStr(bt.getShape()));
+  }
+  SmallVector<int64_t> shape = {x.getDimSize(0), o, 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = x.getDimSize(2 + i), k = w.getDimSize(2 + i);
+    int64_t span = a.getDilation()[i] * (k - 1) + 1;
+    int64_t padded = in + 2 * a.getPadding()[i];
+    if (padded < span)
+      return fail(loc, "conv2d kernel " + shapeStr(w.getShape().drop_front(2)) +
+                           " is larger than the padded input " +
+                           shapeStr(x.getShape().drop_front(2)));
+    shape[2 + i] = (padded - span) / a.getStride()[i] + 1;
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+template <typename PoolAdaptor>
+static LogicalResult inferPool(StringRef op, Loc loc, PoolAdaptor a,
+                               Types &types) {
+  auto x = tensorOf(a.getInput());
+  if (x.getRank() != 4)
+    return fail(loc, op + " needs input [N, C, H, W], got " +
+                         shapeStr(x.getShape()));
+  ArrayRef<int64_t> k = a.getKernelSize();
+  SmallVector<int64_t> s =
+      a.getStride() ? SmallVector<int64_t>(*a.getStride()) : SmallVector<int64_t>(k);
+  if (failed(checkPairs(loc, op, {{"kernel_size", k}, {"stride", s}}, false)) ||
+      failed(checkPairs(loc, op, {{"padding", a.getPadding()}}, true)))
+    return failure();
+  SmallVector<int64_t> shape(x.getShape());
+  for (int i = 0; i < 2; ++i) {
+    int64_t p = a.getPadding()[i];
+    if (2 * p > k[i])
+      return fail(loc, op + " padding should be at most half the kernel size");
+    int64_t padded = x.getDimSize(2 + i) + 2 * p;
+    if (padded < k[i])
+      return fail(loc, op + " kernel " + shapeStr(k) +
+                           " is larger than the padded input");
+    shape[2 + i] = (padded - k[i]) / s[i] + 1;
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  return inferPool("max_pool2d", loc, a, types);
+}
+
+LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  return inferPool("avg_pool2d", loc, a, types);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferBroadcast(StringRef op, Loc loc, Value lhs, Value rhs,
+                                    Types &types) {
+  if (failed(sameElementType(loc, lhs, rhs, op)))
+    return failure();
+  auto l = tensorOf(lhs), r = tensorOf(rhs);
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(l.getShape(), r.getShape(), shape))
+    return fail(loc, op + " shapes " + shapeStr(l.getShape()) + " and " +
+                         shapeStr(r.getShape()) + " do not broadcast");
+  types.push_back(RankedTensorType::get(shape, l.getElementType()));
+  return success();
+}
+
+#define AMPC_BINARY_INFER(Op, name)                                            \
+  LogicalResult Op::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,        \
+                                     Types &types) {                           \
+    return inferBroadcast(name, loc, a.getLhs(), a.getRhs(), types);           \
+  }
+AMPC_BINARY_INFER(AddOp, "add")
+AMPC_BINARY_INFER(SubOp, "sub")
+AMPC_BINARY_INFER(MulOp, "mul")
+AMPC_BINARY_INFER(DivOp, "div")
+#undef AMPC_BINARY_INFER
+
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError() << "approximate must be \"none\" or \"tanh\", got \""
+                         << getApproximate() << "\"";
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  double p = getP().convertToDouble();
+  if (!(p >= 0.0 && p < 1.0))
+    return emitOpError() << "p must be in [0, 1), got " << p;
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getShape() != out.getShape())
+    return emitOpError() << "changes the shape " << shapeStr(in.getShape())
+                         << " -> " << shapeStr(out.getShape())
+                         << "; a cast only changes the element type";
+  return success();
+}
+
+template <typename OpT>
+static LogicalResult verifySoftmaxAxis(OpT op) {
+  int64_t rank = cast<RankedTensorType>(op.getType()).getRank();
+  int64_t axis = op.getAxis();
+  if (rank == 0 || axis < -rank || axis >= rank)
+    return op.emitOpError() << "axis " << axis
+                            << " is out of range for a tensor of rank " << rank;
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkAffine(StringRef op, StringRef what, Loc loc,
+                                 Value input, Value v) {
+  if (!v)
+    return success();
+  if (failed(sameElementType(loc, input, v, op)))
+    return failure();
+  int64_t d = tensorOf(input).getShape().back();
+  auto t = tensorOf(v);
+  if (t.getRank() != 1 || t.getDimSize(0) != d)
+    return fail(loc, op + " " + what + " must be [" + Twine(d) + "], got " +
+                         shapeStr(t.getShape()));
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  if (tensorOf(a.getInput()).getRank() < 1)
+    return fail(loc, "layer_norm needs a tensor of rank >= 1");
+  if (failed(checkAffine("layer_norm", "weight", loc, a.getInput(), a.getWeight())) ||
+      failed(checkAffine("layer_norm", "bias", loc, a.getInput(), a.getBias())))
+    return failure();
+  if (!(a.getEps().convertToDouble() > 0))
+    return fail(loc, "layer_norm eps must be > 0");
+  return sameAsInput(a.getInput(), types);
+}
+
+LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                          Types &types) {
+  if (tensorOf(a.getInput()).getRank() < 1)
+    return fail(loc, "rms_norm needs a tensor of rank >= 1");
+  if (failed(checkAffine("rms_norm", "weight", loc, a.getInput(), a.getWeight())))
+    return failure();
+  if (!(a.getEps().convertToDouble() > 0))
+    return fail(loc, "rms_norm eps must be > 0");
+  return sameAsInput(a.getInput(), types);
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and shape
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  auto ids = tensorOf(a.getIds()), table = tensorOf(a.getTable());
+  if (table.getRank() != 2)
+    return fail(loc, "embedding table must be [V, D], got " +
+                         shapeStr(table.getShape()));
+  SmallVector<int64_t> shape(ids.getShape());
+  shape.push_back(table.getDimSize(1));
+  types.push_back(RankedTensorType::get(shape, table.getElementType()));
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError() << "changes the element type " << in.getElementType()
+                         << " -> " << out.getElementType()
+                         << "; use graph.cast";
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError() << "cannot reshape " << shapeStr(in.getShape()) << " ("
+                         << in.getNumElements() << " elements) to "
+                         << shapeStr(out.getShape()) << " ("
+                         << out.getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  auto x = tensorOf(a.getInput());
+  ArrayRef<int64_t> perm = a.getPerm();
+  if ((int64_t)perm.size() != x.getRank())
+    return fail(loc, "transpose perm " + shapeStr(perm) +
+                         " must have one entry per dimension of " +
+                         shapeStr(x.getShape()));
+  SmallVector<bool> used(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= x.getRank() || used[p])
+      return fail(loc, "transpose perm " + shapeStr(perm) +
+                           " is not a permutation");
+    used[p] = true;
+    shape.push_back(x.getDimSize(p));
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                        Types &types) {
+  auto x = tensorOf(a.getInput());
+  ArrayRef<int64_t> starts = a.getStarts(), limits = a.getLimits();
+  SmallVector<int64_t> strides =
+      a.getStrides() ? SmallVector<int64_t>(*a.getStrides())
+                     : SmallVector<int64_t>(x.getRank(), 1);
+  int64_t r = x.getRank();
+  if ((int64_t)starts.size() != r || (int64_t)limits.size() != r ||
+      (int64_t)strides.size() != r)
+    return fail(loc, "slice starts/limits/strides need " + Twine(r) +
+                         " entries for " + shapeStr(x.getShape()));
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < r; ++i) {
+    if (starts[i] < 0 || starts[i] > limits[i] || limits[i] > x.getDimSize(i) ||
+        strides[i] < 1)
+      return fail(loc, "slice dimension " + Twine(i) + ": need 0 <= start (" +
+                           Twine(starts[i]) + ") <= limit (" +
+                           Twine(limits[i]) + ") <= size (" +
+                           Twine(x.getDimSize(i)) + ") and stride >= 1");
+    shape.push_back((limits[i] - starts[i] + strides[i] - 1) / strides[i]);
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         Types &types) {
+  if (a.getInputs().empty())
+    return fail(loc, "concat needs at least one input");
+  auto first = tensorOf(a.getInputs().front());
+  FailureOr<int64_t> axis = normalizeAxis(loc, a.getAxis(), first.getRank());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  shape[*axis] = 0;
+  for (Value v : a.getInputs()) {
+    auto t = tensorOf(v);
+    if (t.getElementType() != first.getElementType() ||
+        t.getRank() != first.getRank())
+      return fail(loc, "concat inputs must share element type and rank");
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (i != *axis && t.getDimSize(i) != first.getDimSize(i))
+        return fail(loc, "concat inputs " + shapeStr(first.getShape()) +
+                             " and " + shapeStr(t.getShape()) +
+                             " differ outside axis " + Twine(*axis));
+    shape[*axis] += t.getDimSize(*axis);
+  }
+  types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+template <typename ReduceAdaptor>
+static LogicalResult inferReduce(StringRef op, Loc loc, ReduceAdaptor a,
+                                 Types &types) {
+  auto x = tensorOf(a.getInput());
+  int64_t r = x.getRank();
+  SmallVector<bool> reduced(r, a.getAxes().empty());
+  for (int64_t axis : a.getAxes()) {
+    FailureOr<int64_t> n = normalizeAxis(loc, axis, r, op.str() + " axis");
+    if (failed(n))
+      return failure();
+    if (reduced[*n])
+      return fail(loc, op + " reduces axis " + Twine(*n) + " twice");
+    reduced[*n] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < r; ++i) {
+    if (!reduced[i])
+      shape.push_back(x.getDimSize(i));
+    else if (a.getKeepdim())
+      shape.push_back(1);
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  return inferReduce("reduce_sum", loc, a, types);
+}
+LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                             Types &types) {
+  return inferReduce("reduce_mean", loc, a, types);
+}
+LogicalResult ReduceMaxOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  return inferReduce("reduce_max", loc, a, types);
+}
+
+//===----------------------------------------------------------------------===//
+// Losses and attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                               Adaptor a, Types &types) {
+  auto z = tensorOf(a.getLogits()), y = tensorOf(a.getLabels());
+  if (z.getRank() < 1 || z.getShape().drop_back() != y.getShape())
+    return fail(loc, "cross_entropy labels " + shapeStr(y.getShape()) +
+                         " must be logits " + shapeStr(z.getShape()) +
+                         " without the class axis (classes are last)");
+  double ls = a.getLabelSmoothing().convertToDouble();
+  if (!(ls >= 0.0 && ls <= 1.0))
+    return fail(loc, "cross_entropy label_smoothing must be in [0, 1]");
+  types.push_back(RankedTensorType::get({}, z.getElementType()));
+  return success();
+}
+
+LogicalResult MseLossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                          Types &types) {
+  if (failed(sameElementType(loc, a.getInput(), a.getTarget(), "mse_loss")))
+    return failure();
+  auto p = tensorOf(a.getInput()), t = tensorOf(a.getTarget());
+  if (p.getShape() != t.getShape())
+    return fail(loc, "mse_loss shapes differ: " + shapeStr(p.getShape()) +
+                         " and " + shapeStr(t.getShape()));
+  types.push_back(RankedTensorType::get({}, p.getElementType()));
+  return success();
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  auto q = tensorOf(a.getQuery()), k = tensorOf(a.getKey()),
+       v = tensorOf(a.getValue());
+  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
+    return fail(loc, "scaled_dot_product_attention needs q [B, H, T, D], "
+                     "k [B, H, S, D], v [B, H, S, E]");
+  if (failed(sameElementType(loc, a.getQuery(), a.getKey(), "attention")) ||
+      failed(sameElementType(loc, a.getQuery(), a.getValue(), "attention")))
+    return failure();
+  auto qs = q.getShape(), ks = k.getShape(), vs = v.getShape();
+  if (qs.take_front(2) != ks.take_front(2) ||
+      qs.take_front(2) != vs.take_front(2) || qs[3] != ks[3] || ks[2] != vs[2])
+    return fail(loc, "scaled_dot_product_attention shapes disagree: q " +
+                         shapeStr(qs) + ", k " + shapeStr(ks) + ", v " +
+                         shapeStr(vs));
+  types.push_back(
+      RankedTensorType::get({qs[0], qs[1], qs[2], vs[3]}, q.getElementType()));
+  return success();
+}
+
+double AttentionOp::getScaleOrDefault() {
+  if (auto s = getScale())
+    return s->convertToDouble();
+  return 1.0 / std::sqrt(double(cast<RankedTensorType>(getQuery().getType())
+                                    .getShape()
+                                    .back()));
+}

@@ -1,0 +1,6 @@
+//===- Pipelines.cpp - Named pass pipelines --------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+void ampc::registerPipelines() {}

@@ -1,0 +1,26 @@
+# lit configuration for ampc. Tests are .mlir files (and a few .test shell
+# scripts) under test/; tools come from the build tree.
+import os
+import shutil
+import lit.formats
+
+config.name = "ampc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ampc_obj_root, "test")
+
+path = [config.ampc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])]
+config.environment["PATH"] = os.pathsep.join(path)
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --dump-input=fail"
+
+config.substitutions.append(("%examples", os.path.join(config.ampc_src_root, "examples")))
+config.substitutions.append(("%src", config.ampc_src_root))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+
+# Features later tests can require.
+if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
+    config.available_features.add("gpu")
+if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvcc")):
+    config.available_features.add("nvcc")
