@@ -1,0 +1,140 @@
+//===- Model.h - The contract between generated code and the runtime -*- C++ -*-===//
+//
+// `ampc compile` emits one C++ (or CUDA C++) file defining a subclass of
+// ampc::rt::Model and a main() that calls ampc::rt::trainMain(). The runtime
+// owns everything that is not the model's math: flags, data, the training
+// loop, gradient all-reduce, metrics and checkpoints. The generated code owns
+// the math: forward, backward and the fused AMP epilogue (unscale, overflow
+// check, clip, optimizer update with skip-on-overflow, loss-scale update).
+//
+// The runtime never includes MLIR; generated code includes only runtime/.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_MODEL_H
+#define AMPC_RUNTIME_MODEL_H
+
+#include "runtime/numerics/Init.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ampc::rt {
+
+enum class DType : int32_t { F32, F16, BF16, I32, I64 };
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape; // static; dim 0 of an input is its batch dim
+};
+
+struct ParamInfo {
+  std::string name;             // "fc1.weight"
+  std::vector<int64_t> shape;   // FP32 master weight
+  num::InitSpec init;           // resolved initializer (fans applied)
+};
+
+// What was fixed at compile time (`ampc compile` flags).
+struct CompileConfig {
+  std::string target = "cpu";       // cpu | cuda
+  std::string amp = "off";          // off | fp16 | bf16
+  std::string optimizer = "adamw";  // sgd | adam | adamw
+  std::string lossScale = "none";   // dynamic | static | none
+  bool nesterov = false;            // SGD only
+  bool clipNorm = false;            // clip by global norm compiled in
+  bool clipValue = false;           // clip by value compiled in
+  int accumSteps = 1;               // micro-batches per optimizer step
+};
+
+// Values that do not change the code: runtime flags, defaulting to what was
+// compiled in (Model::defaults()).
+struct Hyper {
+  float lr = 1e-3f;
+  float momentum = 0.0f, dampening = 0.0f; // SGD
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  float weightDecay = 0.0f;
+  float maxNorm = 1.0f;   // clip-by-norm threshold
+  float clipValue = 0.0f; // clip-by-value threshold
+  // GradScaler (PyTorch defaults) and the options beyond it.
+  float initScale = 65536.0f, growthFactor = 2.0f, backoffFactor = 0.5f;
+  int32_t growthInterval = 2000;
+  int32_t hysteresis = 1; // back off after this many consecutive overflows
+  float minScale = 0.0f, maxScale = 3.4e38f;
+};
+
+// Loss-scaler state; part of every checkpoint.
+struct ScalerState {
+  float scale = 1.0f;
+  int32_t growthTracker = 0;
+  int32_t hysteresisLeft = 1;
+  int64_t skippedSteps = 0;
+};
+
+// What one optimizer step reports (read only at log steps on the GPU).
+struct StepStats {
+  float loss = 0;       // mean over micro-batches, unscaled
+  float gradNorm = 0;   // global norm of the unscaled gradients (pre-clip)
+  float clipCoef = 1;   // min(1, max_norm / (norm + 1e-6)) or 1
+  int32_t skipped = 0;  // 1 when a non-finite gradient skipped the step
+  float scaleUsed = 1;  // the loss scale this step ran with
+};
+
+// A named FP32 tensor the runtime checkpoints: master weights and optimizer
+// moments ("fc1.weight", "fc1.weight.exp_avg", ...).
+struct StateTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  float *data = nullptr; // host-visible storage (the CUDA target stages it)
+};
+
+class Model {
+public:
+  virtual ~Model() = default;
+
+  virtual const std::string &name() const = 0;
+  virtual const std::vector<TensorInfo> &inputs() const = 0;
+  virtual const std::vector<ParamInfo> &params() const = 0;
+  // outputs()[0] is the loss; others (logits) follow in file order.
+  virtual const std::vector<TensorInfo> &outputs() const = 0;
+  virtual const CompileConfig &config() const = 0;
+  virtual Hyper defaults() const = 0;
+
+  // Fills the master weights from their initializers (seeded) and zeroes
+  // optimizer state; resets the scaler to |hyper|.initScale.
+  virtual void initialize(uint64_t seed, const Hyper &hyper) = 0;
+
+  // Forward + backward of one micro-batch. |inputs|[i] points at input i's
+  // batch in its dtype. Gradients of the loss times the current loss scale
+  // are written (micro == 0) or accumulated (micro > 0). Returns nothing;
+  // the loss is reported by step().
+  virtual void forwardBackward(const void *const *inputs, int micro) = 0;
+
+  // Gradient buffers (FP32, one per parameter, in params() order): the
+  // runtime all-reduces them between forwardBackward() and step().
+  virtual float *grad(int param) = 0;
+  // Sum of micro-batch losses since the last step(); all-reduced with the
+  // gradients in data-parallel runs.
+  virtual float *lossAccumulator() = 0;
+
+  // The fused epilogue: unscale, non-finite check, global norm, clip,
+  // optimizer update skipped on overflow, loss-scale update. |gradDivisor|
+  // is the number of micro-batches times ranks the gradients summed over.
+  virtual StepStats step(const Hyper &hyper, float gradDivisor) = 0;
+
+  // Forward only; writes outputs()[i] into |outputs|[i] (host memory, in
+  // each output's dtype).
+  virtual void evaluate(const void *const *inputs, void *const *outputs) = 0;
+
+  // Checkpointed state: parameters, optimizer moments, counters.
+  virtual std::vector<StateTensor> stateTensors() = 0;
+  virtual ScalerState &scaler() = 0;
+  virtual int64_t &optimizerStep() = 0; // steps taken (not skipped ones)
+};
+
+// The training binary's main(): parses flags, loads data, runs the loop.
+int trainMain(int argc, char **argv, Model &model);
+
+} // namespace ampc::rt
+
+#endif
