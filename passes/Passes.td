@@ -19,4 +19,42 @@ def GraphVerifyModel : Pass<"graph-verify-model", "mlir::ModuleOp"> {
   }];
 }
 
+def GraphAutocast : Pass<"graph-autocast", "mlir::ModuleOp"> {
+  let summary = "Place FP16/BF16 precision per op by the AMP policy and insert casts";
+  let description = [{
+    PyTorch's CUDA autocast as an IR rewrite. Each compute op of every
+    `graph.model` gets a precision from, in order of priority: its
+    `precision` pin in the model file; a pin in the policy file (by op name
+    or FILE:LINE[:COL]); its category in the policy: `lower` (the half type:
+    matmul, batch_matmul, linear, conv2d, attention), `fp32` (softmax,
+    log_softmax, layer_norm, rms_norm, exp, log, pow, rsqrt, losses,
+    reduce_sum/mean), `promote` (the widest float input: add, sub, mul, div,
+    concat) or `follow` (the first float input's type: activations, shape
+    ops, pooling, dropout, embedding, reduce_max). Ops the policy does not
+    list promote.
+
+    `graph.cast` ops are inserted where an operand is not in the op's
+    precision; one cast per value and type (so each FP32 parameter gets one
+    half copy however many ops use it), placed right after the value's
+    definition. Cast chains whose first step is exact (f16 -> f32 -> f16)
+    fold; inexact ones (f32 -> f16 -> f32) stay. Parameters stay FP32
+    (master weights), integer tensors are never cast, and the model's
+    outputs are cast back to their declared types so its interface does not
+    change (the loss is FP32 in any case).
+
+    Every decided op carries `amp.precision` ("fp32", "fp16", "bf16") and
+    `amp.rule`, the rule that decided it, e.g. "lower-list (gemm)",
+    "fp32-list (normalization)", "promote (widest input: f32)",
+    "follows operand 0", "pin (model file)", "pin (policy file line 3)".
+    docs/amp-policy.md describes the policy file format and every rule.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"fp16\"",
+           "The half type: fp16 or bf16">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "A policy file amending or replacing the default lists "
+           "(docs/amp-policy.md); empty: the default policy">,
+  ];
+}
+
 #endif // AMPC_PASSES
