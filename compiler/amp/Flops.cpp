@@ -1,0 +1,59 @@
+//===- Flops.cpp ---------------------------------------------------------===//
+#include "compiler/amp/Flops.h"
+
+#include "dialects/Graph/GraphOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace ampc::graph;
+
+static double numel(Value v) {
+  return double(cast<RankedTensorType>(v.getType()).getNumElements());
+}
+
+static ArrayRef<int64_t> shape(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+double ampc::estimateFlops(Operation *op) {
+  return llvm::TypeSwitch<Operation *, double>(op)
+      // [.., M, K] x [.., K, N]: 2*K flops per output element.
+      .Case<MatmulOp, BatchMatmulOp>([](auto o) {
+        return 2.0 * numel(o.getResult()) * shape(o.getLhs()).back();
+      })
+      .Case([](LinearOp o) {
+        double out = numel(o.getResult());
+        return 2.0 * out * shape(o.getInput()).back() +
+               (o.getBias() ? out : 0.0);
+      })
+      .Case([](Conv2dOp o) {
+        ArrayRef<int64_t> w = shape(o.getWeight()); // [O, C/g, KH, KW]
+        double out = numel(o.getResult());
+        return 2.0 * out * w[1] * w[2] * w[3] + (o.getBias() ? out : 0.0);
+      })
+      .Case([](AttentionOp o) {
+        ArrayRef<int64_t> q = shape(o.getQuery()), k = shape(o.getKey()),
+                          v = shape(o.getValue());
+        double scores = double(q[0]) * q[1] * q[2] * k[2];
+        // q k^T, scale + softmax (~5 per score), p v.
+        return 2.0 * scores * q[3] + 5.0 * scores + 2.0 * scores * v[3];
+      })
+      .Case<SoftmaxOp, LogSoftmaxOp>(
+          [](auto o) { return 5.0 * numel(o.getResult()); })
+      .Case([](LayerNormOp o) { return 8.0 * numel(o.getResult()); })
+      .Case([](RmsNormOp o) { return 5.0 * numel(o.getResult()); })
+      .Case([](CrossEntropyOp o) { return 5.0 * numel(o.getLogits()); })
+      .Case([](MseLossOp o) { return 3.0 * numel(o.getInput()); })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
+          [](auto o) { return numel(o.getInput()); })
+      .Case<MaxPool2dOp, AvgPool2dOp>([](auto o) {
+        ArrayRef<int64_t> k = o.getKernelSize();
+        return numel(o.getResult()) * k[0] * k[1];
+      })
+      .Case([](GeluOp o) { return 8.0 * numel(o.getResult()); })
+      .Case<AddOp, SubOp, MulOp, DivOp, NegOp, ReluOp, TanhOp, SigmoidOp,
+            ExpOp, LogOp, SqrtOp, RsqrtOp, PowOp, DropoutOp>(
+          [](auto o) { return numel(o.getResult()); })
+      .Default([](Operation *) { return 0.0; });
+}
