@@ -40,14 +40,14 @@ def Graph_NormalInit : Graph_InitAttr<"NormalInit", "normal"> {
   let summary = "N(mean, std^2) (torch.nn.init.normal_)";
   let parameters = (ins Graph_DefaultDouble<"0.0">:$mean,
                         Graph_DefaultDouble<"1.0">:$std);
-  let assemblyFormat = "`<` struct(params) `>`";
+  let assemblyFormat = "(`<` struct(params)^ `>`)?";
   let genVerifyDecl = 1;
 }
 def Graph_UniformInit : Graph_InitAttr<"UniformInit", "uniform"> {
   let summary = "U(a, b) (torch.nn.init.uniform_)";
   let parameters = (ins Graph_DefaultDouble<"0.0">:$a,
                         Graph_DefaultDouble<"1.0">:$b);
-  let assemblyFormat = "`<` struct(params) `>`";
+  let assemblyFormat = "(`<` struct(params)^ `>`)?";
   let genVerifyDecl = 1;
 }
 def Graph_XavierUniformInit : Graph_InitAttr<"XavierUniformInit", "xavier_uniform"> {

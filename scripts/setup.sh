@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what ampc needs from Debian (only what is missing), then configures
+# and builds it with Ninja into build/. Idempotent; safe to re-run.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${AMPC_BUILD_DIR:-$ROOT/build}
+
+PACKAGES=(
+  cmake ninja-build g++ python3 pkg-config
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  libabsl-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
+  libopenblas-dev openmpi-bin libopenmpi-dev
+  dataset-fashion-mnist
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "[setup] installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The CUDA target is compiled (not run) when the toolkit is there.
+export PATH="$PATH:/usr/local/cuda/bin"
+
+echo "[setup] configuring $BUILD"
+cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+echo "[setup] building (ninja)"
+ninja -C "$BUILD"

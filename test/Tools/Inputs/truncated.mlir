@@ -1,0 +1,2 @@
+graph.model @cut {
+  %x = graph.input "x" : tensor<4x
