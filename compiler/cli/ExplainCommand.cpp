@@ -12,6 +12,7 @@
 #include "passes/Passes.h"
 #include "passes/amp/Policy.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -185,6 +187,10 @@ int runExplain() {
   if (!module)
     return 1;
 
+  // Pass diagnostics (a bad policy file line) print as file:line:col with
+  // the offending line, like parse errors.
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, context.get());
   mlir::PassManager pm(context.get());
   if (!dumpIRDir.empty()) {
     if (std::error_code ec = sys::fs::create_directories(dumpIRDir)) {
