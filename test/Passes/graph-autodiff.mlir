@@ -178,6 +178,110 @@ graph.model @unreached {
 
 // -----
 
+// Every differentiable op in one model: each VJP builds IR that verifies.
+// Spot checks: mean over axes [1, -1] of 4x3 elements scales by 1/12; a
+// layer_norm without weight differentiates with ones; q = k = v sum their
+// cotangents; concat hands each input its slab; conv keeps groups/stride.
+// CHECK-LABEL: func.func @every_op_grad(
+// CHECK: %[[ATT:.*]], %[[DK:.*]], %[[DV:.*]] = graph.scaled_dot_product_attention_backward {{.*}} {causal}
+// CHECK: %[[QK:.*]] = graph.add %[[ATT]], %[[DK]]
+// CHECK: graph.add %[[QK]], %[[DV]]
+// CHECK: graph.constant dense<0.0833333358> : tensor<f32>
+// CHECK: graph.reshape %{{.*}} : tensor<2x3xf32> -> tensor<2x1x3x1xf32>
+// CHECK: graph.avg_pool2d_backward %{{.*}} {kernel_size = array<i64: 2, 2>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : tensor<2x4x3x3xf32> -> tensor<2x4x2x2xf32>
+// CHECK: graph.max_pool2d_backward
+// CHECK: graph.conv2d_backward_weight %{{.*}}, %{{.*}} {groups = 2 : i64, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<2x2x6x6xf32>, tensor<2x4x3x3xf32> -> tensor<4x1x3x3xf32>
+// CHECK: graph.cross_entropy_backward %{{.*}}, %{{.*}}, %{{.*}} {ignore_index = 0 : i64, label_smoothing = 1.000000e-01 : f64}
+// CHECK: graph.reduce_max_backward %{{.*}}, %{{.*}} {axes = array<i64: 1>, keepdim = true}
+// CHECK: graph.slice %{{.*}} {limits = array<i64: 2, 2, 3>, starts = array<i64: 0, 0, 0>} : tensor<2x4x3xf32> -> tensor<2x2x3xf32>
+// CHECK: graph.slice %{{.*}} {limits = array<i64: 2, 4, 3>, starts = array<i64: 0, 2, 0>} : tensor<2x4x3xf32> -> tensor<2x2x3xf32>
+// CHECK: graph.slice_backward %{{.*}} {limits = array<i64: 2, 3, 3>, starts = array<i64: 0, 1, 0>}
+// CHECK: graph.slice_backward %{{.*}} {limits = array<i64: 2, 4, 3>, starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 2, 1>}
+// CHECK: graph.dropout %{{.*}} {key = 0 : i64, p = 1.000000e-01 : f64}
+// CHECK: %[[ONES:.*]] = graph.constant dense<1.000000e+00> : tensor<4xf32>
+// CHECK: graph.layer_norm_backward %{{.*}}, %[[ONES]], %{{.*}}
+// CHECK: graph.rms_norm_backward
+// CHECK: graph.layer_norm_backward
+// CHECK: graph.pow %{{.*}} {exponent = 2.000000e+00 : f64}
+// CHECK: graph.constant dense<3.000000e+00> : tensor<f32>
+// CHECK: graph.gelu_backward %{{.*}}, %{{.*}} {approximate = "tanh"}
+// CHECK: graph.relu_backward
+// CHECK: graph.embedding_backward
+// CHECK-NEXT: return
+graph.model @every_op {
+  %x = graph.input "x" : tensor<2x3x4xf32>
+  %ids = graph.input "ids" : tensor<2x3xi64>
+  %labels = graph.input "labels" : tensor<6xi64>
+  %img = graph.input "img" : tensor<2x2x6x6xf32>
+  %tgt = graph.input "tgt" : tensor<2x3x4xf32>
+  %wte = graph.param "wte" init(#graph.zeros) : tensor<10x4xf32>
+  %cw = graph.param "cw" init(#graph.zeros) : tensor<4x1x3x3xf32>
+  %cb = graph.param "cb" init(#graph.zeros) : tensor<4xf32>
+  %g1 = graph.param "ln.weight" init(#graph.ones) : tensor<4xf32>
+  %b1 = graph.param "ln.bias" init(#graph.zeros) : tensor<4xf32>
+  %g2 = graph.param "rms.weight" init(#graph.ones) : tensor<4xf32>
+  %m = graph.param "m" init(#graph.zeros) : tensor<4x4xf32>
+  %bm = graph.param "bm" init(#graph.zeros) : tensor<2x4x4xf32>
+  %wl = graph.param "wl" init(#graph.zeros) : tensor<4x4xf32>
+  %bl = graph.param "bl" init(#graph.zeros) : tensor<4xf32>
+  %s = graph.param "s" init(#graph.ones) : tensor<1x3x1xf32>
+
+  %e = graph.embedding %ids, %wte : tensor<2x3xi64>, tensor<10x4xf32> -> tensor<2x3x4xf32>
+  %a = graph.add %x, %e : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %a2 = graph.sub %a, %s : tensor<2x3x4xf32>, tensor<1x3x1xf32> -> tensor<2x3x4xf32>
+  %a3 = graph.mul %a2, %s : tensor<2x3x4xf32>, tensor<1x3x1xf32> -> tensor<2x3x4xf32>
+  %a4 = graph.div %a3, %s : tensor<2x3x4xf32>, tensor<1x3x1xf32> -> tensor<2x3x4xf32>
+  %n = graph.neg %a4 : tensor<2x3x4xf32>
+  %r = graph.relu %n : tensor<2x3x4xf32>
+  %ge = graph.gelu %r {approximate = "tanh"} : tensor<2x3x4xf32>
+  %t = graph.tanh %ge : tensor<2x3x4xf32>
+  %sg = graph.sigmoid %t : tensor<2x3x4xf32>
+  %ex = graph.exp %sg : tensor<2x3x4xf32>
+  %lg = graph.log %ex : tensor<2x3x4xf32>
+  %sq = graph.sqrt %ex : tensor<2x3x4xf32>
+  %rs = graph.rsqrt %ex : tensor<2x3x4xf32>
+  %pw = graph.pow %lg {exponent = 3.0} : tensor<2x3x4xf32>
+  %c1 = graph.add %sq, %rs : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %c2 = graph.add %c1, %pw : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %ln = graph.layer_norm %c2, %g1, %b1 : tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<2x3x4xf32>
+  %rn = graph.rms_norm %ln, %g2 : tensor<2x3x4xf32>, tensor<4xf32> -> tensor<2x3x4xf32>
+  %ln2 = graph.layer_norm %rn : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %sm = graph.softmax %ln2 {axis = -1} : tensor<2x3x4xf32>
+  %lsm = graph.log_softmax %sm {axis = 1} : tensor<2x3x4xf32>
+  %d = graph.dropout %lsm {p = 0.1} : tensor<2x3x4xf32>
+  %bmm = graph.batch_matmul %d, %bm : tensor<2x3x4xf32>, tensor<2x4x4xf32> -> tensor<2x3x4xf32>
+  %tr = graph.transpose %bmm {perm = array<i64: 0, 2, 1>} : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
+  %sl = graph.slice %tr {starts = array<i64: 0, 0, 0>, limits = array<i64: 2, 4, 3>, strides = array<i64: 1, 2, 1>} : tensor<2x4x3xf32> -> tensor<2x2x3xf32>
+  %sl2 = graph.slice %tr {starts = array<i64: 0, 1, 0>, limits = array<i64: 2, 3, 3>} : tensor<2x4x3xf32> -> tensor<2x2x3xf32>
+  %cc = graph.concat %sl, %sl2 {axis = -2} : tensor<2x2x3xf32>, tensor<2x2x3xf32> -> tensor<2x4x3xf32>
+  %rsh = graph.reshape %cc : tensor<2x4x3xf32> -> tensor<6x4xf32>
+  %mm = graph.matmul %rsh, %m : tensor<6x4xf32>, tensor<4x4xf32> -> tensor<6x4xf32>
+  %lin = graph.linear %mm, %wl, %bl : tensor<6x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<6x4xf32>
+  %h = graph.cast %lin : tensor<6x4xf32> -> tensor<6x4xf16>
+  %hb = graph.cast %h : tensor<6x4xf16> -> tensor<6x4xf32>
+  %rmax = graph.reduce_max %hb {axes = array<i64: 1>, keepdim = true} : tensor<6x4xf32> -> tensor<6x1xf32>
+  %rb = graph.broadcast_to %rmax : tensor<6x1xf32> -> tensor<6x4xf32>
+  %z = graph.sub %hb, %rb : tensor<6x4xf32>, tensor<6x4xf32> -> tensor<6x4xf32>
+  %ce = graph.cross_entropy %z, %labels {ignore_index = 0, label_smoothing = 0.1} : tensor<6x4xf32>, tensor<6xi64> -> tensor<f32>
+
+  %cv = graph.conv2d %img, %cw, %cb {groups = 2, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<2x2x6x6xf32>, tensor<4x1x3x3xf32>, tensor<4xf32> -> tensor<2x4x3x3xf32>
+  %mp = graph.max_pool2d %cv {kernel_size = array<i64: 2, 2>, stride = array<i64: 1, 1>} : tensor<2x4x3x3xf32> -> tensor<2x4x2x2xf32>
+  %ap = graph.avg_pool2d %mp {kernel_size = array<i64: 2, 2>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>} : tensor<2x4x2x2xf32> -> tensor<2x4x3x3xf32>
+  %rm = graph.reduce_mean %ap {axes = array<i64: 1, -1>} : tensor<2x4x3x3xf32> -> tensor<2x3xf32>
+  %rsum = graph.reduce_sum %rm : tensor<2x3xf32> -> tensor<f32>
+
+  %q = graph.reshape %lin : tensor<6x4xf32> -> tensor<1x2x3x4xf32>
+  %att = graph.scaled_dot_product_attention %q, %q, %q {causal} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  %att2 = graph.reshape %att : tensor<1x2x3x4xf32> -> tensor<2x3x4xf32>
+  %mse = graph.mse_loss %att2, %tgt : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<f32>
+
+  %l1 = graph.add %ce, %rsum : tensor<f32>, tensor<f32> -> tensor<f32>
+  %l = graph.add %l1, %mse : tensor<f32>, tensor<f32> -> tensor<f32>
+  graph.output probs = %sm : tensor<2x3x4xf32>, loss = %l : tensor<f32>
+}
+
+// -----
+
 // An op without a VJP that the loss depends on through a parameter.
 graph.model @nondiff {
   %x = graph.input "x" : tensor<3xf32>
