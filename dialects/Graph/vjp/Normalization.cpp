@@ -21,7 +21,8 @@ static Value sumKeep(OpBuilder &b, Location loc, Value v, int64_t axis) {
 SmallVector<Value> SoftmaxOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   Location loc = getLoc();
   Value g = cotangents[0], y = getResult();
-  Value s = sumKeep(b, loc, MulOp::create(b, loc, g, y), getAxis());
+  Value s = sumKeep(b, loc, MulOp::create(b, loc, g, y),
+                   static_cast<int64_t>(getAxis()));
   return {MulOp::create(b, loc, y, SubOp::create(b, loc, g, s))};
 }
 
@@ -30,7 +31,7 @@ SmallVector<Value> LogSoftmaxOp::buildVJP(OpBuilder &b,
                                           ValueRange cotangents) {
   Location loc = getLoc();
   Value g = cotangents[0];
-  Value s = sumKeep(b, loc, g, getAxis());
+  Value s = sumKeep(b, loc, g, static_cast<int64_t>(getAxis()));
   Value p = ExpOp::create(b, loc, getType(), getResult());
   return {SubOp::create(b, loc, g, MulOp::create(b, loc, p, s))};
 }

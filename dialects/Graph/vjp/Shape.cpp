@@ -36,7 +36,10 @@ SmallVector<Value> SliceOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
 SmallVector<Value> ConcatOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   Value g = cotangents[0];
   RankedTensorType gt = tensorType(g);
-  int64_t axis = getAxis() < 0 ? getAxis() + gt.getRank() : getAxis();
+  // I64Attr getters return uint64_t: read the axis as signed.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += gt.getRank();
   SmallVector<Value> result;
   int64_t offset = 0;
   for (Value input : getInputs()) {
