@@ -55,6 +55,27 @@ def GraphAutocast : Pass<"graph-autocast", "mlir::ModuleOp"> {
            "A policy file amending or replacing the default lists "
            "(docs/amp-policy.md); empty: the default policy">,
   ];
+def GraphAutodiff : Pass<"graph-autodiff", "mlir::ModuleOp"> {
+  let summary = "Reverse-mode autodiff: add func.func @<model>_grad per graph.model";
+  let description = [{
+    For each `graph.model @m`, adds `func.func @m_grad` (docs/ARCHITECTURE.md,
+    "Autodiff output"): arguments are the model's inputs, then its
+    parameters, then the loss scale (`tensor<f32>`, `graph.loss_scale`);
+    results are the model's outputs (loss first), then the gradient of
+    `loss * loss_scale` for every parameter, in parameter order. The body is
+    the forward computation followed by its reverse: each differentiable op
+    builds its vector-Jacobian product through `VJPOpInterface`, seeded at
+    the loss with the loss scale (this is where loss scaling is fused).
+
+    Only values that depend on a parameter and that the loss depends on get
+    a cotangent, so integer ids and labels and data inputs get none; the
+    cotangents of a value used several times are summed; a parameter the
+    loss does not reach gets a zero gradient. Ops left dead are removed.
+
+    Every `graph.dropout` without a `key` gets a unique one first (also in
+    the model), so the forward mask can be recomputed in the backward.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
 #endif // AMPC_PASSES

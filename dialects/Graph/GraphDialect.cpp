@@ -12,5 +12,9 @@ void GraphDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/Graph/GraphOps.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Graph/GraphGradOps.cpp.inc"
+      >();
   registerAttributes();
 }

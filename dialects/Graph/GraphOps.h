@@ -4,6 +4,7 @@
 
 #include "dialects/Graph/GraphAttrs.h"
 #include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/GraphInterfaces.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
@@ -35,5 +36,9 @@ class OutputOp;
 
 #define GET_OP_CLASSES
 #include "dialects/Graph/GraphOps.h.inc"
+
+// Backward-only ops (GraphGradOps.td): included here so that this header
+// declares every op of the dialect.
+#include "dialects/Graph/GraphGradOps.h"
 
 #endif

@@ -12,6 +12,7 @@
 
 include "dialects/Graph/GraphBase.td"
 include "dialects/Graph/GraphAttrs.td"
+include "dialects/Graph/GraphInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 
@@ -107,7 +108,7 @@ def Graph_OutputOp : Graph_Op<"output", [HasParent<"ModelOp">, Terminator, Pure]
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def Graph_MatmulOp : Graph_ComputeOp<"matmul"> {
+def Graph_MatmulOp : Graph_ComputeOp<"matmul", [Graph_VJP]> {
   let summary = "Matrix product of two 2-D tensors";
   let description = [{
     `[M, K] x [K, N] -> [M, N]`; operands share an element type. Under AMP
@@ -123,7 +124,7 @@ def Graph_MatmulOp : Graph_ComputeOp<"matmul"> {
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
 }
 
-def Graph_BatchMatmulOp : Graph_ComputeOp<"batch_matmul"> {
+def Graph_BatchMatmulOp : Graph_ComputeOp<"batch_matmul", [Graph_VJP]> {
   let summary = "Batched matrix product";
   let description = [{
     `[..., M, K] x [..., K, N] -> [..., M, N]` with identical leading batch
@@ -139,7 +140,7 @@ def Graph_BatchMatmulOp : Graph_ComputeOp<"batch_matmul"> {
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
 }
 
-def Graph_LinearOp : Graph_ComputeOp<"linear"> {
+def Graph_LinearOp : Graph_ComputeOp<"linear", [Graph_VJP]> {
   let summary = "Affine map x * W^T + b (torch.nn.functional.linear)";
   let description = [{
     `x: [..., K]`, `weight: [N, K]`, optional `bias: [N]` -> `[..., N]`.
@@ -157,7 +158,7 @@ def Graph_LinearOp : Graph_ComputeOp<"linear"> {
   }];
 }
 
-def Graph_Conv2dOp : Graph_ComputeOp<"conv2d"> {
+def Graph_Conv2dOp : Graph_ComputeOp<"conv2d", [Graph_VJP]> {
   let summary = "2-D convolution, NCHW (torch.nn.functional.conv2d)";
   let description = [{
     `input: [N, C, H, W]`, `weight: [O, C/groups, KH, KW]`, optional
@@ -181,7 +182,8 @@ def Graph_Conv2dOp : Graph_ComputeOp<"conv2d"> {
   }];
 }
 
-class Graph_Pool2dOp<string mnemonic, string what> : Graph_ComputeOp<mnemonic> {
+class Graph_Pool2dOp<string mnemonic, string what>
+    : Graph_ComputeOp<mnemonic, [Graph_VJP]> {
   let summary = what # " pooling over H and W, NCHW";
   let arguments = (ins Graph_FloatTensor:$input,
       DenseI64ArrayAttr:$kernel_size,
@@ -224,7 +226,8 @@ def Graph_AvgPool2dOp : Graph_Pool2dOp<"avg_pool2d", "Average"> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Graph_BinaryOp<string mnemonic, string what> : Graph_ComputeOp<mnemonic> {
+class Graph_BinaryOp<string mnemonic, string what>
+    : Graph_ComputeOp<mnemonic, [Graph_VJP]> {
   let summary = what # " with numpy broadcasting";
   let description = [{
     Operands share an element type (AMP inserts the casts that promote);
@@ -246,7 +249,7 @@ def Graph_MulOp : Graph_BinaryOp<"mul", "Elementwise product">;
 def Graph_DivOp : Graph_BinaryOp<"div", "Elementwise quotient">;
 
 class Graph_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
-    : Graph_SameTypeOp<mnemonic, traits> {
+    : Graph_SameTypeOp<mnemonic, !listconcat(traits, [Graph_VJP])> {
   let summary = what;
   let description = [{
     Elementwise; the result has the operand's type.
@@ -269,7 +272,7 @@ def Graph_LogOp : Graph_UnaryOp<"log", "Natural logarithm">;
 def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Square root">;
 def Graph_RsqrtOp : Graph_UnaryOp<"rsqrt", "1 / sqrt(x)">;
 
-def Graph_GeluOp : Graph_SameTypeOp<"gelu"> {
+def Graph_GeluOp : Graph_SameTypeOp<"gelu", [Graph_VJP]> {
   let summary = "Gaussian error linear unit";
   let description = [{
     `approximate` is "none" (exact, x * Phi(x)) or "tanh"
@@ -286,7 +289,7 @@ def Graph_GeluOp : Graph_SameTypeOp<"gelu"> {
   let hasVerifier = 1;
 }
 
-def Graph_PowOp : Graph_SameTypeOp<"pow"> {
+def Graph_PowOp : Graph_SameTypeOp<"pow", [Graph_VJP]> {
   let summary = "x raised to a constant exponent";
   let description = [{
     ```mlir
@@ -298,24 +301,27 @@ def Graph_PowOp : Graph_SameTypeOp<"pow"> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Graph_DropoutOp : Graph_SameTypeOp<"dropout"> {
+def Graph_DropoutOp : Graph_SameTypeOp<"dropout", [Graph_VJP]> {
   let summary = "Inverted dropout with probability p (training mode)";
   let description = [{
     Zeroes each element with probability `p` and scales the rest by
-    1/(1-p). The mask comes from a counter-based RNG keyed by seed, step and
-    op, so it is reproducible.
+    1/(1-p). The mask of element i is a function of (seed, step, `key`, i)
+    only (a counter-based RNG), so it is reproducible and the backward,
+    a dropout of the cotangent with the same `p` and `key`, reuses it.
+    `graph-autodiff` gives every dropout without a `key` a unique one.
 
     ```mlir
-    %y = graph.dropout %x {p = 0.1} : tensor<4x8xf32>
+    %y = graph.dropout %x {p = 0.1, key = 3} : tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Graph_FloatTensor:$input, F64Attr:$p);
+  let arguments = (ins Graph_FloatTensor:$input, F64Attr:$p,
+                       OptionalAttr<I64Attr>:$key);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 
-def Graph_CastOp : Graph_Op<"cast", [Pure]> {
+def Graph_CastOp : Graph_Op<"cast", [Pure, Graph_VJP]> {
   let summary = "Convert a float tensor to f32, f16 or bf16";
   let description = [{
     Rounds to nearest even; values beyond the target's range become inf.
@@ -337,7 +343,7 @@ def Graph_CastOp : Graph_Op<"cast", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Graph_SoftmaxLikeOp<string mnemonic, string what>
-    : Graph_SameTypeOp<mnemonic> {
+    : Graph_SameTypeOp<mnemonic, [Graph_VJP]> {
   let summary = what # " along an axis";
   let description = [{
     `axis` may be negative (counted from the end). Computed in FP32 under
@@ -356,7 +362,7 @@ class Graph_SoftmaxLikeOp<string mnemonic, string what>
 def Graph_SoftmaxOp : Graph_SoftmaxLikeOp<"softmax", "Softmax">;
 def Graph_LogSoftmaxOp : Graph_SoftmaxLikeOp<"log_softmax", "Log-softmax">;
 
-def Graph_LayerNormOp : Graph_ComputeOp<"layer_norm", [AttrSizedOperandSegments]> {
+def Graph_LayerNormOp : Graph_ComputeOp<"layer_norm", [AttrSizedOperandSegments, Graph_VJP]> {
   let summary = "Layer normalization over the last dimension";
   let description = [{
     `(x - mean) / sqrt(var + eps) * weight + bias` over the last axis, with
@@ -376,7 +382,7 @@ def Graph_LayerNormOp : Graph_ComputeOp<"layer_norm", [AttrSizedOperandSegments]
   }];
 }
 
-def Graph_RmsNormOp : Graph_ComputeOp<"rms_norm"> {
+def Graph_RmsNormOp : Graph_ComputeOp<"rms_norm", [Graph_VJP]> {
   let summary = "RMS normalization over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + eps) * weight`; `weight` is optional `[D]`.
@@ -399,7 +405,7 @@ def Graph_RmsNormOp : Graph_ComputeOp<"rms_norm"> {
 // Indexing and shape
 //===----------------------------------------------------------------------===//
 
-def Graph_EmbeddingOp : Graph_ComputeOp<"embedding"> {
+def Graph_EmbeddingOp : Graph_ComputeOp<"embedding", [Graph_VJP]> {
   let summary = "Rows of a table selected by integer ids";
   let description = [{
     `ids: [...] (i32/i64)`, `table: [V, D]` -> `[..., D]`.
@@ -414,7 +420,7 @@ def Graph_EmbeddingOp : Graph_ComputeOp<"embedding"> {
       "$ids `,` $table attr-dict `:` type($ids) `,` type($table) `->` type($result)";
 }
 
-def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
+def Graph_ReshapeOp : Graph_Op<"reshape", [Pure, Graph_VJP]> {
   let summary = "Same elements, new shape";
   let description = [{
     The result type gives the shape; element counts and types must match.
@@ -430,7 +436,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Graph_TransposeOp : Graph_ComputeOp<"transpose"> {
+def Graph_TransposeOp : Graph_ComputeOp<"transpose", [Graph_VJP]> {
   let summary = "Permute dimensions (torch.permute)";
   let description = [{
     Result dimension i is input dimension `perm[i]`.
@@ -444,7 +450,7 @@ def Graph_TransposeOp : Graph_ComputeOp<"transpose"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
-def Graph_SliceOp : Graph_ComputeOp<"slice"> {
+def Graph_SliceOp : Graph_ComputeOp<"slice", [Graph_VJP]> {
   let summary = "Strided slice";
   let description = [{
     Per dimension: elements `start, start+stride, ...` below `limit`.
@@ -460,7 +466,7 @@ def Graph_SliceOp : Graph_ComputeOp<"slice"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
-def Graph_ConcatOp : Graph_ComputeOp<"concat"> {
+def Graph_ConcatOp : Graph_ComputeOp<"concat", [Graph_VJP]> {
   let summary = "Join tensors along an axis";
   let description = [{
     ```mlir
@@ -472,7 +478,8 @@ def Graph_ConcatOp : Graph_ComputeOp<"concat"> {
   let assemblyFormat = "$inputs attr-dict `:` type($inputs) `->` type($result)";
 }
 
-class Graph_ReduceOp<string mnemonic, string what> : Graph_ComputeOp<mnemonic> {
+class Graph_ReduceOp<string mnemonic, string what>
+    : Graph_ComputeOp<mnemonic, [Graph_VJP]> {
   let summary = what # " over axes";
   let description = [{
     `axes` (may be negative; all axes when empty), `keepdim` keeps reduced
@@ -497,7 +504,7 @@ def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "Maximum">;
 // Losses
 //===----------------------------------------------------------------------===//
 
-def Graph_CrossEntropyOp : Graph_ComputeOp<"cross_entropy"> {
+def Graph_CrossEntropyOp : Graph_ComputeOp<"cross_entropy", [Graph_VJP]> {
   let summary = "Softmax cross entropy with class-index labels, mean reduction";
   let description = [{
     `logits: [..., C]` (classes on the last axis), `labels: [...]` integer
@@ -518,7 +525,7 @@ def Graph_CrossEntropyOp : Graph_ComputeOp<"cross_entropy"> {
   }];
 }
 
-def Graph_MseLossOp : Graph_ComputeOp<"mse_loss"> {
+def Graph_MseLossOp : Graph_ComputeOp<"mse_loss", [Graph_VJP]> {
   let summary = "Mean squared error, mean reduction";
   let description = [{
     ```mlir
@@ -536,7 +543,7 @@ def Graph_MseLossOp : Graph_ComputeOp<"mse_loss"> {
 // Attention and constants
 //===----------------------------------------------------------------------===//
 
-def Graph_AttentionOp : Graph_ComputeOp<"scaled_dot_product_attention"> {
+def Graph_AttentionOp : Graph_ComputeOp<"scaled_dot_product_attention", [Graph_VJP]> {
   let summary = "softmax(q k^T * scale [+ causal mask]) v";
   let description = [{
     `q: [B, H, T, D]`, `k: [B, H, S, D]`, `v: [B, H, S, E]` -> `[B, H, T, E]`.

@@ -1,0 +1,344 @@
+//===- GraphGradOps.cpp - Verifiers of the backward-only ops --------------===//
+//
+// Each backward op spells its result types; the verifiers check them against
+// the forward op's shape rules (the cotangent `g` must have the shape the
+// forward op gives its result).
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Graph/GraphOps.h"
+
+using namespace mlir;
+using namespace ampc::graph;
+
+namespace {
+
+RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, ", ");
+  return s + "]";
+}
+
+// Fails with a message naming both types unless |a| and |b| are equal.
+LogicalResult sameType(Operation *op, Value a, StringRef aName, Value b,
+                       StringRef bName) {
+  if (a.getType() == b.getType())
+    return success();
+  return op->emitOpError() << bName << " must have the type of " << aName
+                           << " " << a.getType() << ", got " << b.getType();
+}
+
+LogicalResult sameElementType(Operation *op, Value a, StringRef aName, Value b,
+                              StringRef bName) {
+  Type ea = tensorOf(a).getElementType(), eb = tensorOf(b).getElementType();
+  if (ea == eb)
+    return success();
+  return op->emitOpError() << bName << " must have the element type of "
+                           << aName << " (" << ea << "), got " << eb;
+}
+
+LogicalResult checkShape(Operation *op, StringRef what, Value v,
+                         ArrayRef<int64_t> expected) {
+  if (tensorOf(v).getShape() == ArrayRef<int64_t>(expected))
+    return success();
+  return op->emitOpError() << what << " must be " << shapeStr(expected)
+                           << ", got " << shapeStr(tensorOf(v).getShape());
+}
+
+LogicalResult checkPairs(Operation *op, ArrayRef<int64_t> v, StringRef name,
+                         bool allowZero) {
+  if (v.size() != 2)
+    return op->emitOpError() << name << " must have 2 values [h, w], got "
+                             << v.size();
+  for (int64_t x : v)
+    if (x < 0 || (x == 0 && !allowZero))
+      return op->emitOpError() << name << " values must be "
+                               << (allowZero ? ">= 0" : "> 0") << ", got "
+                               << shapeStr(v);
+  return success();
+}
+
+// The result shape of graph.conv2d for input |x| and weight |w| (NCHW).
+FailureOr<SmallVector<int64_t>>
+convResultShape(Operation *op, ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                ArrayRef<int64_t> dilation, int64_t groups) {
+  if (x.size() != 4 || w.size() != 4)
+    return op->emitOpError() << "needs input [N, C, H, W] and weight "
+                                "[O, C/groups, KH, KW], got "
+                             << shapeStr(x) << " and " << shapeStr(w);
+  if (failed(checkPairs(op, stride, "stride", false)) ||
+      failed(checkPairs(op, dilation, "dilation", false)) ||
+      failed(checkPairs(op, padding, "padding", true)))
+    return failure();
+  if (groups < 1 || x[1] % groups || w[0] % groups || w[1] * groups != x[1])
+    return op->emitOpError()
+           << "groups " << groups << " do not fit input " << shapeStr(x)
+           << " and weight " << shapeStr(w);
+  SmallVector<int64_t> shape = {x[0], w[0], 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    int64_t span = dilation[i] * (w[2 + i] - 1) + 1;
+    int64_t padded = x[2 + i] + 2 * padding[i];
+    if (padded < span)
+      return op->emitOpError() << "kernel " << shapeStr(w.drop_front(2))
+                               << " is larger than the padded input "
+                               << shapeStr(x.drop_front(2));
+    shape[2 + i] = (padded - span) / stride[i] + 1;
+  }
+  return shape;
+}
+
+// The result shape of graph.max_pool2d / avg_pool2d for input |x|.
+template <typename OpT>
+FailureOr<SmallVector<int64_t>> poolResultShape(OpT op, ArrayRef<int64_t> x) {
+  if (x.size() != 4)
+    return op.emitOpError() << "needs an input [N, C, H, W], got "
+                            << shapeStr(x);
+  ArrayRef<int64_t> k = op.getKernelSize();
+  SmallVector<int64_t> s = op.getStride() ? SmallVector<int64_t>(*op.getStride())
+                                          : SmallVector<int64_t>(k);
+  if (failed(checkPairs(op, k, "kernel_size", false)) ||
+      failed(checkPairs(op, s, "stride", false)) ||
+      failed(checkPairs(op, op.getPadding(), "padding", true)))
+    return failure();
+  SmallVector<int64_t> shape(x);
+  for (int i = 0; i < 2; ++i) {
+    int64_t p = op.getPadding()[i];
+    if (2 * p > k[i] || x[2 + i] + 2 * p < k[i])
+      return op.emitOpError() << "kernel " << shapeStr(k) << " and padding "
+                              << shapeStr(op.getPadding())
+                              << " do not fit the input " << shapeStr(x);
+    shape[2 + i] = (x[2 + i] + 2 * p - k[i]) / s[i] + 1;
+  }
+  return shape;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// broadcast_to
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastToOp::verify() {
+  if (failed(sameElementType(*this, getX(), "the input", getResult(),
+                             "the result")))
+    return failure();
+  ArrayRef<int64_t> in = tensorOf(getX()).getShape();
+  ArrayRef<int64_t> out = tensorOf(getResult()).getShape();
+  bool ok = in.size() <= out.size();
+  for (size_t i = 0; ok && i < in.size(); ++i) {
+    int64_t a = in[in.size() - 1 - i], b = out[out.size() - 1 - i];
+    ok = a == b || a == 1;
+  }
+  if (!ok)
+    return emitOpError() << "cannot broadcast " << shapeStr(in) << " to "
+                         << shapeStr(out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReluBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getG(), "g")) ||
+      failed(sameType(*this, getX(), "x", getDx(), "dx")))
+    return failure();
+  return success();
+}
+
+LogicalResult GeluBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getG(), "g")) ||
+      failed(sameType(*this, getX(), "x", getDx(), "dx")))
+    return failure();
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError() << "approximate must be \"none\" or \"tanh\", got \""
+                         << getApproximate() << "\"";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2dBackwardInputOp::verify() {
+  if (failed(sameElementType(*this, getG(), "g", getWeight(), "weight")) ||
+      failed(sameElementType(*this, getG(), "g", getDx(), "dx")))
+    return failure();
+  auto shape = convResultShape(*this, tensorOf(getDx()).getShape(),
+                               tensorOf(getWeight()).getShape(), getStride(),
+                               getPadding(), getDilation(), getGroups());
+  if (failed(shape))
+    return failure();
+  return checkShape(*this, "g (the conv2d result's shape)", getG(), *shape);
+}
+
+LogicalResult Conv2dBackwardWeightOp::verify() {
+  if (failed(sameElementType(*this, getX(), "x", getG(), "g")) ||
+      failed(sameElementType(*this, getX(), "x", getDw(), "dw")))
+    return failure();
+  auto shape = convResultShape(*this, tensorOf(getX()).getShape(),
+                               tensorOf(getDw()).getShape(), getStride(),
+                               getPadding(), getDilation(), getGroups());
+  if (failed(shape))
+    return failure();
+  return checkShape(*this, "g (the conv2d result's shape)", getG(), *shape);
+}
+
+LogicalResult MaxPool2dBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getDx(), "dx")) ||
+      failed(sameElementType(*this, getX(), "x", getG(), "g")))
+    return failure();
+  auto shape = poolResultShape(*this, tensorOf(getX()).getShape());
+  if (failed(shape))
+    return failure();
+  return checkShape(*this, "g (the pool result's shape)", getG(), *shape);
+}
+
+LogicalResult AvgPool2dBackwardOp::verify() {
+  if (failed(sameElementType(*this, getG(), "g", getDx(), "dx")))
+    return failure();
+  auto shape = poolResultShape(*this, tensorOf(getDx()).getShape());
+  if (failed(shape))
+    return failure();
+  return checkShape(*this, "g (the pool result's shape)", getG(), *shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing, reductions, losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingBackwardOp::verify() {
+  if (failed(sameElementType(*this, getG(), "g", getDtable(), "dtable")))
+    return failure();
+  auto table = tensorOf(getDtable());
+  if (table.getRank() != 2)
+    return emitOpError() << "dtable must be [V, D], got "
+                         << shapeStr(table.getShape());
+  SmallVector<int64_t> shape(tensorOf(getIds()).getShape());
+  shape.push_back(table.getDimSize(1));
+  return checkShape(*this, "g (ids' shape + [D])", getG(), shape);
+}
+
+LogicalResult CrossEntropyBackwardOp::verify() {
+  if (failed(sameType(*this, getLogits(), "logits", getDlogits(), "dlogits")) ||
+      failed(sameElementType(*this, getLogits(), "logits", getG(), "g")))
+    return failure();
+  auto z = tensorOf(getLogits());
+  if (z.getRank() < 1)
+    return emitOpError() << "logits need a class axis";
+  if (failed(checkShape(*this, "labels (logits without the class axis)",
+                        getLabels(), z.getShape().drop_back())) ||
+      failed(checkShape(*this, "g (the scalar loss cotangent)", getG(), {})))
+    return failure();
+  double ls = getLabelSmoothing().convertToDouble();
+  if (!(ls >= 0.0 && ls <= 1.0))
+    return emitOpError() << "label_smoothing must be in [0, 1], got " << ls;
+  return success();
+}
+
+LogicalResult SliceBackwardOp::verify() {
+  if (failed(sameElementType(*this, getG(), "g", getDx(), "dx")))
+    return failure();
+  auto x = tensorOf(getDx());
+  int64_t r = x.getRank();
+  ArrayRef<int64_t> starts = getStarts(), limits = getLimits();
+  SmallVector<int64_t> strides = getStrides()
+                                     ? SmallVector<int64_t>(*getStrides())
+                                     : SmallVector<int64_t>(r, 1);
+  if ((int64_t)starts.size() != r || (int64_t)limits.size() != r ||
+      (int64_t)strides.size() != r)
+    return emitOpError() << "starts/limits/strides need " << r
+                         << " entries for dx " << shapeStr(x.getShape());
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < r; ++i) {
+    if (starts[i] < 0 || starts[i] > limits[i] ||
+        limits[i] > x.getDimSize(i) || strides[i] < 1)
+      return emitOpError() << "dimension " << i << ": need 0 <= start ("
+                           << starts[i] << ") <= limit (" << limits[i]
+                           << ") <= size (" << x.getDimSize(i)
+                           << ") and stride >= 1";
+    shape.push_back((limits[i] - starts[i] + strides[i] - 1) / strides[i]);
+  }
+  return checkShape(*this, "g (the slice result's shape)", getG(), shape);
+}
+
+LogicalResult ReduceMaxBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getDx(), "dx")) ||
+      failed(sameElementType(*this, getX(), "x", getG(), "g")))
+    return failure();
+  auto x = tensorOf(getX());
+  int64_t r = x.getRank();
+  SmallVector<bool> reduced(r, getAxes().empty());
+  for (int64_t axis : getAxes()) {
+    int64_t a = axis < 0 ? axis + r : axis;
+    if (a < 0 || a >= r || reduced[a])
+      return emitOpError() << "axes " << shapeStr(getAxes())
+                           << " are out of range or repeated for rank " << r;
+    reduced[a] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < r; ++i) {
+    if (!reduced[i])
+      shape.push_back(x.getDimSize(i));
+    else if (getKeepdim())
+      shape.push_back(1);
+  }
+  return checkShape(*this, "g (the reduce result's shape)", getG(), shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization and attention
+//===----------------------------------------------------------------------===//
+
+template <typename OpT>
+static LogicalResult verifyNormBackward(OpT op) {
+  if (failed(sameType(op, op.getX(), "x", op.getG(), "g")) ||
+      failed(sameType(op, op.getX(), "x", op.getDx(), "dx")) ||
+      failed(sameElementType(op, op.getX(), "x", op.getWeight(), "weight")) ||
+      failed(sameType(op, op.getWeight(), "weight", op.getDweight(),
+                      "dweight")))
+    return failure();
+  auto x = tensorOf(op.getX());
+  if (x.getRank() < 1)
+    return op.emitOpError() << "needs x of rank >= 1";
+  if (failed(checkShape(op, "weight", op.getWeight(), {x.getShape().back()})))
+    return failure();
+  if (!(op.getEps().convertToDouble() > 0))
+    return op.emitOpError() << "eps must be > 0";
+  return success();
+}
+
+LogicalResult LayerNormBackwardOp::verify() {
+  if (failed(verifyNormBackward(*this)))
+    return failure();
+  return sameType(*this, getWeight(), "weight", getDbias(), "dbias");
+}
+
+LogicalResult RmsNormBackwardOp::verify() { return verifyNormBackward(*this); }
+
+LogicalResult AttentionBackwardOp::verify() {
+  if (failed(sameType(*this, getQ(), "q", getDq(), "dq")) ||
+      failed(sameType(*this, getK(), "k", getDk(), "dk")) ||
+      failed(sameType(*this, getV(), "v", getDv(), "dv")) ||
+      failed(sameElementType(*this, getQ(), "q", getK(), "k")) ||
+      failed(sameElementType(*this, getQ(), "q", getV(), "v")) ||
+      failed(sameElementType(*this, getQ(), "q", getG(), "g")))
+    return failure();
+  auto q = tensorOf(getQ()), k = tensorOf(getK()), v = tensorOf(getV());
+  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
+    return emitOpError() << "needs q [B, H, T, D], k [B, H, S, D], "
+                            "v [B, H, S, E]";
+  auto qs = q.getShape(), ks = k.getShape(), vs = v.getShape();
+  if (qs.take_front(2) != ks.take_front(2) ||
+      qs.take_front(2) != vs.take_front(2) || qs[3] != ks[3] || ks[2] != vs[2])
+    return emitOpError() << "shapes disagree: q " << shapeStr(qs) << ", k "
+                         << shapeStr(ks) << ", v " << shapeStr(vs);
+  return checkShape(*this, "g (the attention result's shape)", getG(),
+                    {qs[0], qs[1], qs[2], vs[3]});
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Graph/GraphGradOps.cpp.inc"

@@ -1,0 +1,299 @@
+//===- GraphGradOps.td - Backward-only ops of the Graph dialect --*- td -*-===//
+//
+// Most VJPs are written with forward ops; these ops exist only where a VJP
+// cannot be written well otherwise (docs/ARCHITECTURE.md, "Backward ops").
+// Result types are spelled and checked; element types follow the operands;
+// `g` is the cotangent of the forward op's result. Internal sums accumulate
+// in FP32.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPC_GRAPH_GRAD_OPS
+#define AMPC_GRAPH_GRAD_OPS
+
+include "dialects/Graph/GraphBase.td"
+include "dialects/Graph/GraphInterfaces.td"
+
+class Graph_GradOp<string mnemonic, list<Trait> traits = []>
+    : Graph_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let hasVerifier = 1;
+}
+
+def Graph_BroadcastToOp : Graph_GradOp<"broadcast_to", [Graph_VJP]> {
+  let summary = "Broadcast a tensor to a larger shape (numpy rules)";
+  let description = [{
+    The result type spells the target shape. Dimensions are aligned from the
+    right; each input dimension equals the target's or is 1. This is the
+    VJP of the reductions; its own VJP is a reduce_sum.
+
+    ```mlir
+    %y = graph.broadcast_to %x : tensor<4x1xf32> -> tensor<2x4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+}
+
+def Graph_ReluBackwardOp : Graph_GradOp<"relu_backward"> {
+  let summary = "Cotangent of relu: g where x > 0, else 0";
+  let description = [{
+    `x` is the relu input. At x == 0 the cotangent is 0 (PyTorch).
+
+    ```mlir
+    %dx = graph.relu_backward %x, %g : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+}
+
+def Graph_GeluBackwardOp : Graph_GradOp<"gelu_backward"> {
+  let summary = "Cotangent of gelu: g * gelu'(x)";
+  let description = [{
+    `approximate` is "none" (gelu'(x) = Phi(x) + x phi(x)) or "tanh" (the
+    derivative of the tanh approximation), as in the forward op.
+
+    ```mlir
+    %dx = graph.gelu_backward %x, %g {approximate = "tanh"} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+}
+
+def Graph_Conv2dBackwardInputOp : Graph_GradOp<"conv2d_backward_input"> {
+  let summary = "Cotangent of conv2d's input (a transposed convolution)";
+  let description = [{
+    `g: [N, O, OH, OW]` is the cotangent of the conv2d result, `weight:
+    [O, C/groups, KH, KW]`; the result type spells the input's type
+    `[N, C, H, W]` (several input sizes give the same output size under a
+    stride, so it cannot be inferred). Attributes as in `graph.conv2d`.
+
+    ```mlir
+    %dx = graph.conv2d_backward_input %g, %w {padding = array<i64: 1, 1>} : tensor<8x16x28x28xf32>, tensor<16x1x3x3xf32> -> tensor<8x1x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$g, Graph_FloatTensor:$weight,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$g `,` $weight attr-dict `:` type($g) `,` type($weight) `->` type($dx)";
+}
+
+def Graph_Conv2dBackwardWeightOp : Graph_GradOp<"conv2d_backward_weight"> {
+  let summary = "Cotangent of conv2d's weight";
+  let description = [{
+    `x: [N, C, H, W]` is the conv2d input, `g: [N, O, OH, OW]` the cotangent
+    of its result; the result type spells the weight's type
+    `[O, C/groups, KH, KW]`. Sums over the batch and positions accumulate
+    in FP32. Attributes as in `graph.conv2d`.
+
+    ```mlir
+    %dw = graph.conv2d_backward_weight %x, %g {padding = array<i64: 1, 1>} : tensor<8x1x28x28xf32>, tensor<8x16x28x28xf32> -> tensor<16x1x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Graph_FloatTensor:$dw);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dw)";
+}
+
+def Graph_MaxPool2dBackwardOp : Graph_GradOp<"max_pool2d_backward"> {
+  let summary = "Cotangent of max_pool2d's input";
+  let description = [{
+    `x` is the pool input, `g` the cotangent of its result. Each window's
+    `g` goes to the window's first maximum in row-major order (PyTorch);
+    overlapping windows add up. Attributes as in `graph.max_pool2d`.
+
+    ```mlir
+    %dx = graph.max_pool2d_backward %x, %g {kernel_size = array<i64: 2, 2>} : tensor<8x16x28x28xf32>, tensor<8x16x14x14xf32> -> tensor<8x16x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g,
+      DenseI64ArrayAttr:$kernel_size,
+      OptionalAttr<DenseI64ArrayAttr>:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+}
+
+def Graph_AvgPool2dBackwardOp : Graph_GradOp<"avg_pool2d_backward"> {
+  let summary = "Cotangent of avg_pool2d's input";
+  let description = [{
+    Each window's `g` divided by the full kernel area (count_include_pad
+    semantics, as the forward op) goes to every input position of the
+    window; overlaps add up. The result type spells the input's type.
+
+    ```mlir
+    %dx = graph.avg_pool2d_backward %g {kernel_size = array<i64: 2, 2>} : tensor<8x16x14x14xf32> -> tensor<8x16x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$g,
+      DenseI64ArrayAttr:$kernel_size,
+      OptionalAttr<DenseI64ArrayAttr>:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "$g attr-dict `:` type($g) `->` type($dx)";
+}
+
+def Graph_EmbeddingBackwardOp : Graph_GradOp<"embedding_backward"> {
+  let summary = "Cotangent of an embedding table: scatter-add of g by id";
+  let description = [{
+    `ids: [...]`, `g: [..., D]`; the result type spells the table `[V, D]`.
+    Row `ids[i]` accumulates `g[i]` (in FP32); rows never looked up are 0.
+
+    ```mlir
+    %dt = graph.embedding_backward %ids, %g : tensor<4x16xi64>, tensor<4x16x32xf32> -> tensor<256x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_IntTensor:$ids, Graph_FloatTensor:$g);
+  let results = (outs Graph_FloatTensor:$dtable);
+  let assemblyFormat =
+      "$ids `,` $g attr-dict `:` type($ids) `,` type($g) `->` type($dtable)";
+}
+
+def Graph_CrossEntropyBackwardOp : Graph_GradOp<"cross_entropy_backward"> {
+  let summary = "Cotangent of cross_entropy's logits";
+  let description = [{
+    `g` is the scalar cotangent of the loss. With `n` the number of labels
+    not equal to `ignore_index`, `C` the class count, `e` the label
+    smoothing: row i gets `g / n * (softmax(logits_i) - (1 - e) onehot(y_i)
+    - e / C)`, and rows with an ignored label get 0 (PyTorch's mean
+    reduction; n = 0 gives NaN like the forward).
+
+    ```mlir
+    %dz = graph.cross_entropy_backward %z, %y, %g : tensor<64x10xf32>, tensor<64xi64>, tensor<f32> -> tensor<64x10xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$logits, Graph_IntTensor:$labels,
+      Graph_FloatTensor:$g,
+      DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+      DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+  let results = (outs Graph_FloatTensor:$dlogits);
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $g attr-dict `:` type($logits) `,` type($labels)
+    `,` type($g) `->` type($dlogits)
+  }];
+}
+
+def Graph_SliceBackwardOp : Graph_GradOp<"slice_backward"> {
+  let summary = "Cotangent of slice's input: g scattered back, zeros elsewhere";
+  let description = [{
+    The result type spells the sliced input's type; `starts`, `limits` and
+    `strides` (default 1) are those of the forward `graph.slice`.
+
+    ```mlir
+    %dx = graph.slice_backward %g {starts = array<i64: 0, 2>, limits = array<i64: 4, 6>} : tensor<4x4xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$g, DenseI64ArrayAttr:$starts,
+      DenseI64ArrayAttr:$limits, OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "$g attr-dict `:` type($g) `->` type($dx)";
+}
+
+def Graph_ReduceMaxBackwardOp : Graph_GradOp<"reduce_max_backward"> {
+  let summary = "Cotangent of reduce_max's input";
+  let description = [{
+    `x` is the reduce input, `g` the cotangent of its result (shaped by
+    `axes` and `keepdim` as the forward). Each reduced group's `g` is
+    shared evenly among the elements equal to the group's maximum
+    (torch.amax).
+
+    ```mlir
+    %dx = graph.reduce_max_backward %x, %g {axes = array<i64: 1>} : tensor<4x8xf32>, tensor<4xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+      DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+}
+
+def Graph_LayerNormBackwardOp : Graph_GradOp<"layer_norm_backward"> {
+  let summary = "Cotangents of layer_norm's input, weight and bias";
+  let description = [{
+    `x: [..., D]` is the forward input, `weight: [D]` its weight (a ones
+    constant when the forward has none), `g` the cotangent of its result.
+    With xhat = (x - mean) * rstd over the last axis:
+    `dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat))` where
+    `gw = g * weight`; `dweight = sum(g * xhat)` and `dbias = sum(g)` over
+    all leading axes.
+
+    ```mlir
+    %dx, %dw, %db = graph.layer_norm_backward %x, %w, %g {eps = 1.0e-05} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$weight,
+      Graph_FloatTensor:$g, DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Graph_FloatTensor:$dx, Graph_FloatTensor:$dweight,
+                      Graph_FloatTensor:$dbias);
+  let assemblyFormat = [{
+    $x `,` $weight `,` $g attr-dict `:` type($x) `,` type($weight) `,` type($g)
+    `->` type($dx) `,` type($dweight) `,` type($dbias)
+  }];
+}
+
+def Graph_RmsNormBackwardOp : Graph_GradOp<"rms_norm_backward"> {
+  let summary = "Cotangents of rms_norm's input and weight";
+  let description = [{
+    `x: [..., D]`, `weight: [D]` (ones when the forward has none), `g` the
+    cotangent of the result. With r = rsqrt(mean(x^2) + eps) over the last
+    axis: `dx = r * (gw - x * r^2 * mean(gw * x))` where `gw = g * weight`;
+    `dweight = sum(g * x * r)` over all leading axes.
+
+    ```mlir
+    %dx, %dw = graph.rms_norm_backward %x, %w, %g {eps = 1.0e-06} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$weight,
+      Graph_FloatTensor:$g, DefaultValuedAttr<F64Attr, "1.0e-6">:$eps);
+  let results = (outs Graph_FloatTensor:$dx, Graph_FloatTensor:$dweight);
+  let assemblyFormat = [{
+    $x `,` $weight `,` $g attr-dict `:` type($x) `,` type($weight) `,` type($g)
+    `->` type($dx) `,` type($dweight)
+  }];
+}
+
+def Graph_AttentionBackwardOp
+    : Graph_GradOp<"scaled_dot_product_attention_backward"> {
+  let summary = "Cotangents of scaled_dot_product_attention's q, k and v";
+  let description = [{
+    `q: [B, H, T, D]`, `k: [B, H, S, D]`, `v: [B, H, S, E]`, `g: [B, H, T,
+    E]`; `causal` and `scale` (default 1/sqrt(D)) as in the forward. With
+    P = softmax(q k^T * scale [masked]): `dv = P^T g`, `dP = g v^T`,
+    `dS = P * (dP - rowsum(dP * P))`, `dq = dS k * scale`,
+    `dk = dS^T q * scale`.
+
+    ```mlir
+    %dq, %dk, %dv = graph.scaled_dot_product_attention_backward %q, %k, %v, %g {causal} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k,
+      Graph_FloatTensor:$v, Graph_FloatTensor:$g, UnitAttr:$causal,
+      OptionalAttr<F64Attr>:$scale);
+  let results = (outs Graph_FloatTensor:$dq, Graph_FloatTensor:$dk,
+                      Graph_FloatTensor:$dv);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $g attr-dict `:` type($q) `,` type($k) `,` type($v)
+    `,` type($g) `->` type($dq) `,` type($dk) `,` type($dv)
+  }];
+}
+
+#endif // AMPC_GRAPH_GRAD_OPS

@@ -1,0 +1,19 @@
+//===- Attention.cpp - VJP of scaled_dot_product_attention ----------------===//
+//
+// The backward recomputes the attention weights (flash-attention style), so
+// it is one op rather than a chain of forward ops holding [T, S] tensors.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Graph/vjp/VJPBuilder.h"
+
+using namespace mlir;
+using namespace ampc::graph;
+
+SmallVector<Value> AttentionOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  auto bw = AttentionBackwardOp::create(
+      b, getLoc(),
+      TypeRange{getQuery().getType(), getKey().getType(), getValue().getType()},
+      getQuery(), getKey(), getValue(), cotangents[0], getCausalAttr(),
+      getScaleAttr());
+  return {bw.getDq(), bw.getDk(), bw.getDv()};
+}
