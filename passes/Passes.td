@@ -55,6 +55,8 @@ def GraphAutocast : Pass<"graph-autocast", "mlir::ModuleOp"> {
            "A policy file amending or replacing the default lists "
            "(docs/amp-policy.md); empty: the default policy">,
   ];
+}
+
 def GraphAutodiff : Pass<"graph-autodiff", "mlir::ModuleOp"> {
   let summary = "Reverse-mode autodiff: add func.func @<model>_grad per graph.model";
   let description = [{
