@@ -24,3 +24,13 @@ if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 
     config.available_features.add("gpu")
 if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvcc")):
     config.available_features.add("nvcc")
+
+# Tests of the autodiff pass's output run once the pass is in the build.
+import subprocess
+try:
+    opt_help = subprocess.run([os.path.join(config.ampc_tools_dir, "ampc-opt"), "--help"],
+                              capture_output=True, text=True, timeout=120).stdout
+    if "--graph-autodiff" in opt_help:
+        config.available_features.add("graph-autodiff")
+except (OSError, subprocess.SubprocessError):
+    pass
