@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ModelLoader.h"
+#include "compiler/interp/GradCheck.h"
 #include "compiler/interp/Interpreter.h"
 #include "runtime/numerics/Dropout.h"
 
@@ -462,6 +463,42 @@ TEST_F(InterpTest, BroadcastTo) {
     })",
                {f32({2, 1}, {1, 2})});
   expectNear(r[0], {1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2});
+}
+
+TEST_F(InterpTest, GradcheckBindingsRespectConsumers) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"(
+    graph.model @m {
+      %ids = graph.input "ids" : tensor<4x8xi64>
+      %lab = graph.input "lab" : tensor<32xi32>
+      %e = graph.param "e" init(#graph.zeros) : tensor<7x5xf32>
+      %r = graph.reshape %ids : tensor<4x8xi64> -> tensor<32xi64>
+      %h = graph.embedding %r, %e : tensor<32xi64>, tensor<7x5xf32> -> tensor<32x5xf32>
+      %l = graph.cross_entropy %h, %lab : tensor<32x5xf32>, tensor<32xi32> -> tensor<f32>
+      graph.output loss = %l : tensor<f32>
+    })",
+                                                             context.get());
+  ASSERT_TRUE(module);
+  auto model = ampc::getModel(*module);
+  NamedTensors b = makeRandomBindings(model, 3);
+  auto range = [](const Tensor &t) {
+    return std::make_pair(*std::min_element(t.i.begin(), t.i.end()),
+                          *std::max_element(t.i.begin(), t.i.end()));
+  };
+  // Ids index the 7-row table (through the reshape), labels the 5 classes.
+  EXPECT_EQ(range(b.at("ids")), std::make_pair(int64_t(0), int64_t(6)));
+  EXPECT_EQ(range(b.at("lab")), std::make_pair(int64_t(0), int64_t(4)));
+  // Zero-initialised parameters get noise; the same seed gives the same values.
+  const Tensor &e = b.at("e");
+  EXPECT_GT(*std::max_element(e.f.begin(), e.f.end()), 0.1);
+  EXPECT_EQ(makeRandomBindings(model, 3).at("e").f, e.f);
+  EXPECT_NE(makeRandomBindings(model, 4).at("e").f, e.f);
+  // The forward runs on them.
+  InterpOptions o;
+  o.numerics = Numerics::FP64;
+  Interpreter interp(o);
+  auto outs = interp.runModel(model, b);
+  ASSERT_TRUE(succeeded(outs));
+  EXPECT_TRUE(std::isfinite(outs->at("loss").f[0]));
 }
 
 } // namespace
