@@ -6,6 +6,7 @@
 #include "runtime/numerics/Half.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace ampc::interp;
@@ -98,8 +99,25 @@ Interpreter::runOp(Operation *op, ArrayRef<Tensor> operands) {
 }
 
 LogicalResult Interpreter::runBlock(Block &block, Env &env,
-                                    const NamedTensors *bindings) {
+                                    const NamedTensors *bindings,
+                                    const Env *base, StringRef changed) {
+  llvm::DenseSet<Value> dirty;
   for (Operation &op : block.without_terminator()) {
+    if (base) {
+      bool depends = llvm::any_of(op.getOperands(),
+                                  [&](Value v) { return dirty.contains(v); });
+      StringRef name;
+      if (auto in = dyn_cast<graph::InputOp>(op))
+        name = in.getName();
+      else if (auto p = dyn_cast<graph::ParamOp>(op))
+        name = p.getName();
+      if (!depends && name != changed) {
+        for (Value v : op.getResults())
+          env[v] = base->lookup(v);
+        continue;
+      }
+      dirty.insert(op.getResults().begin(), op.getResults().end());
+    }
     if (bindings && isa<graph::InputOp, graph::ParamOp>(op)) {
       StringRef name = isa<graph::InputOp>(op)
                            ? cast<graph::InputOp>(op).getName()
@@ -133,10 +151,29 @@ LogicalResult Interpreter::runBlock(Block &block, Env &env,
 }
 
 FailureOr<NamedTensors> Interpreter::runModel(graph::ModelOp model,
-                                              const NamedTensors &bindings) {
+                                              const NamedTensors &bindings,
+                                              ModelValues *keep) {
   Env env;
   if (failed(runBlock(model.getBlock(), env, &bindings)))
     return failure();
+  FailureOr<NamedTensors> outs = outputsOf(model, env);
+  if (keep)
+    keep->values = std::move(env);
+  return outs;
+}
+
+FailureOr<NamedTensors> Interpreter::rerunModel(graph::ModelOp model,
+                                                const NamedTensors &bindings,
+                                                const ModelValues &base,
+                                                StringRef changed) {
+  Env env;
+  if (failed(runBlock(model.getBlock(), env, &bindings, &base.values, changed)))
+    return failure();
+  return outputsOf(model, env);
+}
+
+FailureOr<NamedTensors> Interpreter::outputsOf(graph::ModelOp model,
+                                               Env &env) {
   graph::OutputOp output = model.getOutputOp();
   NamedTensors outs;
   for (auto [name, v] : llvm::zip(output.getNames(), output.getValues()))

@@ -13,6 +13,7 @@
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <map>
 #include <string>
@@ -54,6 +55,12 @@ void roundTensor(Tensor &t, Numerics numerics);
 
 using NamedTensors = std::map<std::string, Tensor>;
 
+// Every value of one model run, kept so a rerun with one binding changed
+// recomputes only what depends on it (finite differences).
+struct ModelValues {
+  llvm::DenseMap<mlir::Value, Tensor> values;
+};
+
 class Interpreter {
 public:
   explicit Interpreter(InterpOptions options = {}) : options(options) {}
@@ -64,7 +71,16 @@ public:
   // and returns its outputs by name ("loss", "logits", ...). Errors are
   // reported as diagnostics at the offending op.
   mlir::FailureOr<NamedTensors> runModel(graph::ModelOp model,
-                                         const NamedTensors &bindings);
+                                         const NamedTensors &bindings,
+                                         ModelValues *keep = nullptr);
+
+  // Like runModel, for bindings equal to those of the run that filled
+  // |base| except the one named |changed|: ops that do not depend on it take
+  // their values from |base|.
+  mlir::FailureOr<NamedTensors> rerunModel(graph::ModelOp model,
+                                           const NamedTensors &bindings,
+                                           const ModelValues &base,
+                                           llvm::StringRef changed);
 
   // Runs |func| on positional |args| and returns its results.
   mlir::FailureOr<std::vector<Tensor>> runFunction(mlir::func::FuncOp func,
@@ -77,8 +93,12 @@ public:
 private:
   using Env = llvm::DenseMap<mlir::Value, Tensor>;
   // Runs the ops of |block| up to its terminator, binding results in |env|.
+  // With |base|, ops independent of the binding |changed| reuse its values.
   mlir::LogicalResult runBlock(mlir::Block &block, Env &env,
-                               const NamedTensors *bindings);
+                               const NamedTensors *bindings,
+                               const Env *base = nullptr,
+                               llvm::StringRef changed = {});
+  mlir::FailureOr<NamedTensors> outputsOf(graph::ModelOp model, Env &env);
 
   InterpOptions options;
 };
