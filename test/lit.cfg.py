@@ -26,3 +26,13 @@ if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvc
     config.available_features.add("nvcc")
 if shutil.which("dot"):
     config.available_features.add("graphviz")
+
+# Tests of the autodiff pass's output run once the pass is in the build.
+import subprocess
+try:
+    opt_help = subprocess.run([os.path.join(config.ampc_tools_dir, "ampc-opt"), "--help"],
+                              capture_output=True, text=True, timeout=120).stdout
+    if "--graph-autodiff" in opt_help:
+        config.available_features.add("graph-autodiff")
+except (OSError, subprocess.SubprocessError):
+    pass

@@ -1,0 +1,115 @@
+//===- Attention.cpp - scaled_dot_product_attention and its backward -------===//
+//
+// q [B, H, T, D], k [B, H, S, D], v [B, H, S, E]. With `causal`, query i sees
+// keys j <= i (PyTorch's is_causal: a top-left aligned lower triangle).
+// Dot products accumulate like GEMMs (FP32 under typed numerics); the
+// softmax probabilities stay unrounded.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/interp/Kernel.h"
+
+#include <cmath>
+
+using namespace ampc::interp;
+
+namespace {
+
+struct AttnGeom {
+  int64_t bh, t, s, d, e;
+  double scale;
+  bool causal;
+  AttnGeom(const OpContext &ctx, const Tensor &q, const Tensor &v) {
+    bh = q.shape[0] * q.shape[1], t = q.shape[2], d = q.shape[3];
+    s = v.shape[2], e = v.shape[3];
+    scale = ctx.getOptionalFloat("scale").value_or(1.0 / std::sqrt(double(d)));
+    causal = ctx.getFlag("causal");
+  }
+  int64_t keys(int64_t i) const { return causal ? std::min(i + 1, s) : s; }
+};
+
+// The probabilities of query row |i| of head |h| over its visible keys.
+std::vector<double> probs(const OpContext &ctx, const AttnGeom &g,
+                          const Tensor &q, const Tensor &k, int64_t h,
+                          int64_t i) {
+  int64_t n = g.keys(i);
+  std::vector<double> p(n);
+  double m = -INFINITY, sum = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    Accum acc(ctx);
+    for (int64_t l = 0; l < g.d; ++l)
+      acc.add(q.f[(h * g.t + i) * g.d + l] * k.f[(h * g.s + j) * g.d + l]);
+    p[j] = acc.get() * g.scale;
+    m = std::max(m, p[j]);
+  }
+  for (double &x : p)
+    sum += (x = std::exp(x - m));
+  for (double &x : p)
+    x /= sum;
+  return p;
+}
+
+KernelResult attention(const OpContext &ctx, std::span<const Tensor> in) {
+  const Tensor &q = in[0], &k = in[1], &v = in[2];
+  AttnGeom g(ctx, q, v);
+  Tensor out = ctx.makeResult();
+  for (int64_t h = 0; h < g.bh; ++h)
+    for (int64_t i = 0; i < g.t; ++i) {
+      std::vector<double> p = probs(ctx, g, q, k, h, i);
+      for (int64_t c = 0; c < g.e; ++c) {
+        Accum acc(ctx);
+        for (int64_t j = 0; j < int64_t(p.size()); ++j)
+          acc.add(p[j] * v.f[(h * g.s + j) * g.e + c]);
+        out.f[(h * g.t + i) * g.e + c] = acc.get();
+      }
+    }
+  return one(std::move(out));
+}
+
+// scaled_dot_product_attention_backward(q, k, v, g) -> dq, dk, dv:
+//   dv = P^T g, dP = g v^T, dS = P * (dP - rowsum(P * dP)),
+//   dq = scale dS k, dk = scale dS^T q.
+KernelResult attentionBackward(const OpContext &ctx,
+                               std::span<const Tensor> in) {
+  const Tensor &q = in[0], &k = in[1], &v = in[2], &go = in[3];
+  AttnGeom g(ctx, q, v);
+  Tensor dq = ctx.makeResult(0), dk = ctx.makeResult(1),
+         dv = ctx.makeResult(2);
+  for (int64_t h = 0; h < g.bh; ++h)
+    for (int64_t i = 0; i < g.t; ++i) {
+      std::vector<double> p = probs(ctx, g, q, k, h, i);
+      int64_t n = int64_t(p.size());
+      const double *gi = go.f.data() + (h * g.t + i) * g.e;
+      std::vector<double> dp(n);
+      double dot = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        Accum acc(ctx);
+        for (int64_t c = 0; c < g.e; ++c)
+          acc.add(gi[c] * v.f[(h * g.s + j) * g.e + c]);
+        dp[j] = acc.get();
+        dot += p[j] * dp[j];
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double ds = p[j] * (dp[j] - dot) * g.scale;
+        for (int64_t l = 0; l < g.d; ++l) {
+          accumulate(ctx, dq.f[(h * g.t + i) * g.d + l],
+                     ds * k.f[(h * g.s + j) * g.d + l]);
+          accumulate(ctx, dk.f[(h * g.s + j) * g.d + l],
+                     ds * q.f[(h * g.t + i) * g.d + l]);
+        }
+        for (int64_t c = 0; c < g.e; ++c)
+          accumulate(ctx, dv.f[(h * g.s + j) * g.e + c], p[j] * gi[c]);
+      }
+    }
+  std::vector<Tensor> r;
+  r.push_back(std::move(dq));
+  r.push_back(std::move(dk));
+  r.push_back(std::move(dv));
+  return r;
+}
+
+} // namespace
+
+void ampc::interp::registerAttentionKernels(KernelTable &t) {
+  t["graph.scaled_dot_product_attention"] = attention;
+  t["graph.scaled_dot_product_attention_backward"] = attentionBackward;
+}

@@ -1,0 +1,145 @@
+//===- Elementwise.cpp - Unary, binary, cast, dropout and their VJP ops ----===//
+#include "compiler/interp/Kernel.h"
+#include "runtime/numerics/Dropout.h"
+
+#include <cmath>
+
+using namespace ampc::interp;
+
+namespace {
+
+constexpr double kSqrt2OverPi = 0.7978845608028654; // sqrt(2 / pi)
+constexpr double kGeluC = 0.044715;
+constexpr double kInvSqrt2 = 0.7071067811865476;
+constexpr double kInvSqrt2Pi = 0.3989422804014327; // 1 / sqrt(2 pi)
+
+template <double (*F)(double)>
+KernelResult unary(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = F(in[0].f[k]);
+  return one(std::move(out));
+}
+
+double neg(double x) { return -x; }
+double relu(double x) { return x > 0 ? x : 0.0; }
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+double tanhF(double x) { return std::tanh(x); }
+double expF(double x) { return std::exp(x); }
+double logF(double x) { return std::log(x); }
+double sqrtF(double x) { return std::sqrt(x); }
+
+template <double (*F)(double, double)>
+KernelResult binary(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  std::vector<int64_t> idx(out.rank(), 0);
+  if (out.size() == 0)
+    return one(std::move(out));
+  int64_t k = 0;
+  do {
+    double a = in[0].f[broadcastIndex(in[0].shape, out.shape, idx)];
+    double b = in[1].f[broadcastIndex(in[1].shape, out.shape, idx)];
+    out.f[k++] = F(a, b);
+  } while (nextIndex(idx, out.shape));
+  return one(std::move(out));
+}
+
+double add(double a, double b) { return a + b; }
+double sub(double a, double b) { return a - b; }
+double mul(double a, double b) { return a * b; }
+double divF(double a, double b) { return a / b; }
+
+KernelResult gelu(const OpContext &ctx, std::span<const Tensor> in) {
+  bool approx = ctx.getString("approximate", "none") == "tanh";
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k) {
+    double x = in[0].f[k];
+    out.f[k] = approx ? 0.5 * x *
+                            (1.0 + std::tanh(kSqrt2OverPi *
+                                             (x + kGeluC * x * x * x)))
+                      : 0.5 * x * (1.0 + std::erf(x * kInvSqrt2));
+  }
+  return one(std::move(out));
+}
+
+KernelResult pow(const OpContext &ctx, std::span<const Tensor> in) {
+  double e = ctx.getFloat("exponent", 1.0);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = std::pow(in[0].f[k], e);
+  return one(std::move(out));
+}
+
+// Inverted dropout: kept elements times 1/(1-p), rounded once to the type.
+// The backward of dropout is dropout of the cotangent with the same key.
+KernelResult dropout(const OpContext &ctx, std::span<const Tensor> in) {
+  double p = ctx.getFloat("p", 0.0);
+  uint64_t key = uint64_t(ctx.getInt("key", 0));
+  const InterpOptions &o = ctx.getOptions();
+  uint64_t stream = ampc::num::dropoutStreamKey(o.seed, o.step, key);
+  double scale = 1.0 / (1.0 - p);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = ampc::num::dropoutKeep(stream, uint64_t(k), p)
+                   ? in[0].f[k] * scale
+                   : 0.0;
+  return one(std::move(out));
+}
+
+// The interpreter rounds the result to the target type.
+KernelResult cast(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  out.f = in[0].f;
+  return one(std::move(out));
+}
+
+// relu_backward(x, g): g where x > 0, else 0.
+KernelResult reluBackward(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = in[0].f[k] > 0 ? in[1].f[k] : 0.0;
+  return one(std::move(out));
+}
+
+// gelu_backward(x, g): g * gelu'(x).
+KernelResult geluBackward(const OpContext &ctx, std::span<const Tensor> in) {
+  bool approx = ctx.getString("approximate", "none") == "tanh";
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k) {
+    double x = in[0].f[k], d;
+    if (approx) {
+      double t = std::tanh(kSqrt2OverPi * (x + kGeluC * x * x * x));
+      d = 0.5 * (1.0 + t) +
+          0.5 * x * (1.0 - t * t) * kSqrt2OverPi * (1.0 + 3.0 * kGeluC * x * x);
+    } else {
+      d = 0.5 * (1.0 + std::erf(x * kInvSqrt2)) +
+          x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
+    }
+    out.f[k] = in[1].f[k] * d;
+  }
+  return one(std::move(out));
+}
+
+} // namespace
+
+void ampc::interp::registerElementwiseKernels(KernelTable &t) {
+  t["graph.neg"] = unary<neg>;
+  t["graph.relu"] = unary<relu>;
+  t["graph.tanh"] = unary<tanhF>;
+  t["graph.sigmoid"] = unary<sigmoid>;
+  t["graph.exp"] = unary<expF>;
+  t["graph.log"] = unary<logF>;
+  t["graph.sqrt"] = unary<sqrtF>;
+  t["graph.rsqrt"] = unary<rsqrt>;
+  t["graph.add"] = binary<add>;
+  t["graph.sub"] = binary<sub>;
+  t["graph.mul"] = binary<mul>;
+  t["graph.div"] = binary<divF>;
+  t["graph.gelu"] = gelu;
+  t["graph.pow"] = pow;
+  t["graph.dropout"] = dropout;
+  t["graph.cast"] = cast;
+  t["graph.relu_backward"] = reluBackward;
+  t["graph.gelu_backward"] = geluBackward;
+}

@@ -1,0 +1,117 @@
+//===- Loss.cpp - cross_entropy, its backward, mse_loss --------------------===//
+//
+// cross_entropy follows PyTorch (class indices, mean reduction):
+//   row loss = (1 - eps) * -log p[y] + eps * mean_c(-log p[c])
+//   loss     = sum over rows with y != ignore_index / number of such rows
+// (0/0 = NaN when every row is ignored, as in PyTorch).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/interp/Kernel.h"
+
+#include <cmath>
+
+using namespace ampc::interp;
+
+namespace {
+
+struct CeSpec {
+  int64_t rows, classes, ignore;
+  double smoothing;
+  CeSpec(const OpContext &ctx, const Tensor &logits)
+      : classes(logits.shape.empty() ? 1 : logits.shape.back()),
+        ignore(ctx.getInt("ignore_index", -100)),
+        smoothing(ctx.getFloat("label_smoothing", 0.0)) {
+    rows = classes ? logits.size() / classes : 0;
+  }
+};
+
+mlir::LogicalResult checkLabel(const OpContext &ctx, const CeSpec &s,
+                               int64_t r, int64_t y) {
+  if (y != s.ignore && (y < 0 || y >= s.classes))
+    return ctx.error() << "cross_entropy label " << y << " at position " << r
+                       << " is outside [0, " << s.classes << ")";
+  return mlir::success();
+}
+
+// log(sum(exp(z))) of one row, stably.
+double logSumExp(const double *z, int64_t c) {
+  double m = -INFINITY, s = 0;
+  for (int64_t j = 0; j < c; ++j)
+    m = std::max(m, z[j]);
+  for (int64_t j = 0; j < c; ++j)
+    s += std::exp(z[j] - m);
+  return m + std::log(s);
+}
+
+KernelResult crossEntropy(const OpContext &ctx, std::span<const Tensor> in) {
+  const Tensor &logits = in[0], &labels = in[1];
+  CeSpec s(ctx, logits);
+  Accum total(ctx);
+  int64_t count = 0;
+  for (int64_t r = 0; r < s.rows; ++r) {
+    int64_t y = labels.i[r];
+    if (mlir::failed(checkLabel(ctx, s, r, y)))
+      return mlir::failure();
+    if (y == s.ignore)
+      continue;
+    const double *z = logits.f.data() + r * s.classes;
+    double lse = logSumExp(z, s.classes), nll = lse - z[y], smooth = 0;
+    for (int64_t j = 0; j < s.classes; ++j)
+      smooth += lse - z[j];
+    total.add((1.0 - s.smoothing) * nll +
+              s.smoothing * smooth / double(s.classes));
+    ++count;
+  }
+  Tensor out = ctx.makeResult();
+  out.f[0] = total.get() / double(count);
+  return one(std::move(out));
+}
+
+// cross_entropy_backward(logits, labels, g) -> dlogits:
+//   g * (softmax - ((1 - eps) onehot(y) + eps / C)) / count, 0 on ignored rows.
+KernelResult crossEntropyBackward(const OpContext &ctx,
+                                  std::span<const Tensor> in) {
+  const Tensor &logits = in[0], &labels = in[1];
+  double g = in[2].f[0];
+  CeSpec s(ctx, logits);
+  int64_t count = 0;
+  for (int64_t r = 0; r < s.rows; ++r) {
+    if (mlir::failed(checkLabel(ctx, s, r, labels.i[r])))
+      return mlir::failure();
+    count += labels.i[r] != s.ignore;
+  }
+  Tensor out = ctx.makeResult();
+  for (int64_t r = 0; r < s.rows; ++r) {
+    int64_t y = labels.i[r];
+    if (y == s.ignore)
+      continue;
+    const double *z = logits.f.data() + r * s.classes;
+    double lse = logSumExp(z, s.classes);
+    for (int64_t j = 0; j < s.classes; ++j) {
+      double target =
+          (j == y ? 1.0 - s.smoothing : 0.0) + s.smoothing / double(s.classes);
+      out.f[r * s.classes + j] =
+          g * (std::exp(z[j] - lse) - target) / double(count);
+    }
+  }
+  return one(std::move(out));
+}
+
+KernelResult mseLoss(const OpContext &ctx, std::span<const Tensor> in) {
+  Accum total(ctx);
+  for (int64_t k = 0; k < in[0].size(); ++k) {
+    double d = in[0].f[k] - in[1].f[k];
+    total.add(d * d);
+  }
+  Tensor out = ctx.makeResult();
+  out.f[0] = total.get() / double(in[0].size());
+  return one(std::move(out));
+}
+
+} // namespace
+
+void ampc::interp::registerLossKernels(KernelTable &t) {
+  t["graph.cross_entropy"] = crossEntropy;
+  t["graph.cross_entropy_backward"] = crossEntropyBackward;
+  t["graph.mse_loss"] = mseLoss;
+}
