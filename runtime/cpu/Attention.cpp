@@ -1,0 +1,137 @@
+//===- Attention.cpp - scaled_dot_product_attention and its backward ------===//
+//
+// Per (batch, head): P = softmax(scale * Q K^T [+ causal mask]), O = P V,
+// with the GEMMs in cblas_sgemm (FP32 accumulation) and the softmax in
+// float. The causal mask is top-left aligned (key j > query i is masked),
+// as torch's is_causal. scale defaults to 1/sqrt(D).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/Common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace ampc::cpu {
+
+using namespace detail;
+
+namespace {
+
+struct AttnGeom {
+  int64_t batch, t, s, d, e;
+  float scale;
+  bool causal;
+};
+
+AttnGeom geometry(std::string_view op, const TensorRef &q, const TensorRef &k,
+                  const TensorRef &v, const Attrs &attrs) {
+  int r = q.rank;
+  if (r < 2 || k.rank != r || v.rank != r)
+    fail(op, "q, k and v must have equal rank >= 2");
+  AttnGeom g{1, q.shape[r - 2], k.shape[r - 2], q.shape[r - 1],
+             v.shape[r - 1], 0.0f, attrs.getBool("causal")};
+  for (int i = 0; i < r - 2; ++i) {
+    if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i])
+      fail(op, "batch/head dimensions differ");
+    g.batch *= q.shape[i];
+  }
+  if (k.shape[r - 1] != g.d || v.shape[r - 2] != g.s)
+    fail(op, "expected q [.., T, D], k [.., S, D], v [.., S, E]");
+  g.scale = float(attrs.getFloat("scale", 1.0 / std::sqrt(double(g.d))));
+  return g;
+}
+
+// P [T, S] for one (batch, head).
+void probabilities(const AttnGeom &g, const float *q, const float *k,
+                   float *p) {
+  sgemm(false, true, g.t, g.s, g.d, g.scale, q, g.d, k, g.d, 0.0f, p, g.s);
+  for (int64_t i = 0; i < g.t; ++i) {
+    float *row = p + i * g.s;
+    int64_t n = g.causal ? std::min(i + 1, g.s) : g.s;
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < n; ++j)
+      mx = std::fmax(mx, row[j]);
+    float sum = 0.0f;
+    for (int64_t j = 0; j < n; ++j) {
+      row[j] = std::exp(row[j] - mx);
+      sum += row[j];
+    }
+    for (int64_t j = 0; j < n; ++j)
+      row[j] /= sum;
+    for (int64_t j = n; j < g.s; ++j)
+      row[j] = 0.0f;
+  }
+}
+
+} // namespace
+
+void attentionKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.scaled_dot_product_attention";
+  const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
+                  &v = required(op, in, 2), &o = required(op, out, 0);
+  AttnGeom g = geometry(op, q, k, v, attrs);
+  if (o.numel() != g.batch * g.t * g.e)
+    fail(op, "result must be [.., T, E]");
+  FloatIn fq(q), fk(k), fv(v);
+  FloatOut fo(o);
+  std::vector<float> p(size_t(g.t * g.s));
+  for (int64_t b = 0; b < g.batch; ++b) {
+    probabilities(g, fq.data() + b * g.t * g.d, fk.data() + b * g.s * g.d,
+                  p.data());
+    sgemm(false, false, g.t, g.e, g.s, 1.0f, p.data(), g.s,
+          fv.data() + b * g.s * g.e, g.e, 0.0f, fo.data() + b * g.t * g.e,
+          g.e);
+  }
+  fo.commit();
+}
+
+// in: q, k, v, g; out: dq, dk, dv. With P recomputed:
+//   dV = P^T G, dP = G V^T, dS = P * (dP - rowsum(P * dP)),
+//   dQ = scale dS K, dK = scale dS^T Q.
+void attentionBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs) {
+  constexpr std::string_view op = "graph.scaled_dot_product_attention_backward";
+  const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
+                  &v = required(op, in, 2), &gy = required(op, in, 3);
+  AttnGeom g = geometry(op, q, k, v, attrs);
+  const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
+                  *dv = optional(out, 2);
+  if (gy.numel() != g.batch * g.t * g.e || (dq && dq->numel() != q.numel()) ||
+      (dk && dk->numel() != k.numel()) || (dv && dv->numel() != v.numel()))
+    fail(op, "g must be [.., T, E]; dq, dk, dv the shapes of q, k, v");
+  FloatIn fq(q), fk(k), fv(v), fg(gy);
+  std::vector<float> gq(size_t(q.numel())), gk(size_t(k.numel())),
+      gv(size_t(v.numel())), p(size_t(g.t * g.s)), dp(size_t(g.t * g.s));
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const float *qb = fq.data() + b * g.t * g.d, *kb = fk.data() + b * g.s * g.d,
+                *vb = fv.data() + b * g.s * g.e, *gb = fg.data() + b * g.t * g.e;
+    probabilities(g, qb, kb, p.data());
+    sgemm(true, false, g.s, g.e, g.t, 1.0f, p.data(), g.s, gb, g.e, 0.0f,
+          gv.data() + b * g.s * g.e, g.e);
+    sgemm(false, true, g.t, g.s, g.e, 1.0f, gb, g.e, vb, g.e, 0.0f, dp.data(),
+          g.s);
+    for (int64_t i = 0; i < g.t; ++i) {
+      float *pr = p.data() + i * g.s, *dr = dp.data() + i * g.s;
+      float dot = 0.0f;
+      for (int64_t j = 0; j < g.s; ++j)
+        dot += pr[j] * dr[j];
+      for (int64_t j = 0; j < g.s; ++j)
+        dr[j] = pr[j] * (dr[j] - dot); // dS, in place
+    }
+    sgemm(false, false, g.t, g.d, g.s, g.scale, dp.data(), g.s, kb, g.d, 0.0f,
+          gq.data() + b * g.t * g.d, g.d);
+    sgemm(true, false, g.s, g.d, g.t, g.scale, dp.data(), g.s, qb, g.d, 0.0f,
+          gk.data() + b * g.s * g.d, g.d);
+  }
+  if (dq)
+    narrow(gq.data(), *dq);
+  if (dk)
+    narrow(gk.data(), *dk);
+  if (dv)
+    narrow(gv.data(), *dv);
+}
+
+} // namespace ampc::cpu

@@ -1,0 +1,171 @@
+//===- Common.cpp - Shared helpers of the CPU kernels ---------------------===//
+#include "runtime/cpu/Common.h"
+
+#include "runtime/numerics/Half.h"
+
+#include <cblas.h>
+#include <stdexcept>
+
+namespace ampc::cpu::detail {
+
+using num::bf16;
+using num::half;
+
+void fail(std::string_view op, const std::string &msg) {
+  throw std::invalid_argument(std::string(op) + ": " + msg);
+}
+
+const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
+                          size_t i) {
+  if (i >= refs.size() || !refs[i].data)
+    fail(op, "missing operand or result #" + std::to_string(i));
+  return refs[i];
+}
+
+bool isFloat(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16;
+}
+
+void widen(const TensorRef &t, float *dst) {
+  int64_t n = t.numel();
+  switch (t.dtype) {
+  case DType::F32:
+    std::memcpy(dst, t.data, size_t(n) * sizeof(float));
+    return;
+  case DType::F16: {
+    auto *p = static_cast<const half *>(t.data);
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = float(p[i]);
+    return;
+  }
+  case DType::BF16: {
+    auto *p = static_cast<const bf16 *>(t.data);
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = float(p[i]);
+    return;
+  }
+  default:
+    fail("widen", "expected a float tensor");
+  }
+}
+
+void narrow(const float *src, const TensorRef &t) {
+  int64_t n = t.numel();
+  switch (t.dtype) {
+  case DType::F32:
+    if (src != t.data)
+      std::memcpy(t.data, src, size_t(n) * sizeof(float));
+    return;
+  case DType::F16: {
+    auto *p = static_cast<half *>(t.data);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = static_cast<half>(src[i]);
+    return;
+  }
+  case DType::BF16: {
+    auto *p = static_cast<bf16 *>(t.data);
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = bf16(src[i]);
+    return;
+  }
+  default:
+    fail("narrow", "expected a float tensor");
+  }
+}
+
+std::vector<int64_t> loadIds(std::string_view op, const TensorRef &t) {
+  int64_t n = t.numel();
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  if (t.dtype == DType::I64)
+    std::memcpy(ids.data(), t.data, size_t(n) * sizeof(int64_t));
+  else if (t.dtype == DType::I32)
+    for (int64_t i = 0; i < n; ++i)
+      ids[i] = static_cast<const int32_t *>(t.data)[i];
+  else
+    fail(op, "ids/labels must be i32 or i64");
+  return ids;
+}
+
+FloatIn::FloatIn(const TensorRef &t) {
+  if (t.dtype == DType::F32) {
+    p_ = static_cast<const float *>(t.data);
+    return;
+  }
+  buf_.resize(size_t(t.numel()));
+  widen(t, buf_.data());
+  p_ = buf_.data();
+}
+
+FloatOut::FloatOut(const TensorRef &t, bool zeroed) : t_(t) {
+  if (!isFloat(t.dtype))
+    fail("output", "expected a float result");
+  if (t.dtype == DType::F32) {
+    p_ = static_cast<float *>(t.data);
+    if (zeroed)
+      std::memset(p_, 0, size_t(t.numel()) * sizeof(float));
+    return;
+  }
+  buf_.assign(size_t(t.numel()), 0.0f);
+  p_ = buf_.data();
+}
+
+void FloatOut::commit() {
+  if (t_.dtype != DType::F32)
+    narrow(p_, t_);
+}
+
+int64_t normAxis(std::string_view op, int64_t axis, int rank) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    fail(op, "axis " + std::to_string(axis) + " out of range for rank " +
+                 std::to_string(rank));
+  return a;
+}
+
+void strides(const TensorRef &t, int64_t *s) {
+  int64_t acc = 1;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    s[d] = acc;
+    acc *= t.shape[d];
+  }
+}
+
+void broadcastStrides(std::string_view op, const TensorRef &src,
+                      const TensorRef &dst, int64_t *s) {
+  if (src.rank > dst.rank)
+    fail(op, "operand rank exceeds the result rank");
+  int64_t own[kMaxRank];
+  strides(src, own);
+  int off = dst.rank - src.rank;
+  for (int d = 0; d < dst.rank; ++d) {
+    if (d < off) {
+      s[d] = 0;
+      continue;
+    }
+    int64_t n = src.shape[d - off];
+    if (n == dst.shape[d])
+      s[d] = n == 1 ? 0 : own[d - off];
+    else if (n == 1)
+      s[d] = 0;
+    else
+      fail(op, "shapes do not broadcast");
+  }
+}
+
+void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+           float alpha, const float *a, int64_t lda, const float *b,
+           int64_t ldb, float beta, float *c, int64_t ldc) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) { // BLAS may leave C alone when k == 0: scale it ourselves.
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+              transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
+              alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
+}
+
+} // namespace ampc::cpu::detail

@@ -1,0 +1,198 @@
+//===- Elementwise.cpp - Unary, binary, dropout, cast, their backward -----===//
+//
+// Each element is widened to float, computed in float and rounded once.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/Common.h"
+
+#include "runtime/numerics/Dropout.h"
+
+#include <cmath>
+
+namespace ampc::cpu {
+
+using namespace detail;
+
+namespace {
+
+template <class F>
+void unary(std::string_view op, std::span<const TensorRef> in,
+           std::span<const TensorRef> out, F f) {
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  if (x.numel() != y.numel())
+    fail(op, "operand and result sizes differ");
+  FloatIn a(x);
+  FloatOut r(y);
+  const float *pa = a.data();
+  float *pr = r.data();
+  for (int64_t i = 0, n = y.numel(); i < n; ++i)
+    pr[i] = f(pa[i]);
+  r.commit();
+}
+
+template <class F>
+void binary(std::string_view op, std::span<const TensorRef> in,
+            std::span<const TensorRef> out, F f) {
+  const TensorRef &x = required(op, in, 0), &y = required(op, in, 1);
+  const TensorRef &z = required(op, out, 0);
+  FloatIn a(x), b(y);
+  FloatOut r(z);
+  const float *pa = a.data(), *pb = b.data();
+  float *pr = r.data();
+  forEachBroadcast(op, z, x, y, [&](int64_t o, int64_t ia, int64_t ib) {
+    pr[o] = f(pa[ia], pb[ib]);
+  });
+  r.commit();
+}
+
+constexpr float kSqrtHalf = 0.70710678118654752440f;  // 1/sqrt(2)
+constexpr float kSqrt2OverPi = 0.79788456080286535588f; // sqrt(2/pi)
+constexpr float kInvSqrt2Pi = 0.39894228040143267794f;  // 1/sqrt(2 pi)
+constexpr float kKappa = 0.044715f;
+
+bool tanhApprox(const Attrs &attrs) {
+  std::string a = attrs.getString("approximate", "none");
+  if (a == "tanh")
+    return true;
+  if (a != "none")
+    fail("graph.gelu", "approximate must be \"none\" or \"tanh\"");
+  return false;
+}
+
+} // namespace
+
+void addKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  binary("graph.add", in, out, [](float a, float b) { return a + b; });
+}
+void subKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  binary("graph.sub", in, out, [](float a, float b) { return a - b; });
+}
+void mulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  binary("graph.mul", in, out, [](float a, float b) { return a * b; });
+}
+void divKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  binary("graph.div", in, out, [](float a, float b) { return a / b; });
+}
+
+void negKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  unary("graph.neg", in, out, [](float x) { return -x; });
+}
+void reluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                const Attrs &) {
+  // NaN propagates, as torch.relu does.
+  unary("graph.relu", in, out, [](float x) { return x > 0.0f || std::isnan(x) ? x : 0.0f; });
+}
+void tanhKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                const Attrs &) {
+  unary("graph.tanh", in, out, [](float x) { return std::tanh(x); });
+}
+void sigmoidKernel(std::span<const TensorRef> in,
+                   std::span<const TensorRef> out, const Attrs &) {
+  unary("graph.sigmoid", in, out,
+        [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+}
+void expKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  unary("graph.exp", in, out, [](float x) { return std::exp(x); });
+}
+void logKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  unary("graph.log", in, out, [](float x) { return std::log(x); });
+}
+void sqrtKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                const Attrs &) {
+  unary("graph.sqrt", in, out, [](float x) { return std::sqrt(x); });
+}
+void rsqrtKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                 const Attrs &) {
+  unary("graph.rsqrt", in, out, [](float x) { return 1.0f / std::sqrt(x); });
+}
+
+void geluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                const Attrs &attrs) {
+  if (tanhApprox(attrs))
+    unary("graph.gelu", in, out, [](float x) {
+      float inner = kSqrt2OverPi * (x + kKappa * x * x * x);
+      return 0.5f * x * (1.0f + std::tanh(inner));
+    });
+  else
+    unary("graph.gelu", in, out, [](float x) {
+      return 0.5f * x * (1.0f + std::erf(x * kSqrtHalf));
+    });
+}
+
+void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &attrs) {
+  float e = float(attrs.getFloat("exponent"));
+  if (e == 2.0f) // x*x exactly, as torch special-cases the square
+    unary("graph.pow", in, out, [](float x) { return x * x; });
+  else
+    unary("graph.pow", in, out, [e](float x) { return std::pow(x, e); });
+}
+
+// Inverted dropout: kept elements times 1/(1-p) (a float, as PyTorch's
+// fused kernel scales); p >= 1 zeroes everything. Attributes: p, key (the
+// op's), seed and step (run options the generated code supplies).
+void dropoutKernel(std::span<const TensorRef> in,
+                   std::span<const TensorRef> out, const Attrs &attrs) {
+  double p = attrs.getFloat("p");
+  uint64_t key = uint64_t(attrs.getInt("key", 0));
+  uint64_t seed = uint64_t(attrs.getInt("seed", 0));
+  uint64_t step = uint64_t(attrs.getInt("step", 0));
+  float scale = p >= 1.0 ? 0.0f : float(1.0 / (1.0 - p));
+  const TensorRef &x = required("graph.dropout", in, 0);
+  const TensorRef &y = required("graph.dropout", out, 0);
+  FloatIn a(x);
+  FloatOut r(y);
+  for (int64_t i = 0, n = y.numel(); i < n; ++i)
+    r[i] = p > 0.0 && !num::dropoutKeep(seed, step, key, uint64_t(i), p)
+               ? 0.0f
+               : (p > 0.0 ? a[i] * scale : a[i]);
+  r.commit();
+}
+
+void castKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                const Attrs &) {
+  const TensorRef &x = required("graph.cast", in, 0);
+  const TensorRef &y = required("graph.cast", out, 0);
+  if (x.numel() != y.numel())
+    fail("graph.cast", "operand and result sizes differ");
+  // Widening f16/bf16 to float is exact, so this rounds once.
+  FloatIn a(x);
+  narrow(a.data(), y);
+}
+
+void reluBackwardKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &) {
+  binary("graph.relu_backward", in, out,
+         [](float x, float g) { return x > 0.0f ? g : 0.0f; });
+}
+
+// dx = g * gelu'(x), PyTorch's GeluBackward formulas.
+void geluBackwardKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &attrs) {
+  if (tanhApprox(attrs))
+    binary("graph.gelu_backward", in, out, [](float x, float g) {
+      float x2 = x * x;
+      float inner = kSqrt2OverPi * (x + kKappa * x2 * x);
+      float t = std::tanh(inner);
+      float left = 0.5f * x, right = 1.0f + t;
+      float dleft = 0.5f * right;
+      float dright = left * (1.0f - t * t) * kSqrt2OverPi *
+                     (1.0f + 3.0f * kKappa * x2);
+      return g * (dleft + dright);
+    });
+  else
+    binary("graph.gelu_backward", in, out, [](float x, float g) {
+      float cdf = 0.5f * (1.0f + std::erf(x * kSqrtHalf));
+      float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
+      return g * (cdf + x * pdf);
+    });
+}
+
+} // namespace ampc::cpu

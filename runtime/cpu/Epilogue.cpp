@@ -1,0 +1,167 @@
+//===- Epilogue.cpp - AMP epilogue helpers --------------------------------===//
+#include "runtime/cpu/Epilogue.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ampc::cpu {
+
+namespace {
+
+constexpr int64_t kBlock = 256;
+
+// Pairwise over blocks, so the rounding error grows with log(n).
+template <class F> float pairwiseSum(int64_t lo, int64_t hi, F blockSum) {
+  if (hi - lo <= kBlock)
+    return blockSum(lo, hi);
+  int64_t blocks = (hi - lo + kBlock - 1) / kBlock;
+  int64_t mid = lo + (blocks / 2) * kBlock;
+  return pairwiseSum(lo, mid, blockSum) + pairwiseSum(mid, hi, blockSum);
+}
+
+} // namespace
+
+float inverseScale(float scale) { return float(1.0 / double(scale)); }
+
+float sumOfSquares(const float *x, int64_t n) {
+  return pairwiseSum(0, n, [x](int64_t lo, int64_t hi) {
+    float s = 0.0f;
+    for (int64_t i = lo; i < hi; ++i)
+      s += x[i] * x[i];
+    return s;
+  });
+}
+
+float globalNorm(std::span<const GradBuffer> grads) {
+  float total = 0.0f;
+  for (const GradBuffer &g : grads) {
+    float norm = std::sqrt(sumOfSquares(g.data, g.size));
+    total += norm * norm;
+  }
+  return std::sqrt(total);
+}
+
+bool unscaleAndCheck(std::span<const GradBuffer> grads, float invScale) {
+  bool found = false;
+  for (const GradBuffer &g : grads)
+    for (int64_t i = 0; i < g.size; ++i) {
+      float v = g.data[i];
+      found |= !std::isfinite(v);
+      g.data[i] = invScale == 1.0f ? v : v * invScale;
+    }
+  return found;
+}
+
+UnscaleResult unscaleCheckAndNorm(std::span<const GradBuffer> grads,
+                                  float invScale) {
+  // One pass per tensor: unscale, check and square the unscaled value.
+  UnscaleResult r{false, 0.0f};
+  float total = 0.0f;
+  for (const GradBuffer &g : grads) {
+    bool found = false;
+    float ss = pairwiseSum(0, g.size, [&](int64_t lo, int64_t hi) {
+      float s = 0.0f;
+      for (int64_t i = lo; i < hi; ++i) {
+        float v = g.data[i];
+        found |= !std::isfinite(v);
+        v = invScale == 1.0f ? v : v * invScale;
+        g.data[i] = v;
+        s += v * v;
+      }
+      return s;
+    });
+    r.foundInf |= found;
+    float norm = std::sqrt(ss);
+    total += norm * norm;
+  }
+  r.norm = std::sqrt(total);
+  return r;
+}
+
+float clipCoefficient(float norm, double maxNorm) {
+  // torch: clip_coef = max_norm / (total_norm + 1e-6), where a Python
+  // number over a tensor is reciprocal() * number; then clamp(max=1.0).
+  float coef = (1.0f / (norm + float(1e-6))) * float(maxNorm);
+  return std::isnan(coef) ? coef : std::min(coef, 1.0f);
+}
+
+void scaleGrads(std::span<const GradBuffer> grads, float coef) {
+  for (const GradBuffer &g : grads)
+    for (int64_t i = 0; i < g.size; ++i)
+      g.data[i] *= coef;
+}
+
+float clipGradNorm(std::span<const GradBuffer> grads, float norm,
+                   double maxNorm) {
+  float coef = clipCoefficient(norm, maxNorm);
+  scaleGrads(grads, coef);
+  return coef;
+}
+
+void clipGradValue(std::span<const GradBuffer> grads, double clip) {
+  float c = float(clip);
+  for (const GradBuffer &g : grads)
+    for (int64_t i = 0; i < g.size; ++i)
+      g.data[i] = std::clamp(g.data[i], -c, c); // NaN stays NaN
+}
+
+void sgdStep(float *param, const float *grad, float *buf, int64_t n,
+             const SgdOptions &opt, bool firstStep) {
+  float wd = float(opt.weightDecay), mom = float(opt.momentum);
+  float damp = float(1.0 - opt.dampening), negLr = float(-opt.lr);
+  for (int64_t i = 0; i < n; ++i) {
+    float d = grad[i];
+    if (opt.weightDecay != 0)
+      d = d + wd * param[i]; // grad.add(param, alpha=weight_decay)
+    if (opt.momentum != 0) {
+      float b;
+      if (firstStep) {
+        b = d; // torch.clone(d_p)
+      } else {
+        b = buf[i] * mom;         // buf.mul_(momentum)
+        b = b + damp * d;         // .add_(d_p, alpha=1 - dampening)
+      }
+      buf[i] = b;
+      d = opt.nesterov ? d + mom * b : b;
+    }
+    param[i] = param[i] + negLr * d; // param.add_(d_p, alpha=-lr)
+  }
+}
+
+void adamStep(float *param, const float *grad, float *m, float *v, int64_t n,
+              const AdamOptions &opt, int64_t step) {
+  // Python-side scalars, in double.
+  double bc1 = 1.0 - std::pow(opt.beta1, double(step));
+  double bc2 = 1.0 - std::pow(opt.beta2, double(step));
+  float negStepSize = float(-(opt.lr / bc1));
+  float bc2Sqrt = float(std::sqrt(bc2));
+  float w1 = float(1.0 - opt.beta1), b2 = float(opt.beta2);
+  float w2 = float(1.0 - opt.beta2), eps = float(opt.eps);
+  float wd = float(opt.weightDecay);
+  float decay = float(1.0 - opt.lr * opt.weightDecay);
+  bool smallW1 = std::fabs(w1) < 0.5f;
+  for (int64_t i = 0; i < n; ++i) {
+    float p = param[i], g = grad[i];
+    if (opt.weightDecay != 0) {
+      if (opt.decoupled)
+        p = p * decay;   // param.mul_(1 - lr * weight_decay)
+      else
+        g = g + wd * p;  // grad.add(param, alpha=weight_decay)
+    }
+    // exp_avg.lerp_(grad, 1 - beta1), ATen's two-branch lerp.
+    float mi = m[i];
+    mi = smallW1 ? mi + w1 * (g - mi) : g - (g - mi) * (1.0f - w1);
+    // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    float vi = v[i] * b2;
+    vi = vi + w2 * g * g;
+    // denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    float denom = std::sqrt(vi) / bc2Sqrt + eps;
+    // param.addcdiv_(exp_avg, denom, value=-step_size)
+    p = p + negStepSize * mi / denom;
+    m[i] = mi;
+    v[i] = vi;
+    param[i] = p;
+  }
+}
+
+} // namespace ampc::cpu

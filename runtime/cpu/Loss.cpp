@@ -1,0 +1,137 @@
+//===- Loss.cpp - cross_entropy, mse_loss, cross_entropy_backward ---------===//
+//
+// Mean reductions in float. cross_entropy follows PyTorch: classes on the
+// last axis, labels equal to ignore_index are skipped and not counted,
+// label smoothing = (1-ls) * nll + ls/C * (-sum_j log p_j), both means over
+// the counted rows (NaN when none is counted, as in PyTorch).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/Common.h"
+
+#include <cmath>
+#include <vector>
+
+namespace ampc::cpu {
+
+using namespace detail;
+
+namespace {
+
+struct CeProblem {
+  int64_t rows, classes, ignore;
+  double smoothing;
+  std::vector<int64_t> labels;
+};
+
+CeProblem ceProblem(std::string_view op, const TensorRef &logits,
+                    const TensorRef &labels, const Attrs &attrs) {
+  if (logits.rank < 1)
+    fail(op, "logits must be [..., C]");
+  CeProblem p{labels.numel(), logits.shape[logits.rank - 1],
+              attrs.getInt("ignore_index", -100),
+              attrs.getFloat("label_smoothing", 0.0), loadIds(op, labels)};
+  if (p.rows * p.classes != logits.numel())
+    fail(op, "labels must have the logits' shape without the class axis");
+  for (int64_t y : p.labels)
+    if (y != p.ignore && (y < 0 || y >= p.classes))
+      fail(op, "label " + std::to_string(y) + " out of range");
+  return p;
+}
+
+// log-sum-exp of one row, in float.
+float logSumExp(const float *x, int64_t n) {
+  float mx = -INFINITY;
+  for (int64_t j = 0; j < n; ++j)
+    mx = std::fmax(mx, x[j]);
+  float s = 0.0f;
+  for (int64_t j = 0; j < n; ++j)
+    s += std::exp(x[j] - mx);
+  return mx + std::log(s);
+}
+
+} // namespace
+
+void crossEntropyKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.cross_entropy";
+  const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
+  const TensorRef &y = required(op, out, 0);
+  if (y.numel() != 1)
+    fail(op, "the result is a scalar");
+  CeProblem p = ceProblem(op, logits, lab, attrs);
+  FloatIn fx(logits);
+  float nll = 0.0f, smooth = 0.0f, counted = 0.0f;
+  for (int64_t r = 0; r < p.rows; ++r) {
+    if (p.labels[r] == p.ignore)
+      continue;
+    const float *x = fx.data() + r * p.classes;
+    float lse = logSumExp(x, p.classes);
+    nll -= x[p.labels[r]] - lse;
+    if (p.smoothing > 0.0) {
+      float s = 0.0f;
+      for (int64_t j = 0; j < p.classes; ++j)
+        s += x[j] - lse;
+      smooth -= s;
+    }
+    counted += 1.0f;
+  }
+  float loss = nll / counted;
+  if (p.smoothing > 0.0)
+    loss = float(1.0 - p.smoothing) * loss +
+           (smooth / counted) * float(p.smoothing / double(p.classes));
+  narrow(&loss, y);
+}
+
+// in: logits, labels, g (scalar). dlogits = g/n * (softmax - (1-ls) onehot
+// - ls/C) on counted rows, 0 on ignored ones.
+void crossEntropyBackwardKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs) {
+  constexpr std::string_view op = "graph.cross_entropy_backward";
+  const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
+  const TensorRef &g = required(op, in, 2), &dx = required(op, out, 0);
+  if (g.numel() != 1 || dx.numel() != logits.numel())
+    fail(op, "g is a scalar and dlogits has the logits' shape");
+  CeProblem p = ceProblem(op, logits, lab, attrs);
+  FloatIn fx(logits), fg(g);
+  FloatOut fd(dx, /*zeroed=*/true);
+  float counted = 0.0f;
+  for (int64_t y : p.labels)
+    counted += y != p.ignore ? 1.0f : 0.0f;
+  float coef = fg[0] / counted;
+  float hit = float(1.0 - p.smoothing);
+  float uniform = float(p.smoothing / double(p.classes));
+  for (int64_t r = 0; r < p.rows; ++r) {
+    if (p.labels[r] == p.ignore)
+      continue;
+    const float *x = fx.data() + r * p.classes;
+    float *d = fd.data() + r * p.classes;
+    float lse = logSumExp(x, p.classes);
+    for (int64_t j = 0; j < p.classes; ++j) {
+      float t = std::exp(x[j] - lse) - uniform;
+      if (j == p.labels[r])
+        t -= hit;
+      d[j] = coef * t;
+    }
+  }
+  fd.commit();
+}
+
+void mseLossKernel(std::span<const TensorRef> in,
+                   std::span<const TensorRef> out, const Attrs &) {
+  constexpr std::string_view op = "graph.mse_loss";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &y = required(op, out, 0);
+  if (a.numel() != b.numel() || y.numel() != 1)
+    fail(op, "operands must have equal sizes; the result is a scalar");
+  FloatIn fa(a), fb(b);
+  float sum = 0.0f;
+  for (int64_t i = 0, n = a.numel(); i < n; ++i) {
+    float d = fa[i] - fb[i];
+    sum += d * d;
+  }
+  float loss = sum / float(a.numel());
+  narrow(&loss, y);
+}
+
+} // namespace ampc::cpu

@@ -1,0 +1,243 @@
+//===- Norm.cpp - softmax, log_softmax, layer_norm, rms_norm, backward ----===//
+//
+// Statistics (max, sums, mean, variance) accumulate in float.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/Common.h"
+
+#include <cmath>
+#include <vector>
+
+namespace ampc::cpu {
+
+using namespace detail;
+
+namespace {
+
+template <bool Log>
+void softmaxLike(std::string_view op, std::span<const TensorRef> in,
+                 std::span<const TensorRef> out, const Attrs &attrs) {
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  if (x.numel() != y.numel())
+    fail(op, "operand and result sizes differ");
+  int64_t axis = normAxis(op, attrs.getInt("axis"), x.rank);
+  int64_t outer = 1, inner = 1, n = x.shape[axis];
+  for (int d = 0; d < axis; ++d)
+    outer *= x.shape[d];
+  for (int d = int(axis) + 1; d < x.rank; ++d)
+    inner *= x.shape[d];
+  FloatIn fx(x);
+  FloatOut fy(y);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const float *px = fx.data() + o * n * inner + i;
+      float *py = fy.data() + o * n * inner + i;
+      float mx = -INFINITY;
+      for (int64_t j = 0; j < n; ++j)
+        mx = std::fmax(mx, px[j * inner]);
+      float sum = 0.0f;
+      for (int64_t j = 0; j < n; ++j)
+        sum += std::exp(px[j * inner] - mx);
+      if constexpr (Log) {
+        float lse = std::log(sum);
+        for (int64_t j = 0; j < n; ++j)
+          py[j * inner] = px[j * inner] - mx - lse;
+      } else {
+        for (int64_t j = 0; j < n; ++j)
+          py[j * inner] = std::exp(px[j * inner] - mx) / sum;
+      }
+    }
+  fy.commit();
+}
+
+// Rows of the last dimension D: returns D and the row count; checks the
+// optional [D] parameters.
+int64_t rows(std::string_view op, const TensorRef &x, int64_t &d,
+             std::initializer_list<const TensorRef *> params) {
+  if (x.rank < 1)
+    fail(op, "expected rank >= 1");
+  d = x.shape[x.rank - 1];
+  for (const TensorRef *p : params)
+    if (p && p->numel() != d)
+      fail(op, "weight/bias must be [D]");
+  return d ? x.numel() / d : 0;
+}
+
+} // namespace
+
+void softmaxKernel(std::span<const TensorRef> in,
+                   std::span<const TensorRef> out, const Attrs &attrs) {
+  softmaxLike<false>("graph.softmax", in, out, attrs);
+}
+void logSoftmaxKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs) {
+  softmaxLike<true>("graph.log_softmax", in, out, attrs);
+}
+
+// (x - mean) / sqrt(var + eps) * weight + bias, biased variance (two pass).
+void layerNormKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.layer_norm";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  const TensorRef *w = optional(in, 1), *b = optional(in, 2);
+  int64_t d;
+  int64_t m = rows(op, x, d, {w, b});
+  float eps = float(attrs.getFloat("eps", 1e-5));
+  FloatIn fx(x);
+  FloatOut fy(y);
+  std::vector<float> fw, fb;
+  if (w) {
+    fw.resize(static_cast<size_t>(d));
+    widen(*w, fw.data());
+  }
+  if (b) {
+    fb.resize(static_cast<size_t>(d));
+    widen(*b, fb.data());
+  }
+  for (int64_t r = 0; r < m; ++r) {
+    const float *px = fx.data() + r * d;
+    float *py = fy.data() + r * d;
+    float sum = 0.0f;
+    for (int64_t j = 0; j < d; ++j)
+      sum += px[j];
+    float mean = sum / float(d), var = 0.0f;
+    for (int64_t j = 0; j < d; ++j)
+      var += (px[j] - mean) * (px[j] - mean);
+    var /= float(d);
+    float rstd = 1.0f / std::sqrt(var + eps);
+    for (int64_t j = 0; j < d; ++j) {
+      float v = (px[j] - mean) * rstd;
+      if (w)
+        v *= fw[j];
+      if (b)
+        v += fb[j];
+      py[j] = v;
+    }
+  }
+  fy.commit();
+}
+
+// x / sqrt(mean(x^2) + eps) * weight.
+void rmsNormKernel(std::span<const TensorRef> in,
+                   std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.rms_norm";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  const TensorRef *w = optional(in, 1);
+  int64_t d;
+  int64_t m = rows(op, x, d, {w});
+  float eps = float(attrs.getFloat("eps", 1e-6));
+  FloatIn fx(x);
+  FloatOut fy(y);
+  std::vector<float> fw;
+  if (w) {
+    fw.resize(static_cast<size_t>(d));
+    widen(*w, fw.data());
+  }
+  for (int64_t r = 0; r < m; ++r) {
+    const float *px = fx.data() + r * d;
+    float *py = fy.data() + r * d;
+    float ss = 0.0f;
+    for (int64_t j = 0; j < d; ++j)
+      ss += px[j] * px[j];
+    float rrms = 1.0f / std::sqrt(ss / float(d) + eps);
+    for (int64_t j = 0; j < d; ++j)
+      py[j] = w ? px[j] * rrms * fw[j] : px[j] * rrms;
+  }
+  fy.commit();
+}
+
+// in: x, weight, g. out: dx, dweight [D], dbias [D] (any may be null).
+//   xhat = (x - mean) * rstd, dweight = sum_rows g*xhat, dbias = sum_rows g,
+//   dx = rstd * (g*w - mean(g*w) - xhat * mean(g*w*xhat)).
+void layerNormBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs) {
+  constexpr std::string_view op = "graph.layer_norm_backward";
+  const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
+  const TensorRef &gy = required(op, in, 2);
+  const TensorRef *dx = optional(out, 0), *dw = optional(out, 1),
+                  *db = optional(out, 2);
+  int64_t d;
+  int64_t m = rows(op, x, d, {&w, dw, db});
+  if (gy.numel() != x.numel() || (dx && dx->numel() != x.numel()))
+    fail(op, "g and dx must have x's shape");
+  float eps = float(attrs.getFloat("eps", 1e-5));
+  FloatIn fx(x), fw(w), fg(gy);
+  std::vector<float> gdx(dx ? size_t(x.numel()) : 0), gdw(static_cast<size_t>(d)),
+      gdb(static_cast<size_t>(d)), xhat(static_cast<size_t>(d)), gw(static_cast<size_t>(d));
+  for (int64_t r = 0; r < m; ++r) {
+    const float *px = fx.data() + r * d, *pg = fg.data() + r * d;
+    float sum = 0.0f;
+    for (int64_t j = 0; j < d; ++j)
+      sum += px[j];
+    float mean = sum / float(d), var = 0.0f;
+    for (int64_t j = 0; j < d; ++j)
+      var += (px[j] - mean) * (px[j] - mean);
+    var /= float(d);
+    float rstd = 1.0f / std::sqrt(var + eps);
+    float sgw = 0.0f, sgwx = 0.0f;
+    for (int64_t j = 0; j < d; ++j) {
+      xhat[j] = (px[j] - mean) * rstd;
+      gw[j] = pg[j] * fw[j];
+      sgw += gw[j];
+      sgwx += gw[j] * xhat[j];
+      gdw[j] += pg[j] * xhat[j];
+      gdb[j] += pg[j];
+    }
+    if (dx) {
+      float mgw = sgw / float(d), mgwx = sgwx / float(d);
+      for (int64_t j = 0; j < d; ++j)
+        gdx[r * d + j] = rstd * (gw[j] - mgw - xhat[j] * mgwx);
+    }
+  }
+  if (dx)
+    narrow(gdx.data(), *dx);
+  if (dw)
+    narrow(gdw.data(), *dw);
+  if (db)
+    narrow(gdb.data(), *db);
+}
+
+// in: x, weight, g. out: dx, dweight [D].
+//   xhat = x * rrms, dweight = sum_rows g*xhat,
+//   dx = rrms * (g*w - xhat * mean(g*w*xhat)).
+void rmsNormBackwardKernel(std::span<const TensorRef> in,
+                           std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.rms_norm_backward";
+  const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
+  const TensorRef &gy = required(op, in, 2);
+  const TensorRef *dx = optional(out, 0), *dw = optional(out, 1);
+  int64_t d;
+  int64_t m = rows(op, x, d, {&w, dw});
+  if (gy.numel() != x.numel() || (dx && dx->numel() != x.numel()))
+    fail(op, "g and dx must have x's shape");
+  float eps = float(attrs.getFloat("eps", 1e-6));
+  FloatIn fx(x), fw(w), fg(gy);
+  std::vector<float> gdx(dx ? size_t(x.numel()) : 0), gdw(static_cast<size_t>(d)),
+      xhat(static_cast<size_t>(d)), gw(static_cast<size_t>(d));
+  for (int64_t r = 0; r < m; ++r) {
+    const float *px = fx.data() + r * d, *pg = fg.data() + r * d;
+    float ss = 0.0f;
+    for (int64_t j = 0; j < d; ++j)
+      ss += px[j] * px[j];
+    float rrms = 1.0f / std::sqrt(ss / float(d) + eps);
+    float sgwx = 0.0f;
+    for (int64_t j = 0; j < d; ++j) {
+      xhat[j] = px[j] * rrms;
+      gw[j] = pg[j] * fw[j];
+      sgwx += gw[j] * xhat[j];
+      gdw[j] += pg[j] * xhat[j];
+    }
+    if (dx) {
+      float mgwx = sgwx / float(d);
+      for (int64_t j = 0; j < d; ++j)
+        gdx[r * d + j] = rrms * (gw[j] - xhat[j] * mgwx);
+    }
+  }
+  if (dx)
+    narrow(gdx.data(), *dx);
+  if (dw)
+    narrow(gdw.data(), *dw);
+}
+
+} // namespace ampc::cpu

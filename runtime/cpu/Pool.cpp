@@ -1,0 +1,142 @@
+//===- Pool.cpp - max/avg pooling over H and W (NCHW) and backward --------===//
+#include "runtime/cpu/Common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ampc::cpu {
+
+using namespace detail;
+
+namespace {
+
+struct PoolGeom {
+  int64_t planes, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+};
+
+// |x| [N,C,H,W] and |y| [N,C,OH,OW]; stride defaults to kernel_size.
+PoolGeom geometry(std::string_view op, const TensorRef &x, const TensorRef &y,
+                  const Attrs &attrs) {
+  if (x.rank != 4 || y.rank != 4 || x.shape[0] != y.shape[0] ||
+      x.shape[1] != y.shape[1])
+    fail(op, "expected [N,C,H,W] -> [N,C,OH,OW]");
+  auto k = attrs.getInts("kernel_size");
+  auto s = attrs.getInts("stride", k);
+  auto p = attrs.getInts("padding", {0, 0});
+  if (k.size() != 2 || s.size() != 2 || p.size() != 2)
+    fail(op, "kernel_size, stride and padding are [h, w]");
+  PoolGeom g{x.shape[0] * x.shape[1], x.shape[2], x.shape[3], y.shape[2],
+             y.shape[3], k[0], k[1], s[0], s[1], p[0], p[1]};
+  if ((g.h + 2 * g.ph - g.kh) / g.sh + 1 != g.oh ||
+      (g.w + 2 * g.pw - g.kw) / g.sw + 1 != g.ow)
+    fail(op, "result spatial size does not match kernel/stride/padding");
+  return g;
+}
+
+// The flat index (within the plane) of the window's maximum: the first in
+// row-major order, NaN winning as in PyTorch; padding never wins.
+int64_t argmaxWindow(const PoolGeom &g, const float *plane, int64_t oy,
+                     int64_t ox, float &best) {
+  int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
+  int64_t arg = -1;
+  best = -std::numeric_limits<float>::infinity();
+  for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + g.kh, g.h); ++iy)
+    for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + g.kw, g.w); ++ix) {
+      float v = plane[iy * g.w + ix];
+      if (arg < 0 || v > best || std::isnan(v)) {
+        best = v;
+        arg = iy * g.w + ix;
+      }
+    }
+  return arg;
+}
+
+template <class F> void forEachWindow(const PoolGeom &g, F f) {
+  for (int64_t p = 0; p < g.planes; ++p)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox)
+        f(p, oy, ox, (p * g.oh + oy) * g.ow + ox);
+}
+
+} // namespace
+
+void maxPool2dKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.max_pool2d";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  PoolGeom g = geometry(op, x, y, attrs);
+  FloatIn fx(x);
+  FloatOut fy(y);
+  forEachWindow(g, [&](int64_t p, int64_t oy, int64_t ox, int64_t o) {
+    float best;
+    argmaxWindow(g, fx.data() + p * g.h * g.w, oy, ox, best);
+    fy[o] = best;
+  });
+  fy.commit();
+}
+
+// Padded zeros count in the divisor (count_include_pad): kh * kw always,
+// since windows never leave the padded input.
+void avgPool2dKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.avg_pool2d";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  PoolGeom g = geometry(op, x, y, attrs);
+  FloatIn fx(x);
+  FloatOut fy(y);
+  float div = float(g.kh * g.kw);
+  forEachWindow(g, [&](int64_t p, int64_t oy, int64_t ox, int64_t o) {
+    const float *plane = fx.data() + p * g.h * g.w;
+    int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
+    float sum = 0.0f;
+    for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + g.kh, g.h); ++iy)
+      for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + g.kw, g.w); ++ix)
+        sum += plane[iy * g.w + ix];
+    fy[o] = sum / div;
+  });
+  fy.commit();
+}
+
+// Each window's g goes to its first maximum (accumulated in float).
+void maxPool2dBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs) {
+  constexpr std::string_view op = "graph.max_pool2d_backward";
+  const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
+  const TensorRef &dx = required(op, out, 0);
+  PoolGeom g = geometry(op, x, gy, attrs);
+  if (dx.numel() != x.numel())
+    fail(op, "dx must have the input's shape");
+  FloatIn fx(x), fg(gy);
+  FloatOut fdx(dx, /*zeroed=*/true);
+  forEachWindow(g, [&](int64_t p, int64_t oy, int64_t ox, int64_t o) {
+    float best;
+    int64_t arg = argmaxWindow(g, fx.data() + p * g.h * g.w, oy, ox, best);
+    if (arg >= 0)
+      fdx[p * g.h * g.w + arg] += fg[o];
+  });
+  fdx.commit();
+}
+
+void avgPool2dBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs) {
+  constexpr std::string_view op = "graph.avg_pool2d_backward";
+  const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
+  PoolGeom g = geometry(op, dx, gy, attrs);
+  FloatIn fg(gy);
+  FloatOut fdx(dx, /*zeroed=*/true);
+  float div = float(g.kh * g.kw);
+  forEachWindow(g, [&](int64_t p, int64_t oy, int64_t ox, int64_t o) {
+    float *plane = fdx.data() + p * g.h * g.w;
+    float v = fg[o] / div;
+    int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
+    for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + g.kh, g.h); ++iy)
+      for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + g.kw, g.w); ++ix)
+        plane[iy * g.w + ix] += v;
+  });
+  fdx.commit();
+}
+
+} // namespace ampc::cpu

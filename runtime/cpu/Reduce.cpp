@@ -1,0 +1,151 @@
+//===- Reduce.cpp - reduce_sum, reduce_mean, reduce_max and backward ------===//
+//
+// Sums accumulate in float, in the input's row-major order (deterministic).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/Common.h"
+
+#include <cmath>
+#include <vector>
+
+namespace ampc::cpu {
+
+using namespace detail;
+
+namespace {
+
+// The reduction of |x| to |y| per `axes` (empty: all) and `keepdim`.
+struct Reduction {
+  int64_t ostride[kMaxRank]; // output stride per input dim, 0 when reduced
+  int64_t count = 1;         // elements per output
+};
+
+Reduction reduction(std::string_view op, const TensorRef &x,
+                    const TensorRef &y, const Attrs &attrs) {
+  auto axes = attrs.getInts("axes", {});
+  bool reduced[kMaxRank] = {};
+  if (axes.empty())
+    for (int d = 0; d < x.rank; ++d)
+      reduced[d] = true;
+  for (int64_t a : axes)
+    reduced[normAxis(op, a, x.rank)] = true;
+  Reduction r;
+  int64_t acc = 1, kept = 1;
+  for (int d = x.rank - 1; d >= 0; --d) {
+    if (reduced[d]) {
+      r.ostride[d] = 0;
+      r.count *= x.shape[d];
+    } else {
+      r.ostride[d] = acc;
+      acc *= x.shape[d];
+      kept *= x.shape[d];
+    }
+  }
+  if (kept != y.numel())
+    fail(op, "result size does not match the reduction");
+  return r;
+}
+
+// Calls f(inIndex, outIndex) over |x| in row-major order.
+template <class F> void forEachReduce(const TensorRef &x, const Reduction &r, F f) {
+  int64_t total = x.numel();
+  if (total == 0)
+    return;
+  if (x.rank == 0) {
+    f(0, 0);
+    return;
+  }
+  int rank = x.rank;
+  int64_t idx[kMaxRank] = {};
+  int64_t inner = x.shape[rank - 1], is = r.ostride[rank - 1], o = 0;
+  for (int64_t i = 0; i < total; i += inner) {
+    for (int64_t j = 0; j < inner; ++j)
+      f(i + j, o + j * is);
+    for (int d = rank - 2; d >= 0; --d) {
+      o += r.ostride[d];
+      if (++idx[d] < x.shape[d])
+        break;
+      o -= r.ostride[d] * x.shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <bool Mean>
+void reduceSum(std::string_view op, std::span<const TensorRef> in,
+               std::span<const TensorRef> out, const Attrs &attrs) {
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  Reduction r = reduction(op, x, y, attrs);
+  FloatIn fx(x);
+  FloatOut fy(y, /*zeroed=*/true);
+  float *py = fy.data();
+  const float *px = fx.data();
+  forEachReduce(x, r, [&](int64_t i, int64_t o) { py[o] += px[i]; });
+  if (Mean)
+    for (int64_t o = 0, n = y.numel(); o < n; ++o)
+      py[o] /= float(r.count);
+  fy.commit();
+}
+
+// Max with NaN propagation (torch.amax); -inf for empty reductions.
+std::vector<float> maxima(const TensorRef &x, const TensorRef &y,
+                          const Reduction &r, const float *px) {
+  std::vector<float> m(size_t(y.numel()), -INFINITY);
+  forEachReduce(x, r, [&](int64_t i, int64_t o) {
+    float v = px[i];
+    if (v > m[o] || std::isnan(v))
+      m[o] = v;
+  });
+  return m;
+}
+
+} // namespace
+
+void reduceSumKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  reduceSum<false>("graph.reduce_sum", in, out, attrs);
+}
+void reduceMeanKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs) {
+  reduceSum<true>("graph.reduce_mean", in, out, attrs);
+}
+
+void reduceMaxKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.reduce_max";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  Reduction r = reduction(op, x, y, attrs);
+  FloatIn fx(x);
+  std::vector<float> m = maxima(x, y, r, fx.data());
+  narrow(m.data(), y);
+}
+
+// in: x, g (reduced shape); out: dx. g is shared evenly among the elements
+// equal to the maximum: dx = g / count there (torch.amax's backward).
+void reduceMaxBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs) {
+  constexpr std::string_view op = "graph.reduce_max_backward";
+  const TensorRef &x = required(op, in, 0), &g = required(op, in, 1);
+  const TensorRef &dx = required(op, out, 0);
+  if (dx.numel() != x.numel())
+    fail(op, "dx must have x's shape");
+  Reduction r = reduction(op, x, g, attrs);
+  FloatIn fx(x), fg(g);
+  const float *px = fx.data();
+  std::vector<float> m = maxima(x, g, r, px);
+  std::vector<float> count(m.size(), 0.0f);
+  forEachReduce(x, r, [&](int64_t i, int64_t o) {
+    if (px[i] == m[o])
+      count[o] += 1.0f;
+  });
+  for (size_t o = 0; o < m.size(); ++o)
+    count[o] = fg[int64_t(o)] / count[o]; // the share per tied maximum
+  FloatOut fdx(dx);
+  forEachReduce(x, r, [&](int64_t i, int64_t o) {
+    fdx[i] = px[i] == m[o] ? count[o] : 0.0f;
+  });
+  fdx.commit();
+}
+
+} // namespace ampc::cpu

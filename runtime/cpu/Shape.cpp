@@ -1,0 +1,255 @@
+//===- Shape.cpp - reshape, transpose, slice, concat, broadcast_to, -------===//
+//===- embedding and their backward ops                               -----===//
+//
+// Pure data movement: elements are copied bit for bit, whatever the type.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/Common.h"
+
+#include <cstring>
+#include <vector>
+
+namespace ampc::cpu {
+
+using namespace detail;
+
+namespace {
+
+template <class T>
+void stridedCopyT(T *dst, const int64_t *ds, const T *src, const int64_t *ss,
+                  const int64_t *shape, int rank) {
+  int64_t total = 1;
+  for (int d = 0; d < rank; ++d)
+    total *= shape[d];
+  if (total == 0)
+    return;
+  if (rank == 0) {
+    *dst = *src;
+    return;
+  }
+  int64_t idx[kMaxRank] = {};
+  int64_t inner = shape[rank - 1], di = ds[rank - 1], si = ss[rank - 1];
+  int64_t od = 0, os = 0;
+  for (int64_t done = 0; done < total; done += inner) {
+    for (int64_t j = 0; j < inner; ++j)
+      dst[od + j * di] = src[os + j * si];
+    for (int d = rank - 2; d >= 0; --d) {
+      od += ds[d];
+      os += ss[d];
+      if (++idx[d] < shape[d])
+        break;
+      od -= ds[d] * shape[d];
+      os -= ss[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// Copies the |shape| box: dst[sum i_d*ds_d] = src[sum i_d*ss_d] (elements).
+void stridedCopy(size_t esz, void *dst, const int64_t *ds, const void *src,
+                 const int64_t *ss, const int64_t *shape, int rank) {
+  switch (esz) {
+  case 2:
+    return stridedCopyT(static_cast<uint16_t *>(dst), ds,
+                        static_cast<const uint16_t *>(src), ss, shape, rank);
+  case 4:
+    return stridedCopyT(static_cast<uint32_t *>(dst), ds,
+                        static_cast<const uint32_t *>(src), ss, shape, rank);
+  default:
+    return stridedCopyT(static_cast<uint64_t *>(dst), ds,
+                        static_cast<const uint64_t *>(src), ss, shape, rank);
+  }
+}
+
+void sameType(std::string_view op, const TensorRef &a, const TensorRef &b) {
+  if (a.dtype != b.dtype)
+    fail(op, "element types differ");
+}
+
+struct SliceSpec {
+  std::vector<int64_t> starts, steps;
+};
+
+// Reads starts/limits/strides for |x| and checks |y|'s shape against them.
+SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
+                    const TensorRef &y, const Attrs &attrs) {
+  SliceSpec s{attrs.getInts("starts"), {}};
+  auto limits = attrs.getInts("limits");
+  s.steps = attrs.getInts("strides", std::vector<int64_t>(size_t(x.rank), 1));
+  if (int(s.starts.size()) != x.rank || int(limits.size()) != x.rank ||
+      int(s.steps.size()) != x.rank || y.rank != x.rank)
+    fail(op, "starts/limits/strides must have one entry per dimension");
+  for (int d = 0; d < x.rank; ++d) {
+    int64_t st = s.steps[d];
+    if (st < 1 || s.starts[d] < 0 || limits[d] > x.shape[d])
+      fail(op, "slice out of range");
+    int64_t n = limits[d] > s.starts[d] ? (limits[d] - s.starts[d] + st - 1) / st : 0;
+    if (n != y.shape[d])
+      fail(op, "result shape does not match the slice");
+  }
+  return s;
+}
+
+} // namespace
+
+void reshapeKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                   const Attrs &) {
+  constexpr std::string_view op = "graph.reshape";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  sameType(op, x, y);
+  if (x.numel() != y.numel())
+    fail(op, "element counts differ");
+  if (x.data != y.data)
+    std::memmove(y.data, x.data, size_t(x.numel()) * dtypeSize(x.dtype));
+}
+
+// Result dimension i is input dimension perm[i].
+void transposeKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.transpose";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  sameType(op, x, y);
+  auto perm = attrs.getInts("perm");
+  if (int(perm.size()) != x.rank || y.rank != x.rank)
+    fail(op, "perm must have one entry per dimension");
+  int64_t xs[kMaxRank], ys[kMaxRank], ss[kMaxRank];
+  strides(x, xs);
+  strides(y, ys);
+  for (int i = 0; i < x.rank; ++i) {
+    if (perm[i] < 0 || perm[i] >= x.rank || y.shape[i] != x.shape[perm[i]])
+      fail(op, "perm does not match the shapes");
+    ss[i] = xs[perm[i]];
+  }
+  stridedCopy(dtypeSize(x.dtype), y.data, ys, x.data, ss, y.shape, y.rank);
+}
+
+void sliceKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                 const Attrs &attrs) {
+  constexpr std::string_view op = "graph.slice";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  sameType(op, x, y);
+  SliceSpec s = sliceSpec(op, x, y, attrs);
+  int64_t xs[kMaxRank], ys[kMaxRank], ss[kMaxRank], base = 0;
+  strides(x, xs);
+  strides(y, ys);
+  for (int d = 0; d < x.rank; ++d) {
+    base += s.starts[d] * xs[d];
+    ss[d] = xs[d] * s.steps[d];
+  }
+  size_t esz = dtypeSize(x.dtype);
+  stridedCopy(esz, y.data, ys, static_cast<const char *>(x.data) + base * esz,
+              ss, y.shape, y.rank);
+}
+
+// g (the slice's cotangent) -> dx with the input's shape, zeros elsewhere.
+void sliceBackwardKernel(std::span<const TensorRef> in,
+                         std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.slice_backward";
+  const TensorRef &g = required(op, in, 0), &dx = required(op, out, 0);
+  sameType(op, g, dx);
+  SliceSpec s = sliceSpec(op, dx, g, attrs);
+  size_t esz = dtypeSize(dx.dtype);
+  std::memset(dx.data, 0, size_t(dx.numel()) * esz); // +0.0 in every format
+  int64_t xs[kMaxRank], gs[kMaxRank], ds[kMaxRank], base = 0;
+  strides(dx, xs);
+  strides(g, gs);
+  for (int d = 0; d < dx.rank; ++d) {
+    base += s.starts[d] * xs[d];
+    ds[d] = xs[d] * s.steps[d];
+  }
+  stridedCopy(esz, static_cast<char *>(dx.data) + base * esz, ds, g.data, gs,
+              g.shape, g.rank);
+}
+
+void concatKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &attrs) {
+  constexpr std::string_view op = "graph.concat";
+  const TensorRef &y = required(op, out, 0);
+  int64_t axis = normAxis(op, attrs.getInt("axis"), y.rank);
+  int64_t outer = 1, inner = 1, total = 0;
+  for (int d = 0; d < axis; ++d)
+    outer *= y.shape[d];
+  for (int d = int(axis) + 1; d < y.rank; ++d)
+    inner *= y.shape[d];
+  for (const TensorRef &x : in) {
+    sameType(op, x, y);
+    if (x.rank != y.rank)
+      fail(op, "operand ranks differ");
+    for (int d = 0; d < y.rank; ++d)
+      if (d != axis && x.shape[d] != y.shape[d])
+        fail(op, "operand shapes differ off the axis");
+    total += x.shape[axis];
+  }
+  if (total != y.shape[axis])
+    fail(op, "result size along the axis is not the sum");
+  size_t esz = dtypeSize(y.dtype);
+  size_t rowOut = size_t(y.shape[axis] * inner) * esz, offset = 0;
+  for (const TensorRef &x : in) {
+    size_t chunk = size_t(x.shape[axis] * inner) * esz;
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(static_cast<char *>(y.data) + o * rowOut + offset,
+                  static_cast<const char *>(x.data) + o * chunk, chunk);
+    offset += chunk;
+  }
+}
+
+void broadcastToKernel(std::span<const TensorRef> in,
+                       std::span<const TensorRef> out, const Attrs &) {
+  constexpr std::string_view op = "graph.broadcast_to";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  sameType(op, x, y);
+  int64_t ss[kMaxRank], ys[kMaxRank];
+  broadcastStrides(op, x, y, ss);
+  strides(y, ys);
+  stridedCopy(dtypeSize(x.dtype), y.data, ys, x.data, ss, y.shape, y.rank);
+}
+
+// ids [...] (i32/i64), table [V, D] -> [..., D]: rows copied bit for bit.
+void embeddingKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &) {
+  constexpr std::string_view op = "graph.embedding";
+  const TensorRef &ids = required(op, in, 0), &table = required(op, in, 1);
+  const TensorRef &y = required(op, out, 0);
+  sameType(op, table, y);
+  if (table.rank != 2)
+    fail(op, "table must be [V, D]");
+  int64_t v = table.shape[0], d = table.shape[1];
+  if (y.numel() != ids.numel() * d)
+    fail(op, "result must be [..., D]");
+  std::vector<int64_t> id = loadIds(op, ids);
+  size_t row = size_t(d) * dtypeSize(table.dtype);
+  for (size_t i = 0; i < id.size(); ++i) {
+    if (id[i] < 0 || id[i] >= v)
+      fail(op, "id " + std::to_string(id[i]) + " out of range [0, " +
+                   std::to_string(v) + ")");
+    std::memcpy(static_cast<char *>(y.data) + i * row,
+                static_cast<const char *>(table.data) + id[i] * row, row);
+  }
+}
+
+// ids, g [..., D] -> dtable [V, D]: scatter-add in float, rounded once.
+void embeddingBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out, const Attrs &) {
+  constexpr std::string_view op = "graph.embedding_backward";
+  const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
+  const TensorRef &dt = required(op, out, 0);
+  if (dt.rank != 2)
+    fail(op, "dtable must be [V, D]");
+  int64_t v = dt.shape[0], d = dt.shape[1];
+  if (g.numel() != ids.numel() * d)
+    fail(op, "g must be [..., D]");
+  std::vector<int64_t> id = loadIds(op, ids);
+  FloatIn fg(g);
+  FloatOut fd(dt, /*zeroed=*/true);
+  for (size_t i = 0; i < id.size(); ++i) {
+    if (id[i] < 0 || id[i] >= v)
+      fail(op, "id out of range");
+    float *row = fd.data() + id[i] * d;
+    const float *src = fg.data() + i * d;
+    for (int64_t j = 0; j < d; ++j)
+      row[j] += src[j];
+  }
+  fd.commit();
+}
+
+} // namespace ampc::cpu

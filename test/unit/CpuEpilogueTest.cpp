@@ -1,0 +1,150 @@
+//===- CpuEpilogueTest.cpp - unscale, norms, clipping, optimizer updates --===//
+#include "runtime/cpu/Epilogue.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace ampc::cpu {
+namespace {
+
+TEST(CpuEpilogue, UnscaleCheckAndNorm) {
+  // Scaled by 4: unscaled tensors are [3, 4] (norm 5) and [0, 0, 12] (12).
+  std::vector<float> a = {12, 16}, b = {0, 0, 48};
+  GradBuffer grads[] = {{a.data(), 2}, {b.data(), 3}};
+  float inv = inverseScale(4.0f);
+  EXPECT_EQ(inv, 0.25f);
+  UnscaleResult r = unscaleCheckAndNorm(grads, inv);
+  EXPECT_FALSE(r.foundInf);
+  EXPECT_EQ(r.norm, 13.0f);
+  EXPECT_EQ(a, (std::vector<float>{3, 4}));
+  EXPECT_EQ(b, (std::vector<float>{0, 0, 12}));
+  EXPECT_EQ(globalNorm(grads), 13.0f);
+  // inverseScale rounds 1/scale once from double.
+  EXPECT_EQ(inverseScale(3.0f), float(1.0 / 3.0));
+
+  b[1] = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(unscaleCheckAndNorm(grads, 0.5f).foundInf);
+  b[1] = std::nanf("");
+  EXPECT_TRUE(unscaleAndCheck(grads, 1.0f));
+  b[1] = 0;
+  a = {65504, -1};
+  EXPECT_FALSE(unscaleAndCheck(grads, 1.0f));
+  EXPECT_EQ(a, (std::vector<float>{65504, -1})); // invScale 1: untouched
+}
+
+TEST(CpuEpilogue, GlobalNormIsAccurateAndDeterministic) {
+  std::mt19937 gen(3);
+  std::normal_distribution<float> dist(0, 1e-3f);
+  std::vector<std::vector<float>> ts = {std::vector<float>(100003), std::vector<float>(7),
+                                        std::vector<float>(4096)};
+  double ref = 0;
+  std::vector<GradBuffer> grads;
+  for (auto &t : ts) {
+    double ss = 0;
+    for (float &x : t) ss += double(x = dist(gen)) * x;
+    ref += ss;
+    grads.push_back({t.data(), int64_t(t.size())});
+  }
+  ref = std::sqrt(ref);
+  float n1 = globalNorm(grads), n2 = unscaleCheckAndNorm(grads, 1.0f).norm;
+  EXPECT_NEAR(n1, ref, 2e-6 * ref);
+  EXPECT_EQ(n1, n2);
+  EXPECT_EQ(sumOfSquares(ts[0].data(), 100003), sumOfSquares(ts[0].data(), 100003));
+}
+
+TEST(CpuEpilogue, ClipByNormAndValue) {
+  // torch: clamp(reciprocal(norm + 1e-6) * max_norm, max=1).
+  EXPECT_EQ(clipCoefficient(13.0f, 1.0), (1.0f / (13.0f + 1e-6f)) * 1.0f);
+  EXPECT_NEAR(clipCoefficient(13.0f, 1.0), 1.0 / (13.0 + 1e-6), 1e-7);
+  EXPECT_EQ(clipCoefficient(0.5f, 1.0), 1.0f);
+  EXPECT_EQ(clipCoefficient(0.0f, 1.0), 1.0f);
+  EXPECT_TRUE(std::isnan(clipCoefficient(std::nanf(""), 1.0)));
+  EXPECT_EQ(clipCoefficient(std::numeric_limits<float>::infinity(), 1.0), 0.0f);
+
+  std::vector<float> a = {3, 4};
+  GradBuffer g[] = {{a.data(), 2}};
+  float coef = clipGradNorm(g, globalNorm(g), 1.0);
+  EXPECT_EQ(a[0], 3.0f * coef);
+  EXPECT_NEAR(std::hypot(a[0], a[1]), 1.0, 1e-6);
+  std::vector<float> b = {-3, 0.5f, 2, std::nanf("")};
+  GradBuffer gb[] = {{b.data(), 4}};
+  clipGradValue(gb, 1.0);
+  EXPECT_EQ(b[0], -1.0f);
+  EXPECT_EQ(b[1], 0.5f);
+  EXPECT_EQ(b[2], 1.0f);
+  EXPECT_TRUE(std::isnan(b[3]));
+}
+
+// Three SGD steps of torch.optim.SGD(lr=0.1, momentum=0.9, weight_decay=0.01)
+// on p = 1 with gradient 0.5 each step, by hand:
+//   1: d = 0.51, buf = 0.51 (clone), p = 0.949
+//   2: d = 0.50949, buf = 0.9*0.51 + d = 0.96849, p = 0.852151
+//   3: d = 0.50852151, buf = 1.38016251, p = 0.714134749
+TEST(CpuEpilogue, SgdMatchesPyTorchFormulas) {
+  SgdOptions o{0.1, 0.9, 0.0, 0.01, false};
+  float p = 1, buf = 0, g = 0.5f;
+  const double want[] = {0.949, 0.852151, 0.714134749};
+  for (int s = 0; s < 3; ++s) {
+    sgdStep(&p, &g, &buf, 1, o, s == 0);
+    EXPECT_NEAR(p, want[s], 1e-6) << "step " << s + 1;
+  }
+  EXPECT_NEAR(buf, 1.38016251, 1e-6);
+  // Nesterov: 1: buf = 0.5, d = 0.5 + 0.9*0.5, p = 1 - 0.095 = 0.905.
+  // Dampening 0.5 (no nesterov) 2nd step: buf = 0.45 + 0.25 = 0.7.
+  SgdOptions nes{0.1, 0.9, 0.0, 0.0, true};
+  p = 1;
+  sgdStep(&p, &g, &buf, 1, nes, true);
+  EXPECT_NEAR(p, 0.905, 1e-7);
+  SgdOptions damp{0.1, 0.9, 0.5, 0.0, false};
+  p = 1;
+  sgdStep(&p, &g, &buf, 1, damp, true);
+  sgdStep(&p, &g, &buf, 1, damp, false);
+  EXPECT_NEAR(buf, 0.7, 1e-7);
+  EXPECT_NEAR(p, 1 - 0.05 - 0.07, 1e-7);
+  // Plain SGD ignores the buffer.
+  SgdOptions plain{0.5, 0, 0, 0, false};
+  p = 1;
+  sgdStep(&p, &g, nullptr, 1, plain, true);
+  EXPECT_EQ(p, 0.75f);
+}
+
+// Adam/AdamW(lr=0.1, betas=(0.9, 0.999), eps=1e-8) on p = 1 with gradients
+// 0.5, -0.25, 2.0 (the double-precision evaluation of torch's formulas).
+TEST(CpuEpilogue, AdamAndAdamWMatchPyTorchFormulas) {
+  struct Case {
+    double wd;
+    bool decoupled;
+    double want[3];
+  } cases[] = {
+      {0.0, false, {0.900000002, 0.8733662987078463, 0.8063015345291531}},
+      {0.1, false, {0.9000000016666666, 0.8544413674617625, 0.7831704440285274}},
+      {0.1, true, {0.890000002, 0.8544662986878463, 0.7788568715222746}},
+  };
+  const float grads[] = {0.5f, -0.25f, 2.0f};
+  for (const Case &c : cases) {
+    AdamOptions o;
+    o.lr = 0.1;
+    o.weightDecay = c.wd;
+    o.decoupled = c.decoupled;
+    float p = 1, m = 0, v = 0;
+    for (int s = 0; s < 3; ++s) {
+      adamStep(&p, &grads[s], &m, &v, 1, o, s + 1);
+      EXPECT_NEAR(p, c.want[s], 2e-7) << "wd " << c.wd << (c.decoupled ? " adamw" : " adam")
+                                      << " step " << s + 1;
+    }
+  }
+  // The first step moves every element by lr (up to eps), whatever |g|.
+  std::vector<float> p = {1, 1, 1}, g = {1e-3f, -7, 300}, m(3), v(3);
+  AdamOptions o;
+  adamStep(p.data(), g.data(), m.data(), v.data(), 3, o, 1);
+  EXPECT_NEAR(p[0], 1 - 1e-3, 1e-6);
+  EXPECT_NEAR(p[1], 1 + 1e-3, 1e-6);
+  EXPECT_NEAR(p[2], 1 - 1e-3, 1e-6);
+}
+
+} // namespace
+} // namespace ampc::cpu
