@@ -94,8 +94,16 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
         gzclose(f);
         fail(path, "corrupt or truncated gzip data (" + msg + ")");
       }
-      if (n == 0)
+      if (n == 0) {
+        // An incomplete stream ends with 0 and Z_BUF_ERROR, not -1.
+        int code = Z_OK;
+        std::string msg = gzerror(f, &code);
+        if (code != Z_OK && code != Z_STREAM_END) {
+          gzclose(f);
+          fail(path, "corrupt or truncated gzip data (" + msg + ")");
+        }
         break;
+      }
       out.insert(out.end(), buf, buf + n);
     }
     gzclose(f);

@@ -10,11 +10,11 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_split.h"
 
+#include <functional>
 #include <mutex>
 #include <sstream>
 
@@ -34,6 +34,9 @@ ABSL_FLAG(std::string, lr_schedule, "constant",
           "constant | cosine (to --min-lr at the last step), after warmup.");
 ABSL_FLAG(float, min_lr, 0.0f, "Final learning rate of the cosine schedule.");
 ABSL_FLAG(int64_t, warmup_steps, 0, "Linear warmup iterations.");
+ABSL_FLAG(int64_t, decay_steps, 0,
+          "Iteration at which the cosine reaches --min-lr (default: the total "
+          "steps). Give it to stop early and resume on the same schedule.");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
           "Seed for initialization, shuffling and dropout (default 0; "
           "--resume keeps the checkpoint's).");
@@ -156,6 +159,31 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
   return out;
 }
 
+#define AMPC_TRAIN_FLAGS(X)                                                    \
+  X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
+  X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
+  X(checkpoint_every) X(resume) X(context) X(lr) X(momentum) X(dampening)      \
+  X(beta1) X(beta2) X(eps) X(weight_decay) X(max_norm) X(clip_value)           \
+  X(init_scale) X(growth_factor) X(backoff_factor) X(growth_interval)          \
+  X(hysteresis) X(min_scale) X(max_scale)
+
+// Sets every flag back to the value it had at the first call (its default).
+// absl::FlagSaver would do it too, but logs each restored flag.
+static void resetFlagsToDefaults() {
+  static const std::vector<std::function<void()>> resets = [] {
+    std::vector<std::function<void()>> r;
+#define AMPC_SAVE(name)                                                        \
+  r.push_back([v = absl::GetFlag(FLAGS_##name)] {                              \
+    absl::SetFlag(&FLAGS_##name, v);                                           \
+  });
+    AMPC_TRAIN_FLAGS(AMPC_SAVE)
+#undef AMPC_SAVE
+    return r;
+  }();
+  for (const auto &reset : resets)
+    reset();
+}
+
 static void configureUsage(const Model &model) {
   static std::once_flag once;
   std::call_once(once, [&] {
@@ -166,6 +194,11 @@ static void configureUsage(const Model &model) {
     };
     cfg.contains_help_flags = ours;
     cfg.contains_helpshort_flags = ours;
+    cfg.normalize_filename = [](absl::string_view file) {
+      size_t at = file.find("runtime/train/");
+      return std::string(at == absl::string_view::npos ? file
+                                                       : file.substr(at));
+    };
     absl::SetFlagsUsageConfig(cfg);
   });
 }
@@ -201,6 +234,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
                               "' (constant or cosine)");
   o.minLr = absl::GetFlag(FLAGS_min_lr);
   o.warmupSteps = absl::GetFlag(FLAGS_warmup_steps);
+  o.decaySteps = absl::GetFlag(FLAGS_decay_steps);
   o.seed = absl::GetFlag(FLAGS_seed);
   o.logEvery = absl::GetFlag(FLAGS_log_every);
   if (o.logEvery <= 0)
@@ -253,9 +287,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
 }
 
 int trainMain(int argc, char **argv, Model &model) {
-  // Restores every flag afterwards, so trainMain can run more than once in a
-  // process (tests).
-  absl::FlagSaver saver;
+  resetFlagsToDefaults(); // trainMain may run more than once (tests)
   try {
     TrainOptions o = parseTrainFlags(argc, argv, model);
     return runTraining(model, o);

@@ -20,6 +20,7 @@ struct TrainOptions {
   LrSchedule::Kind schedule = LrSchedule::Constant;
   float minLr = 0.0f;
   int64_t warmupSteps = 0;
+  int64_t decaySteps = 0; // cosine horizon; 0: the total steps
   std::optional<uint64_t> seed; // default 0; a resumed run keeps its seed
   int64_t logEvery = 10;
   std::string metricsPath;

@@ -118,7 +118,8 @@ int runTraining(Model &model, const TrainOptions &o) {
     total = o.steps > 0 ? o.steps
                         : std::max<int64_t>(1, std::max<int64_t>(1, o.epochs) *
                                                    perEpoch / accum);
-    LrSchedule sched{o.schedule, hyper.lr, o.minLr, o.warmupSteps, total};
+    LrSchedule sched{o.schedule, hyper.lr, o.minLr, o.warmupSteps,
+                     o.decaySteps > 0 ? o.decaySteps : total};
     st.numSamples = train->numSamples;
     st.batchSize = batch;
     auto saveAt = [&](int64_t iteration) {
