@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <cstring>
+#include <filesystem>
 #include <numeric>
 
 using namespace ampc;
@@ -250,6 +251,29 @@ TEST(DataErrors, DtypeCountAndInputNames) {
     load({{"x", DType::F32, {4}}}, {"x=" + (d / "f.npy")});
   });
   EXPECT_NE(m.find("fewer than one batch of 4"), std::string::npos) << m;
+}
+
+} // namespace
+
+namespace {
+
+// The Debian dataset-fashion-mnist package, as the README's first command
+// uses it.
+TEST(Data, FashionMnistFromDebianPackage) {
+  const std::string dir = "/usr/share/datasets/fashion-mnist/";
+  if (!std::filesystem::exists(dir + "train-labels-idx1-ubyte.gz"))
+    GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+  Dataset ds = load({{"image", DType::F32, {64, 1, 28, 28}},
+                     {"label", DType::I64, {64}}},
+                    {"image=" + dir + "train-images-idx3-ubyte.gz",
+                     "label=" + dir + "train-labels-idx1-ubyte.gz"});
+  EXPECT_EQ(ds.numSamples, 60000);
+  auto labels = as<int64_t>(ds.inputs[1]);
+  EXPECT_EQ(std::vector<int64_t>(labels.begin(), labels.begin() + 6),
+            (std::vector<int64_t>{9, 0, 0, 3, 0, 2}));
+  auto img = as<float>(ds.inputs[0]);
+  for (float v : img)
+    ASSERT_TRUE(v >= 0.0f && v <= 1.0f);
 }
 
 } // namespace
