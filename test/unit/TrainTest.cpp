@@ -100,7 +100,9 @@ TEST(Train, LrScheduleAndHyperFlags) {
   TempDir d;
   writeBlobs(d);
   SoftmaxClassifier m;
-  ASSERT_EQ(runMain(m, {"--data=" + dataFlag(d), "--steps=10", "--log-every=1",
+  // --data repeated, one input each.
+  ASSERT_EQ(runMain(m, {"--data=x=" + (d / "x.npy"), "--data",
+                        "label=" + (d / "y.npy"), "--steps=10", "--log-every=1",
                         "--lr=0.01", "--warmup-steps=3", "--lr-schedule=cosine",
                         "--min_lr=0.001", "--metrics=" + (d / "m.jsonl")}),
             0);
