@@ -61,7 +61,7 @@ struct Hyper {
   float initScale = 65536.0f, growthFactor = 2.0f, backoffFactor = 0.5f;
   int32_t growthInterval = 2000;
   int32_t hysteresis = 1; // back off after this many consecutive overflows
-  float minScale = 0.0f, maxScale = 3.4e38f;
+  float minScale = 0.0f, maxScale = 3.4028234663852886e38f; // FLT_MAX: no clamp
 };
 
 // The scaler's part of Hyper, for num::updateScaler (runtime/numerics/Scaler.h).

@@ -36,7 +36,7 @@ std::string progressText(const StepRecord &r, int64_t totalSteps) {
   char buf[256];
   std::snprintf(buf, sizeof(buf),
                 "step %lld/%lld  epoch %.2f  loss %.4f  scale %g  lr %.3g  "
-                "%.1f ms/step  %.0f samples/s%s",
+                "%.3g ms/step  %.0f samples/s%s",
                 (long long)r.step, (long long)totalSteps, r.epoch, r.loss,
                 r.lossScale, r.lr, r.stepTimeMs, r.samplesPerSec,
                 r.skippedTotal ? ("  skipped " + std::to_string(r.skippedTotal))

@@ -191,7 +191,7 @@ int runTraining(Model &model, const TrainOptions &o) {
     rep.endProgress();
     if (ran > 0)
       std::printf("done: %lld steps (%lld skipped in total), final loss %.4f, "
-                  "%.1f ms/step, %.0f samples/s\n",
+                  "%.3g ms/step, %.0f samples/s\n",
                   (long long)total, (long long)model.scaler().skippedSteps,
                   finalLoss, 1e3 * runSec / double(ran),
                   double(ran * accum * batch) / std::max(runSec, 1e-9));
