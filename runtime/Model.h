@@ -14,6 +14,7 @@
 #define AMPC_RUNTIME_MODEL_H
 
 #include "runtime/numerics/Init.h"
+#include "runtime/numerics/Scaler.h"
 
 #include <cstdint>
 #include <string>
@@ -60,8 +61,14 @@ struct Hyper {
   float initScale = 65536.0f, growthFactor = 2.0f, backoffFactor = 0.5f;
   int32_t growthInterval = 2000;
   int32_t hysteresis = 1; // back off after this many consecutive overflows
-  float minScale = 0.0f, maxScale = 3.4e38f;
+  float minScale = 0.0f, maxScale = 3.4028234663852886e38f; // FLT_MAX: no clamp
 };
+
+// The scaler's part of Hyper, for num::updateScaler (runtime/numerics/Scaler.h).
+inline num::LossScaleParams lossScaleParams(const Hyper &h) {
+  return {h.growthFactor, h.backoffFactor, h.growthInterval,
+          h.hysteresis,   h.minScale,      h.maxScale};
+}
 
 // Loss-scaler state; part of every checkpoint.
 struct ScalerState {
@@ -103,6 +110,11 @@ public:
   // Fills the master weights from their initializers (seeded) and zeroes
   // optimizer state; resets the scaler to |hyper|.initScale.
   virtual void initialize(uint64_t seed, const Hyper &hyper) = 0;
+
+  // Called once before the first micro-batch of every iteration (0-based,
+  // skipped steps included; continued across --resume). Dropout keys its
+  // masks on (seed, iteration, ...), so a resumed run draws the same masks.
+  virtual void beginStep(int64_t iteration) { (void)iteration; }
 
   // Forward + backward of one micro-batch. |inputs|[i] points at input i's
   // batch in its dtype. Gradients of the loss times the current loss scale

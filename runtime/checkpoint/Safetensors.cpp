@@ -1,0 +1,99 @@
+//===- Safetensors.cpp - Writing and reading safetensors files -----------===//
+#include "runtime/checkpoint/Safetensors.h"
+#include "runtime/data/Array.h"
+#include "runtime/data/DataError.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+
+namespace ampc::rt {
+
+using json = nlohmann::ordered_json;
+
+static int64_t product(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string encodeSafetensors(const std::vector<F32Tensor> &tensors,
+                              const std::map<std::string, std::string> &meta) {
+  json header = json::object();
+  if (!meta.empty()) {
+    json m = json::object();
+    for (auto &[k, v] : meta)
+      m[k] = v;
+    header["__metadata__"] = m;
+  }
+  uint64_t offset = 0;
+  for (const F32Tensor &t : tensors) {
+    uint64_t bytes = uint64_t(product(t.shape)) * 4;
+    header[t.name] = {{"dtype", "F32"},
+                      {"shape", t.shape},
+                      {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string h = header.dump();
+  h.append((8 - h.size() % 8) % 8, ' ');
+  std::string out(8, '\0');
+  uint64_t len = h.size();
+  for (int i = 0; i < 8; ++i)
+    out[i] = char((len >> (8 * i)) & 0xff);
+  out += h;
+  out.reserve(out.size() + offset);
+  for (const F32Tensor &t : tensors) // host is little-endian, as the format
+    out.append(reinterpret_cast<const char *>(t.data),
+               size_t(product(t.shape)) * 4);
+  return out;
+}
+
+SafetensorsFile readSafetensors(const std::string &path) {
+  std::vector<uint8_t> b = data::readFileBytes(path);
+  if (b.size() < 8)
+    fail(path, "truncated safetensors file");
+  uint64_t len = 0;
+  for (int i = 0; i < 8; ++i)
+    len |= uint64_t(b[i]) << (8 * i);
+  if (len > b.size() - 8)
+    fail(path, "truncated safetensors header");
+  json header;
+  try {
+    header = json::parse(b.begin() + 8, b.begin() + 8 + int64_t(len));
+  } catch (const json::exception &e) {
+    fail(path, std::string("bad safetensors header: ") + e.what());
+  }
+  if (!header.is_object())
+    fail(path, "bad safetensors header: not a JSON object");
+  SafetensorsFile f;
+  size_t base = 8 + size_t(len);
+  for (auto &[name, v] : header.items()) {
+    if (name == "__metadata__") {
+      for (auto &[k, s] : v.items())
+        f.metadata[k] = s.is_string() ? s.get<std::string>() : s.dump();
+      continue;
+    }
+    try {
+      if (v.at("dtype") != "F32")
+        fail(path, "tensor '" + name + "' has dtype " +
+                       v.at("dtype").dump() + ", expected F32");
+      LoadedTensor t;
+      t.shape = v.at("shape").get<std::vector<int64_t>>();
+      auto offs = v.at("data_offsets").get<std::vector<uint64_t>>();
+      uint64_t want = uint64_t(product(t.shape)) * 4;
+      if (offs.size() != 2 || offs[1] < offs[0] || offs[1] - offs[0] != want)
+        fail(path, "tensor '" + name + "' has bad data_offsets");
+      if (base + offs[1] > b.size())
+        fail(path, "truncated: tensor '" + name + "' runs past the end");
+      t.data.resize(size_t(want / 4));
+      std::memcpy(t.data.data(), b.data() + base + offs[0], size_t(want));
+      f.tensors.emplace(name, std::move(t));
+    } catch (const json::exception &e) {
+      fail(path, "bad safetensors entry '" + name + "': " + e.what());
+    }
+  }
+  return f;
+}
+
+} // namespace ampc::rt

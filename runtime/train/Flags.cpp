@@ -1,0 +1,301 @@
+//===- Flags.cpp - The training binary's command line (Abseil flags) -----===//
+//
+// Flag names are spelled with dashes (--warmup-steps); Abseil wants
+// underscores, so dashes in a flag's name are rewritten before parsing.
+// --data and --eval may be repeated; their values are joined.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/data/DataError.h"
+#include "runtime/train/Options.h"
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/str_split.h"
+
+#include <functional>
+#include <mutex>
+#include <sstream>
+
+ABSL_FLAG(std::vector<std::string>, data, {},
+          "Training data per model input: NAME=PATH[,NAME=PATH...] "
+          "(repeatable). .npy, IDX (.idx, -ubyte, .gz) or token files "
+          "(.bin/.txt/.tok, u8 tokens; PATH:u16, PATH:i32 or PATH:u32 for "
+          "wider ones).");
+ABSL_FLAG(std::vector<std::string>, eval, {},
+          "Evaluation data, same form as --data; evaluated after training.");
+ABSL_FLAG(int64_t, steps, 0,
+          "Total optimizer iterations (skipped ones count; a resumed run "
+          "continues up to this number).");
+ABSL_FLAG(int64_t, epochs, 0,
+          "Total epochs, instead of --steps (default: 1 epoch).");
+ABSL_FLAG(std::string, lr_schedule, "constant",
+          "constant | cosine (to --min-lr at the last step), after warmup.");
+ABSL_FLAG(float, min_lr, 0.0f, "Final learning rate of the cosine schedule.");
+ABSL_FLAG(int64_t, warmup_steps, 0, "Linear warmup iterations.");
+ABSL_FLAG(int64_t, decay_steps, 0,
+          "Iteration at which the cosine reaches --min-lr (default: the total "
+          "steps). Give it to stop early and resume on the same schedule.");
+ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
+          "Seed for initialization, shuffling and dropout (default 0; "
+          "--resume keeps the checkpoint's).");
+ABSL_FLAG(int64_t, log_every, 10, "Log and write metrics every N steps.");
+ABSL_FLAG(std::string, metrics, "",
+          "Write one JSON object per logged step to this file (.jsonl).");
+ABSL_FLAG(std::string, checkpoint_dir, "",
+          "Write checkpoints here (step-NNNNNNNN/ plus a `latest` pointer).");
+ABSL_FLAG(int64_t, checkpoint_every, 0,
+          "Checkpoint every N steps (0: only at the end).");
+ABSL_FLAG(std::string, resume, "",
+          "Resume from a checkpoint directory or a --checkpoint-dir.");
+ABSL_FLAG(int64_t, context, 0,
+          "Context length of token inputs (must match the compiled one).");
+
+// Hyper-parameters: unset means the compiled-in default (see --help text).
+ABSL_FLAG(std::optional<float>, lr, std::nullopt, "Peak learning rate.");
+ABSL_FLAG(std::optional<float>, momentum, std::nullopt, "SGD momentum.");
+ABSL_FLAG(std::optional<float>, dampening, std::nullopt, "SGD dampening.");
+ABSL_FLAG(std::optional<float>, beta1, std::nullopt, "Adam beta1.");
+ABSL_FLAG(std::optional<float>, beta2, std::nullopt, "Adam beta2.");
+ABSL_FLAG(std::optional<float>, eps, std::nullopt, "Adam epsilon.");
+ABSL_FLAG(std::optional<float>, weight_decay, std::nullopt, "Weight decay.");
+ABSL_FLAG(std::optional<float>, max_norm, std::nullopt,
+          "Clip-by-global-norm threshold (if compiled with --clip-norm).");
+ABSL_FLAG(std::optional<float>, clip_value, std::nullopt,
+          "Clip-by-value threshold (if compiled in).");
+ABSL_FLAG(std::optional<float>, init_scale, std::nullopt,
+          "Initial loss scale.");
+ABSL_FLAG(std::optional<float>, growth_factor, std::nullopt,
+          "Loss-scale growth factor.");
+ABSL_FLAG(std::optional<float>, backoff_factor, std::nullopt,
+          "Loss-scale backoff factor.");
+ABSL_FLAG(std::optional<int32_t>, growth_interval, std::nullopt,
+          "Clean steps before the loss scale grows.");
+ABSL_FLAG(std::optional<int32_t>, hysteresis, std::nullopt,
+          "Overflows (since the last growth) before the scale backs off.");
+ABSL_FLAG(std::optional<float>, min_scale, std::nullopt, "Loss-scale floor.");
+ABSL_FLAG(std::optional<float>, max_scale, std::nullopt,
+          "Loss-scale ceiling.");
+
+namespace ampc::rt {
+
+static std::string usageText(const Model &model) {
+  std::ostringstream os;
+  const Hyper h = model.defaults();
+  const CompileConfig &c = model.config();
+  os << "Trains the ampc model '" << model.name() << "' (target " << c.target
+     << ", amp " << c.amp << ", optimizer " << c.optimizer << ", loss scale "
+     << c.lossScale << ", accum steps " << c.accumSteps << ").\n\nInputs "
+     << "(dim 0 is the batch; give each one --data NAME=PATH):\n";
+  for (const TensorInfo &t : model.inputs())
+    os << "  " << data::describeInput(t) << "\n";
+  os << "Outputs:";
+  for (const TensorInfo &t : model.outputs())
+    os << " " << data::describeInput(t);
+  os << "\n\nExample:\n  " << "./train --data ";
+  for (size_t i = 0; i < model.inputs().size(); ++i)
+    os << (i ? "," : "") << model.inputs()[i].name << "=FILE";
+  os << " --epochs=1 --metrics=metrics.jsonl --checkpoint-dir=ckpt\n\n"
+     << "Data: .npy (any int/float dtype, converted), IDX (.gz too; u8 into a "
+        "float input is scaled by 1/255), token files (a token file for an "
+        "integer [B,T] input also fills an input named targets/target/labels "
+        "of the same shape with the tokens shifted by one).\n"
+     << "Compiled-in hyper-parameter defaults: lr=" << h.lr
+     << " momentum=" << h.momentum << " beta1=" << h.beta1
+     << " beta2=" << h.beta2 << " eps=" << h.eps
+     << " weight-decay=" << h.weightDecay << " max-norm=" << h.maxNorm
+     << " clip-value=" << h.clipValue << " init-scale=" << h.initScale
+     << " growth-factor=" << h.growthFactor
+     << " backoff-factor=" << h.backoffFactor
+     << " growth-interval=" << h.growthInterval
+     << " hysteresis=" << h.hysteresis << " min-scale=" << h.minScale
+     << " max-scale=" << h.maxScale << "\n"
+     << "Flag names take dashes or underscores (--warmup-steps, "
+        "--warmup_steps). Exit status 2 on bad input.";
+  return os.str();
+}
+
+// Rewrites dashes in flag names and gathers repeated --data/--eval values.
+static std::vector<std::string> normalizeArgs(int argc, char **argv) {
+  std::vector<std::string> out = {argv[0]};
+  std::vector<std::string> data, eval;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") {
+      for (; i < argc; ++i)
+        out.push_back(argv[i]);
+      break;
+    }
+    if (a.size() > 2 && a[0] == '-') {
+      size_t start = a[1] == '-' ? 2 : 1;
+      size_t end = std::min(a.find('='), a.size());
+      for (size_t k = start; k < end; ++k)
+        if (a[k] == '-')
+          a[k] = '_';
+      std::string name = a.substr(start, end - start);
+      if (name == "data" || name == "eval") {
+        std::string value;
+        if (end < a.size())
+          value = a.substr(end + 1);
+        else if (i + 1 < argc)
+          value = argv[++i];
+        (name == "data" ? data : eval).push_back(value);
+        continue;
+      }
+    }
+    out.push_back(a);
+  }
+  auto join = [](const std::vector<std::string> &v) {
+    std::string s;
+    for (const std::string &x : v)
+      s += (s.empty() ? "" : ",") + x;
+    return s;
+  };
+  if (!data.empty())
+    out.push_back("--data=" + join(data));
+  if (!eval.empty())
+    out.push_back("--eval=" + join(eval));
+  return out;
+}
+
+#define AMPC_TRAIN_FLAGS(X)                                                    \
+  X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
+  X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
+  X(checkpoint_every) X(resume) X(context) X(lr) X(momentum) X(dampening)      \
+  X(beta1) X(beta2) X(eps) X(weight_decay) X(max_norm) X(clip_value)           \
+  X(init_scale) X(growth_factor) X(backoff_factor) X(growth_interval)          \
+  X(hysteresis) X(min_scale) X(max_scale)
+
+// Sets every flag back to the value it had at the first call (its default).
+// absl::FlagSaver would do it too, but logs each restored flag.
+static void resetFlagsToDefaults() {
+  static const std::vector<std::function<void()>> resets = [] {
+    std::vector<std::function<void()>> r;
+#define AMPC_SAVE(name)                                                        \
+  r.push_back([v = absl::GetFlag(FLAGS_##name)] {                              \
+    absl::SetFlag(&FLAGS_##name, v);                                           \
+  });
+    AMPC_TRAIN_FLAGS(AMPC_SAVE)
+#undef AMPC_SAVE
+    return r;
+  }();
+  for (const auto &reset : resets)
+    reset();
+}
+
+static void configureUsage(const Model &model) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    absl::SetProgramUsageMessage(usageText(model));
+    absl::FlagsUsageConfig cfg;
+    auto ours = [](absl::string_view file) {
+      return file.find("runtime/train/") != absl::string_view::npos;
+    };
+    cfg.contains_help_flags = ours;
+    cfg.contains_helpshort_flags = ours;
+    cfg.normalize_filename = [](absl::string_view file) {
+      size_t at = file.find("runtime/train/");
+      return std::string(at == absl::string_view::npos ? file
+                                                       : file.substr(at));
+    };
+    absl::SetFlagsUsageConfig(cfg);
+  });
+}
+
+TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
+  configureUsage(model);
+  std::vector<std::string> args = normalizeArgs(argc, argv);
+  std::vector<char *> ptrs;
+  for (std::string &s : args)
+    ptrs.push_back(s.data());
+  std::vector<char *> rest =
+      absl::ParseCommandLine(int(ptrs.size()), ptrs.data());
+  if (rest.size() > 1)
+    fail(rest[1], "unexpected argument (inputs are given with --data "
+                  "NAME=PATH)");
+
+  TrainOptions o;
+  o.data = data::parseDataSpecs(absl::GetFlag(FLAGS_data), "--data");
+  o.eval = data::parseDataSpecs(absl::GetFlag(FLAGS_eval), "--eval");
+  o.steps = absl::GetFlag(FLAGS_steps);
+  o.epochs = absl::GetFlag(FLAGS_epochs);
+  if (o.steps < 0 || o.epochs < 0)
+    fail("--steps/--epochs", "must not be negative");
+  if (o.steps > 0 && o.epochs > 0)
+    fail("--steps/--epochs", "give one of them, not both");
+  std::string sched = absl::GetFlag(FLAGS_lr_schedule);
+  if (sched == "constant")
+    o.schedule = LrSchedule::Constant;
+  else if (sched == "cosine")
+    o.schedule = LrSchedule::Cosine;
+  else
+    fail("--lr-schedule", "unknown schedule '" + sched +
+                              "' (constant or cosine)");
+  o.minLr = absl::GetFlag(FLAGS_min_lr);
+  o.warmupSteps = absl::GetFlag(FLAGS_warmup_steps);
+  o.decaySteps = absl::GetFlag(FLAGS_decay_steps);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.logEvery = absl::GetFlag(FLAGS_log_every);
+  if (o.logEvery <= 0)
+    fail("--log-every", "must be positive");
+  o.metricsPath = absl::GetFlag(FLAGS_metrics);
+  o.checkpointDir = absl::GetFlag(FLAGS_checkpoint_dir);
+  o.checkpointEvery = absl::GetFlag(FLAGS_checkpoint_every);
+  o.resume = absl::GetFlag(FLAGS_resume);
+  o.context = absl::GetFlag(FLAGS_context);
+
+  struct Given {
+    std::optional<float> lr, momentum, dampening, beta1, beta2, eps, wd,
+        maxNorm, clipValue, initScale, growth, backoff, minScale, maxScale;
+    std::optional<int32_t> interval, hysteresis;
+  } g{absl::GetFlag(FLAGS_lr),            absl::GetFlag(FLAGS_momentum),
+      absl::GetFlag(FLAGS_dampening),     absl::GetFlag(FLAGS_beta1),
+      absl::GetFlag(FLAGS_beta2),         absl::GetFlag(FLAGS_eps),
+      absl::GetFlag(FLAGS_weight_decay),  absl::GetFlag(FLAGS_max_norm),
+      absl::GetFlag(FLAGS_clip_value),    absl::GetFlag(FLAGS_init_scale),
+      absl::GetFlag(FLAGS_growth_factor), absl::GetFlag(FLAGS_backoff_factor),
+      absl::GetFlag(FLAGS_min_scale),     absl::GetFlag(FLAGS_max_scale),
+      absl::GetFlag(FLAGS_growth_interval), absl::GetFlag(FLAGS_hysteresis)};
+  if (g.interval && *g.interval <= 0)
+    fail("--growth-interval", "must be positive");
+  if (g.hysteresis && *g.hysteresis <= 0)
+    fail("--hysteresis", "must be positive");
+  o.applyHyperFlags = [g](Hyper &h) {
+    auto set = [](auto &field, const auto &opt) {
+      if (opt)
+        field = *opt;
+    };
+    set(h.lr, g.lr);
+    set(h.momentum, g.momentum);
+    set(h.dampening, g.dampening);
+    set(h.beta1, g.beta1);
+    set(h.beta2, g.beta2);
+    set(h.eps, g.eps);
+    set(h.weightDecay, g.wd);
+    set(h.maxNorm, g.maxNorm);
+    set(h.clipValue, g.clipValue);
+    set(h.initScale, g.initScale);
+    set(h.growthFactor, g.growth);
+    set(h.backoffFactor, g.backoff);
+    set(h.minScale, g.minScale);
+    set(h.maxScale, g.maxScale);
+    set(h.growthInterval, g.interval);
+    set(h.hysteresis, g.hysteresis);
+  };
+  return o;
+}
+
+int trainMain(int argc, char **argv, Model &model) {
+  resetFlagsToDefaults(); // trainMain may run more than once (tests)
+  try {
+    TrainOptions o = parseTrainFlags(argc, argv, model);
+    return runTraining(model, o);
+  } catch (const InputError &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+}
+
+} // namespace ampc::rt

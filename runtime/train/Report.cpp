@@ -1,0 +1,92 @@
+//===- Report.cpp - Metrics file, progress line, summary -----------------===//
+#include "runtime/train/Report.h"
+#include "runtime/data/DataError.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <unistd.h>
+
+namespace ampc::rt {
+
+using json = nlohmann::ordered_json;
+
+static json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string metricsJson(const StepRecord &r) {
+  json j = {{"step", r.step},
+            {"epoch", num(r.epoch)},
+            {"loss", num(r.loss)},
+            {"loss_scale", num(r.lossScale)},
+            {"grad_norm", num(r.gradNorm)},
+            {"clip_coef", num(r.clipCoef)},
+            {"skipped", r.skipped},
+            {"skipped_total", r.skippedTotal},
+            {"lr", num(r.lr)},
+            {"step_time_ms", num(r.stepTimeMs)},
+            {"samples_per_s", num(r.samplesPerSec)}};
+  if (r.tokensPerSec > 0)
+    j["tokens_per_s"] = num(r.tokensPerSec);
+  return j.dump();
+}
+
+std::string progressText(const StepRecord &r, int64_t totalSteps) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "step %lld/%lld  epoch %.2f  loss %.4f  scale %g  lr %.3g  "
+                "%.3g ms/step  %.0f samples/s%s",
+                (long long)r.step, (long long)totalSteps, r.epoch, r.loss,
+                r.lossScale, r.lr, r.stepTimeMs, r.samplesPerSec,
+                r.skippedTotal ? ("  skipped " + std::to_string(r.skippedTotal))
+                                     .c_str()
+                               : "");
+  return buf;
+}
+
+Reporter::Reporter(const std::string &metricsPath, bool append)
+    : path_(metricsPath), tty_(::isatty(STDOUT_FILENO)) {
+  if (!metricsPath.empty()) {
+    metrics_ = std::fopen(metricsPath.c_str(), append ? "a" : "w");
+    if (!metrics_)
+      fail(metricsPath, std::string("cannot write metrics: ") +
+                            std::strerror(errno));
+  }
+}
+
+Reporter::~Reporter() {
+  endProgress();
+  if (metrics_)
+    std::fclose(metrics_);
+}
+
+void Reporter::writeJson(const std::string &line) {
+  if (!metrics_)
+    return;
+  std::fputs(line.c_str(), metrics_);
+  std::fputc('\n', metrics_);
+  std::fflush(metrics_);
+}
+
+void Reporter::log(const StepRecord &r, int64_t totalSteps) {
+  writeJson(metricsJson(r));
+  std::string text = progressText(r, totalSteps);
+  if (tty_) {
+    std::printf("\r\033[K%s", text.c_str());
+    openLine_ = true;
+  } else {
+    std::printf("%s\n", text.c_str());
+  }
+  std::fflush(stdout);
+}
+
+void Reporter::endProgress() {
+  if (openLine_) {
+    std::printf("\n");
+    std::fflush(stdout);
+    openLine_ = false;
+  }
+}
+
+} // namespace ampc::rt

@@ -1,0 +1,208 @@
+//===- Train.cpp - The training loop -------------------------------------===//
+//
+// Per iteration: beginStep, accumSteps x (next batch, forwardBackward), the
+// data-parallel all-reduce hook, step(hyper, micro-batches x ranks). The lr
+// schedule sets hyper.lr per iteration. Everything a resumed run needs to
+// continue bitwise (weights, moments, scaler, optimizer step, iteration,
+// data position, seed, hyper) goes into the checkpoint.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/checkpoint/Checkpoint.h"
+#include "runtime/data/DataError.h"
+#include "runtime/train/DataParallel.h"
+#include "runtime/train/Evaluate.h"
+#include "runtime/train/Options.h"
+#include "runtime/train/Report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+namespace ampc::rt {
+
+using Clock = std::chrono::steady_clock;
+
+static double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+static void printEval(const EvalResult &e, Reporter &rep, int64_t step) {
+  std::printf("eval: %lld samples", (long long)e.samples);
+  if (e.dropped)
+    std::printf(" (last partial batch of %lld dropped)", (long long)e.dropped);
+  std::printf(", loss %.4f", e.loss);
+  if (e.hasAccuracy)
+    std::printf(", accuracy %.4f", e.accuracy);
+  std::printf("\n");
+  nlohmann::ordered_json j = {{"step", step}, {"eval_loss", e.loss}};
+  if (std::isfinite(e.loss) == false)
+    j["eval_loss"] = nullptr;
+  if (e.hasAccuracy)
+    j["eval_accuracy"] = e.accuracy;
+  j["eval_samples"] = e.samples;
+  rep.writeJson(j.dump());
+}
+
+int runTraining(Model &model, const TrainOptions &o) {
+  const auto &inputs = model.inputs();
+  if (inputs.empty())
+    fail(model.name(), "model has no inputs");
+  const int64_t batch = inputs[0].shape.empty() ? 1 : inputs[0].shape[0];
+  const int accum = std::max(1, model.config().accumSteps);
+  DataParallel dp; // world size 1 until the data-parallel issue
+
+  // Resume first: its seed and hyper-parameters are the base.
+  std::optional<TrainState> resumed;
+  std::string ckpt;
+  if (!o.resume.empty()) {
+    ckpt = resolveCheckpoint(o.resume);
+    resumed = readTrainState(ckpt, model);
+  }
+  uint64_t seed = resumed ? resumed->seed : o.seed.value_or(0);
+  if (resumed && o.seed && *o.seed != resumed->seed)
+    std::fprintf(stderr, "note: --seed=%llu ignored: resuming with the "
+                         "checkpoint's seed %llu\n",
+                 (unsigned long long)*o.seed, (unsigned long long)seed);
+  Hyper hyper = resumed ? resumed->hyper : model.defaults();
+  o.applyHyperFlags(hyper);
+
+  // Data.
+  bool wantTrain = o.steps > 0 || o.epochs > 0 || o.eval.empty() ||
+                   !o.data.empty();
+  std::optional<data::Dataset> train, eval;
+  if (wantTrain) {
+    if (o.data.empty()) {
+      std::string names;
+      for (const TensorInfo &t : inputs)
+        names += (names.empty() ? "" : ",") + t.name + "=FILE";
+      fail("--data", "no training data given (use --data " + names + ")");
+    }
+    train = data::loadDataset(inputs, o.data, o.context, "--data");
+  }
+  if (!o.eval.empty())
+    eval = data::loadDataset(inputs, o.eval, o.context, "--eval");
+
+  model.initialize(seed, hyper);
+  TrainState st;
+  st.seed = seed;
+  if (resumed) {
+    restoreCheckpoint(ckpt, model, *resumed);
+    st = *resumed;
+    st.seed = seed;
+    if (train && (st.numSamples != train->numSamples ||
+                  st.batchSize != batch))
+      fail(ckpt, "checkpoint was trained on " +
+                     std::to_string(st.numSamples) + " samples in batches of " +
+                     std::to_string(st.batchSize) + "; --data has " +
+                     std::to_string(train->numSamples) + " in batches of " +
+                     std::to_string(batch));
+    std::printf("resumed from %s at step %lld\n", ckpt.c_str(),
+                (long long)st.iteration);
+  }
+
+  Reporter rep(o.metricsPath, /*append=*/resumed.has_value());
+  int64_t total = 0;
+  float finalLoss = st.lastLoss;
+  if (train) {
+    data::Batcher batcher(*train, batch, seed, /*shuffle=*/true);
+    batcher.seek(st.epoch, st.batchInEpoch);
+    int64_t perEpoch = batcher.batchesPerEpoch();
+    if (train->numSamples % batch)
+      std::printf("note: %lld training samples; the last partial batch of "
+                  "%lld is dropped each epoch\n",
+                  (long long)train->numSamples,
+                  (long long)(train->numSamples % batch));
+    total = o.steps > 0 ? o.steps
+                        : std::max<int64_t>(1, std::max<int64_t>(1, o.epochs) *
+                                                   perEpoch / accum);
+    LrSchedule sched{o.schedule, hyper.lr, o.minLr, o.warmupSteps,
+                     o.decaySteps > 0 ? o.decaySteps : total};
+    st.numSamples = train->numSamples;
+    st.batchSize = batch;
+    auto saveAt = [&](int64_t iteration) {
+      if (o.checkpointDir.empty() || !dp.isRoot())
+        return;
+      st.iteration = iteration;
+      st.epoch = batcher.epoch();
+      st.batchInEpoch = batcher.batchInEpoch();
+      st.hyper = hyper;
+      st.lastLoss = finalLoss;
+      std::string where = saveCheckpoint(o.checkpointDir, model, st);
+      rep.endProgress();
+      std::printf("checkpoint: %s\n", where.c_str());
+    };
+
+    std::vector<std::vector<uint8_t>> buf;
+    std::vector<const void *> ptrs(inputs.size());
+    const int64_t startIter = st.iteration;
+    double windowSec = 0, runSec = 0;
+    int64_t windowSteps = 0;
+    for (int64_t it = startIter; it < total; ++it) {
+      auto t0 = Clock::now();
+      Hyper h = hyper;
+      h.lr = learningRate(sched, it);
+      model.beginStep(it);
+      for (int micro = 0; micro < accum; ++micro) {
+        batcher.next(buf);
+        for (size_t i = 0; i < inputs.size(); ++i)
+          ptrs[i] = buf[i].data();
+        model.forwardBackward(ptrs.data(), micro);
+      }
+      dp.allReduceGradients(model); // data-parallel all-reduce hook
+      StepStats s = model.step(h, float(accum * dp.worldSize));
+      finalLoss = s.loss;
+      double sec = secondsSince(t0);
+      windowSec += sec;
+      runSec += sec;
+      ++windowSteps;
+
+      bool last = it + 1 == total;
+      if ((it + 1) % o.logEvery == 0 || last) {
+        StepRecord r;
+        r.step = it + 1;
+        r.epoch = double(batcher.epoch()) +
+                  double(batcher.batchInEpoch()) / double(perEpoch);
+        r.loss = s.loss;
+        r.lossScale = s.scaleUsed;
+        r.gradNorm = s.gradNorm;
+        r.clipCoef = s.clipCoef;
+        r.skipped = s.skipped;
+        r.skippedTotal = model.scaler().skippedSteps;
+        r.lr = h.lr;
+        r.stepTimeMs = 1e3 * windowSec / double(windowSteps);
+        double samples = double(windowSteps * accum * batch * dp.worldSize);
+        r.samplesPerSec = windowSec > 0 ? samples / windowSec : 0;
+        if (train->tokensPerSample)
+          r.tokensPerSec = r.samplesPerSec * double(train->tokensPerSample);
+        if (dp.isRoot())
+          rep.log(r, total);
+        windowSec = 0;
+        windowSteps = 0;
+      }
+      if (o.checkpointEvery > 0 && (it + 1) % o.checkpointEvery == 0 && !last)
+        saveAt(it + 1);
+    }
+    int64_t ran = total - startIter;
+    if (ran > 0 || !resumed)
+      saveAt(std::max(total, startIter));
+    rep.endProgress();
+    if (ran > 0)
+      std::printf("done: %lld steps (%lld skipped in total), final loss %.4f, "
+                  "%.3g ms/step, %.0f samples/s\n",
+                  (long long)total, (long long)model.scaler().skippedSteps,
+                  finalLoss, 1e3 * runSec / double(ran),
+                  double(ran * accum * batch) / std::max(runSec, 1e-9));
+    else
+      std::printf("nothing to do: already at step %lld of %lld\n",
+                  (long long)startIter, (long long)total);
+  }
+  if (eval)
+    printEval(evaluateDataset(model, *eval), rep,
+              std::max(total, st.iteration));
+  return 0;
+}
+
+} // namespace ampc::rt

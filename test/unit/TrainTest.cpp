@@ -1,0 +1,274 @@
+//===- TrainTest.cpp - trainMain end to end with a hand-written model ----===//
+#include "runtime/checkpoint/Safetensors.h"
+#include "runtime/data/Dataset.h"
+#include "runtime/numerics/Scaler.h"
+#include "runtime/train/Schedule.h"
+#include "test/unit/TestFiles.h"
+#include "test/unit/TestModel.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+using namespace ampc;
+using ampc::test::SoftmaxClassifier;
+using ampc::test::TempDir;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int64_t kSamples = 100, kDim = 4, kClasses = 3;
+
+// Three separable Gaussian-ish blobs; sample |badSample| (if >= 0) gets an
+// inf feature.
+void writeBlobs(const TempDir &d, int64_t badSample = -1) {
+  std::vector<float> x(size_t(kSamples * kDim));
+  std::vector<int64_t> y(kSamples);
+  uint32_t lcg = 12345;
+  auto noise = [&] {
+    lcg = lcg * 1664525u + 1013904223u;
+    return float(lcg >> 8) / float(1 << 24) - 0.5f;
+  };
+  for (int64_t i = 0; i < kSamples; ++i) {
+    y[size_t(i)] = i % kClasses;
+    for (int64_t k = 0; k < kDim; ++k)
+      x[size_t(i * kDim + k)] = (k == y[size_t(i)] ? 2.0f : 0.0f) + noise();
+  }
+  if (badSample >= 0)
+    x[size_t(badSample * kDim)] = INFINITY;
+  test::writeBytes(d / "x.npy",
+                   test::npyBytes("<f4", {kSamples, kDim}, test::rawBytes(x)));
+  test::writeBytes(d / "y.npy",
+                   test::npyBytes("<i8", {kSamples}, test::rawBytes(y)));
+}
+
+std::string dataFlag(const TempDir &d) {
+  return "x=" + (d / "x.npy") + ",label=" + (d / "y.npy");
+}
+
+int runMain(rt::Model &m, std::vector<std::string> args) {
+  args.insert(args.begin(), "train");
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  return rt::trainMain(int(argv.size()), argv.data(), m);
+}
+
+std::vector<json> readJsonl(const std::string &path) {
+  std::vector<json> out;
+  std::istringstream in(test::readBytes(path));
+  for (std::string line; std::getline(in, line);)
+    out.push_back(json::parse(line));
+  return out;
+}
+
+TEST(Train, LossFallsMetricsAndEval) {
+  TempDir d;
+  writeBlobs(d);
+  SoftmaxClassifier m;
+  ASSERT_EQ(runMain(m, {"--data", dataFlag(d), "--steps=40", "--log-every=5",
+                        "--metrics=" + (d / "m.jsonl"), "--eval=" + dataFlag(d)}),
+            0);
+  auto lines = readJsonl(d / "m.jsonl");
+  ASSERT_EQ(lines.size(), 9u); // 8 logged steps + the eval line
+  for (int i = 0; i < 8; ++i) {
+    const json &l = lines[size_t(i)];
+    EXPECT_EQ(l["step"], 5 * (i + 1));
+    for (const char *k : {"loss", "loss_scale", "grad_norm", "skipped", "lr",
+                          "step_time_ms", "clip_coef", "samples_per_s", "epoch"})
+      EXPECT_TRUE(l.contains(k)) << k;
+    EXPECT_EQ(l["skipped"], 0);
+    EXPECT_EQ(l["loss_scale"], 65536.0);
+    EXPECT_EQ(float(l["lr"]), 0.05f); // the model's compiled-in default
+  }
+  EXPECT_LT(float(lines[7]["loss"]), 0.5f * float(lines[0]["loss"]));
+  EXPECT_EQ(lines[8]["step"], 40);
+  EXPECT_EQ(lines[8]["eval_samples"], 96); // 100 samples, batches of 8
+  EXPECT_GT(double(lines[8]["eval_accuracy"]), 0.9);
+  ASSERT_EQ(m.iterations.size(), 40u);
+  EXPECT_EQ(m.iterations.front(), 0);
+  EXPECT_EQ(m.iterations.back(), 39);
+  EXPECT_EQ(m.optimizerStep(), 40);
+}
+
+TEST(Train, LrScheduleAndHyperFlags) {
+  TempDir d;
+  writeBlobs(d);
+  SoftmaxClassifier m;
+  // --data repeated, one input each.
+  ASSERT_EQ(runMain(m, {"--data=x=" + (d / "x.npy"), "--data",
+                        "label=" + (d / "y.npy"), "--steps=10", "--log-every=1",
+                        "--lr=0.01", "--warmup-steps=3", "--lr-schedule=cosine",
+                        "--min_lr=0.001", "--metrics=" + (d / "m.jsonl")}),
+            0);
+  auto lines = readJsonl(d / "m.jsonl");
+  ASSERT_EQ(lines.size(), 10u);
+  rt::LrSchedule s{rt::LrSchedule::Cosine, 0.01f, 0.001f, 3, 10};
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(float(lines[size_t(i)]["lr"]), rt::learningRate(s, i)) << i;
+}
+
+TEST(Train, OverflowFromDataSkipsAtKnownSteps) {
+  TempDir d;
+  const int64_t bad = 5;
+  writeBlobs(d, bad); // an inf in the data is an overflow, not an error
+  SoftmaxClassifier m;
+  ASSERT_EQ(runMain(m, {"--data=" + dataFlag(d), "--steps=36", "--log-every=1",
+                        "--seed=3", "--init-scale=1024", "--growth-interval=3",
+                        "--metrics=" + (d / "m.jsonl")}),
+            0);
+  auto lines = readJsonl(d / "m.jsonl");
+  ASSERT_EQ(lines.size(), 36u);
+  // Expected: the batch holding sample 5 overflows; the scale follows the
+  // state machine.
+  num::LossScaleParams p;
+  p.growthInterval = 3;
+  float scale = 1024;
+  int32_t tracker = 0, hyst = 1;
+  int skips = 0;
+  for (int64_t it = 0; it < 36; ++it) {
+    auto perm = rt::data::epochPermutation(kSamples, 3, it / 12);
+    bool overflow = false;
+    for (int64_t k = 0; k < 8; ++k)
+      overflow |= perm[size_t((it % 12) * 8 + k)] == bad;
+    EXPECT_EQ(lines[size_t(it)]["skipped"], overflow ? 1 : 0) << it;
+    EXPECT_EQ(float(lines[size_t(it)]["loss_scale"]), scale) << it;
+    num::updateLossScale(scale, tracker, hyst, overflow, p);
+    skips += overflow;
+  }
+  EXPECT_GE(skips, 1);
+  EXPECT_EQ(m.scaler().skippedSteps, skips);
+  EXPECT_EQ(m.optimizerStep(), 36 - skips);
+  EXPECT_EQ(m.scaler().scale, scale);
+}
+
+TEST(Train, ResumeIsBitwise) {
+  TempDir d;
+  writeBlobs(d, /*badSample=*/17);
+  std::vector<std::string> common = {
+      "--data=" + dataFlag(d), "--lr-schedule=cosine", "--warmup-steps=3",
+      "--decay-steps=14",
+      "--growth-interval=2", "--init-scale=256", "--seed=11", "--log-every=1"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), common.begin(), common.end());
+    return extra;
+  };
+  // accum 2: 6 batches per step, so 7 steps end mid-epoch.
+  SoftmaxClassifier a(8, kDim, kClasses, /*accumSteps=*/2);
+  ASSERT_EQ(runMain(a, with({"--steps=14", "--checkpoint-dir=" + (d / "A")})), 0);
+  SoftmaxClassifier b(8, kDim, kClasses, 2);
+  ASSERT_EQ(runMain(b, with({"--steps=7", "--checkpoint-dir=" + (d / "B")})), 0);
+  SoftmaxClassifier c(8, kDim, kClasses, 2);
+  ASSERT_EQ(runMain(c, with({"--steps=14", "--resume=" + (d / "B"),
+                             "--checkpoint-dir=" + (d / "B")})),
+            0);
+  EXPECT_EQ(c.iterations.front(), 7);
+  EXPECT_EQ(c.iterations.size(), 7u);
+  EXPECT_GE(a.scaler().skippedSteps, 1); // the resume crosses a skip
+  for (const char *f : {"model.safetensors", "train_state.json"}) {
+    std::string x = test::readBytes(d / ("A/step-00000014/" + std::string(f)));
+    std::string y = test::readBytes(d / ("B/step-00000014/" + std::string(f)));
+    EXPECT_FALSE(x.empty());
+    EXPECT_TRUE(x == y) << f << " differs between 14 steps and 7 + resume 7";
+  }
+  EXPECT_EQ(test::readBytes(d / "B/latest"), "step-00000014\n");
+  EXPECT_TRUE(std::filesystem::exists(d / "B/step-00000007/model.safetensors"));
+}
+
+TEST(Train, CheckpointIsReadableSafetensors) {
+  TempDir d;
+  writeBlobs(d);
+  SoftmaxClassifier m;
+  ASSERT_EQ(runMain(m, {"--data=" + dataFlag(d), "--steps=10",
+                        "--checkpoint-dir=" + (d / "ck"),
+                        "--checkpoint-every=4"}),
+            0);
+  EXPECT_EQ(test::readBytes(d / "ck/latest"), "step-00000010\n");
+  EXPECT_TRUE(std::filesystem::exists(d / "ck/step-00000004"));
+  EXPECT_TRUE(std::filesystem::exists(d / "ck/step-00000008"));
+  std::string bytes = test::readBytes(d / "ck/step-00000010/model.safetensors");
+  ASSERT_GE(bytes.size(), 8u);
+  uint64_t len = 0;
+  for (int i = 0; i < 8; ++i)
+    len |= uint64_t(uint8_t(bytes[size_t(i)])) << (8 * i);
+  EXPECT_EQ(len % 8, 0u);
+  json h = json::parse(bytes.substr(8, len));
+  EXPECT_EQ(h["__metadata__"]["step"], "10");
+  EXPECT_EQ(h["__metadata__"]["model"], "softmax_test");
+  auto state = m.stateTensors();
+  EXPECT_EQ(h.size(), state.size() + 1);
+  for (const rt::StateTensor &t : state) {
+    const json &e = h[t.name];
+    EXPECT_EQ(e["dtype"], "F32");
+    EXPECT_EQ(e["shape"].get<std::vector<int64_t>>(), t.shape);
+    auto off = e["data_offsets"].get<std::vector<uint64_t>>();
+    size_t n = 1;
+    for (int64_t s : t.shape)
+      n *= size_t(s);
+    ASSERT_EQ(off[1] - off[0], 4 * n);
+    EXPECT_EQ(std::memcmp(bytes.data() + 8 + len + off[0], t.data, 4 * n), 0)
+        << t.name;
+  }
+  json st = json::parse(test::readBytes(d / "ck/step-00000010/train_state.json"));
+  EXPECT_EQ(st["iteration"], 10);
+  EXPECT_EQ(st["optimizer_step"], 10);
+  EXPECT_EQ(st["scaler"]["scale"], 65536.0);
+  EXPECT_EQ(st["data"]["batch_in_epoch"], 10);
+}
+
+std::string errorOfRun(rt::Model &m, std::vector<std::string> args, int *rc) {
+  testing::internal::CaptureStderr();
+  *rc = runMain(m, std::move(args));
+  return testing::internal::GetCapturedStderr();
+}
+
+TEST(Train, BadInputExitsWithOneLine) {
+  TempDir d;
+  writeBlobs(d);
+  SoftmaxClassifier m;
+  int rc = 0;
+  std::string err = errorOfRun(
+      m, {"--data=x=" + (d / "nope.npy") + ",label=" + (d / "y.npy")}, &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(err, "error: " + (d / "nope.npy") + ": no such file\n");
+  err = errorOfRun(m, {"--data=" + dataFlag(d), "--lr-schedule=linear"}, &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(err, "error: --lr-schedule: unknown schedule 'linear' "
+                 "(constant or cosine)\n");
+  err = errorOfRun(m, {"--data=" + dataFlag(d), "--resume=" + (d / "nockpt")},
+                   &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(err, "error: " + (d / "nockpt") + ": no such checkpoint\n");
+}
+
+TEST(Train, ResumeChecksModelNameAndShapes) {
+  TempDir d;
+  writeBlobs(d);
+  SoftmaxClassifier m;
+  ASSERT_EQ(runMain(m, {"--data=" + dataFlag(d), "--steps=2",
+                        "--checkpoint-dir=" + (d / "ck")}),
+            0);
+  int rc = 0;
+  SoftmaxClassifier other(8, kDim, kClasses, 1, "other");
+  std::string err = errorOfRun(
+      other, {"--data=" + dataFlag(d), "--resume=" + (d / "ck")}, &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("checkpoint is of model 'softmax_test', this binary "
+                     "trains 'other'"),
+            std::string::npos) << err;
+  SoftmaxClassifier wider(8, kDim, kClasses + 1);
+  err = errorOfRun(wider, {"--data=" + dataFlag(d), "--steps=3",
+                           "--resume=" + (d / "ck")},
+                   &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("model.safetensors: tensor 'fc.weight' has shape [3,4], "
+                     "the model's is [4,4]"),
+            std::string::npos) << err;
+}
+
+} // namespace
