@@ -92,7 +92,9 @@ namespace comm {
 void fatal(const std::string &message, int code) {
   std::fprintf(stderr, "ampc: error: %s\n", message.c_str());
   std::fflush(stderr);
-  std::exit(code);
+  if (code == 2)
+    std::exit(code);
+  std::_Exit(code);
 }
 
 std::string rankMessage(int rank, int size, const std::string &message) {

@@ -8,6 +8,8 @@
 namespace ampc::rt::comm {
 
 // Prints "ampc: error: MESSAGE" and exits with |code| (no MPI involved).
+// Configuration errors (code 2) run exit handlers; aborts (code 1) use
+// _Exit so a wedged CUDA context or MPI cannot hang the way out.
 [[noreturn]] void fatal(const std::string &message, int code = 2);
 
 // "rank R of W: MESSAGE", the prefix every collective error carries.

@@ -54,7 +54,11 @@ TEST(Comm, BackendFollowsTheLauncher) {
   EXPECT_GE(R(), 0);
   EXPECT_LT(R(), W());
   EXPECT_EQ(comm().memory(), Memory::Host);
-  EXPECT_EQ(comm().timeoutSeconds(), 20.0); // AMPC_COMM_TIMEOUT from the test
+  EXPECT_EQ(comm().timeoutSeconds(), commOptionsFromEnv().timeoutSeconds);
+  if (const char *t = std::getenv("AMPC_COMM_TIMEOUT"))
+    EXPECT_EQ(comm().timeoutSeconds(), std::atof(t));
+  else
+    EXPECT_EQ(comm().timeoutSeconds(), 300.0);
 }
 
 TEST(Comm, LocalBackendIsTheIdentity) {
