@@ -6,7 +6,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${AMPC_BUILD_DIR:-$ROOT/build}
 
 PACKAGES=(
-  cmake ninja-build g++ python3 pkg-config
+  cmake ninja-build g++ python3 python3-venv pkg-config
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libabsl-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
   libopenblas-dev openmpi-bin libopenmpi-dev
@@ -25,10 +25,20 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Python packages for the interop tests (safetensors reads our checkpoints),
+# in a venv inside the build folder.
+VENV=$BUILD/pyenv
+if ! "$VENV/bin/python" -c "import safetensors, numpy" 2>/dev/null; then
+  echo "[setup] creating $VENV (pip: safetensors numpy)"
+  /usr/bin/python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check safetensors numpy
+fi
+
 # The CUDA target is compiled (not run) when the toolkit is there.
 export PATH="$PATH:/usr/local/cuda/bin"
 
 echo "[setup] configuring $BUILD"
-cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+  -DAMPC_PYTHON="$VENV/bin/python" >/dev/null
 echo "[setup] building (ninja)"
 ninja -C "$BUILD"

@@ -1,0 +1,185 @@
+//===- GradBucketer.cpp - Bucketed gradient all-reduce --------------------===//
+
+#include "runtime/comm/GradBucketer.h"
+#include "runtime/numerics/Half.h"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace ampc::rt {
+
+namespace {
+CommType wireType(ReducePrecision p) {
+  switch (p) {
+  case ReducePrecision::F32: return CommType::F32;
+  case ReducePrecision::F16: return CommType::F16;
+  case ReducePrecision::BF16: return CommType::BF16;
+  }
+  return CommType::F32;
+}
+
+template <typename H> void packHalf(H *dst, const float *src, size_t n, float predivide) {
+  for (size_t i = 0; i < n; ++i) {
+    float q = predivide == 1.0f ? src[i] : src[i] / predivide;
+    if constexpr (std::is_same_v<H, num::half>)
+      dst[i] = num::roundToHalf(q);
+    else
+      dst[i] = num::bf16(q);
+  }
+}
+
+template <typename H>
+void unpackHalf(float *dst, const H *src, size_t n, bool average, float predivide,
+                float world) {
+  float postDivisor = world / predivide;
+  for (size_t i = 0; i < n; ++i) {
+    float v = float(src[i]);
+    dst[i] = average ? v / postDivisor : v * predivide;
+  }
+}
+} // namespace
+
+GradBucketer::GradBucketer(Communicator &comm, std::vector<GradBuffer> buffers,
+                           BucketOptions options)
+    : comm_(comm), buffers_(std::move(buffers)), opts_(options),
+      bucketsOfBuffer_(buffers_.size()), ready_(buffers_.size(), false) {
+  bool half = opts_.precision != ReducePrecision::F32;
+  if (half && !(opts_.predivide > 0))
+    comm_.abort("gradient bucketing: the pre-divide factor must be positive");
+  if (comm_.memory() == Memory::Device && (half || opts_.average))
+    comm_.abort("gradient bucketing on the device supports only the FP32 sum "
+                "(average=false, precision=F32); Model::step divides by accum * world");
+
+  // Cut the concatenation of all buffers into pieces of at most |cap|
+  // elements; a bucket closes when full.
+  size_t cap = std::max<size_t>(1, opts_.bucketBytes / sizeof(float));
+  Bucket cur;
+  auto close = [&] {
+    if (cur.count)
+      buckets_.push_back(std::move(cur));
+    cur = Bucket();
+  };
+  for (size_t t = 0; t < buffers_.size(); ++t) {
+    for (size_t off = 0; off < buffers_[t].count;) {
+      size_t n = std::min(cap - cur.count, buffers_[t].count - off);
+      cur.segments.push_back({t, off, n});
+      cur.count += n;
+      off += n;
+      if (cur.count == cap)
+        close();
+    }
+  }
+  close();
+
+  size_t elem = commTypeSize(wireType(opts_.precision));
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    Bucket &k = buckets_[b];
+    bool adjacent = !half;
+    for (size_t i = 0; i + 1 < k.segments.size() && adjacent; ++i)
+      adjacent = segmentData(k.segments[i]) + k.segments[i].count ==
+                 segmentData(k.segments[i + 1]);
+    if (!adjacent)
+      k.staging = comm_.allocate(k.count * elem);
+    for (const Segment &s : k.segments)
+      if (bucketsOfBuffer_[s.buffer].empty() || bucketsOfBuffer_[s.buffer].back() != b) {
+        bucketsOfBuffer_[s.buffer].push_back(b);
+        ++k.buffersInBucket;
+      }
+    k.waitingFor = k.buffersInBucket;
+  }
+}
+
+GradBucketer::~GradBucketer() {
+  for (Bucket &b : buckets_)
+    if (b.staging)
+      comm_.deallocate(b.staging);
+}
+
+void GradBucketer::markReady(size_t buffer) {
+  if (buffer >= buffers_.size())
+    comm_.abort("gradient bucketing: markReady(" + std::to_string(buffer) + ") of " +
+                std::to_string(buffers_.size()) + " buffers");
+  if (ready_[buffer])
+    comm_.abort("gradient bucketing: buffer " + std::to_string(buffer) +
+                " marked ready twice in one step");
+  ready_[buffer] = true;
+  for (size_t b : bucketsOfBuffer_[buffer])
+    --buckets_[b].waitingFor;
+  launchReady();
+}
+
+// Starts buckets strictly in index order so every rank issues the same
+// sequence of collectives whatever order its buffers became ready in.
+void GradBucketer::launchReady() {
+  while (nextToStart_ < buckets_.size() && buckets_[nextToStart_].waitingFor == 0)
+    start(buckets_[nextToStart_++]);
+}
+
+void GradBucketer::start(Bucket &b) {
+  void *wire = b.staging ? b.staging : segmentData(b.segments[0]);
+  if (b.staging) {
+    size_t at = 0;
+    for (const Segment &s : b.segments) {
+      switch (opts_.precision) {
+      case ReducePrecision::F32:
+        comm_.copy(static_cast<float *>(b.staging) + at, segmentData(s), s.count * sizeof(float));
+        break;
+      case ReducePrecision::F16:
+        packHalf(static_cast<num::half *>(b.staging) + at, segmentData(s), s.count,
+                 opts_.predivide);
+        break;
+      case ReducePrecision::BF16:
+        packHalf(static_cast<num::bf16 *>(b.staging) + at, segmentData(s), s.count,
+                 opts_.predivide);
+        break;
+      }
+      at += s.count;
+    }
+  }
+  b.handle = comm_.startAllreduce(wire, b.count, wireType(opts_.precision), ReduceOp::Sum);
+  b.started = true;
+}
+
+void GradBucketer::complete(Bucket &b) {
+  comm_.wait(b.handle);
+  b.started = false;
+  float world = float(comm_.size());
+  size_t at = 0;
+  for (const Segment &s : b.segments) {
+    float *g = segmentData(s);
+    switch (opts_.precision) {
+    case ReducePrecision::F32:
+      if (b.staging)
+        comm_.copy(g, static_cast<float *>(b.staging) + at, s.count * sizeof(float));
+      if (opts_.average)
+        for (size_t i = 0; i < s.count; ++i)
+          g[i] = g[i] / world;
+      break;
+    case ReducePrecision::F16:
+      unpackHalf(g, static_cast<num::half *>(b.staging) + at, s.count, opts_.average,
+                 opts_.predivide, world);
+      break;
+    case ReducePrecision::BF16:
+      unpackHalf(g, static_cast<num::bf16 *>(b.staging) + at, s.count, opts_.average,
+                 opts_.predivide, world);
+      break;
+    }
+    at += s.count;
+  }
+}
+
+void GradBucketer::finish() {
+  for (size_t t = 0; t < buffers_.size(); ++t)
+    if (!ready_[t])
+      markReady(t);
+  for (Bucket &b : buckets_)
+    complete(b);
+  comm_.flush(); // the device copies back from staging are asynchronous
+  // Rearm for the next step.
+  std::fill(ready_.begin(), ready_.end(), false);
+  for (Bucket &b : buckets_)
+    b.waitingFor = b.buffersInBucket;
+  nextToStart_ = 0;
+}
+
+} // namespace ampc::rt
