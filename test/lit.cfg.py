@@ -17,6 +17,7 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope --dump-input=fail"
 
 config.substitutions.append(("%examples", os.path.join(config.ampc_src_root, "examples")))
 config.substitutions.append(("%src", config.ampc_src_root))
+config.substitutions.append(("%ampc_tools", config.ampc_tools_dir))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 
 # Features later tests can require.
@@ -27,12 +28,3 @@ if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvc
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 
-# Tests of the autodiff pass's output run once the pass is in the build.
-import subprocess
-try:
-    opt_help = subprocess.run([os.path.join(config.ampc_tools_dir, "ampc-opt"), "--help"],
-                              capture_output=True, text=True, timeout=120).stdout
-    if "--graph-autodiff" in opt_help:
-        config.available_features.add("graph-autodiff")
-except (OSError, subprocess.SubprocessError):
-    pass
