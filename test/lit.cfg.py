@@ -24,3 +24,8 @@ if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 
     config.available_features.add("gpu")
 if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvcc")):
     config.available_features.add("nvcc")
+
+# The generated C++ can be compiled once the runtime headers are present.
+if all(os.path.exists(os.path.join(config.ampc_src_root, p)) for p in
+       ["runtime/cpu/Kernels.h", "runtime/cpu/Epilogue.h", "runtime/numerics/Scaler.h"]):
+    config.available_features.add("runtime-headers")
