@@ -190,9 +190,30 @@ LogicalResult emitLibraryCall(Operation *op, BlockEnv &env,
                         [&](Value v) { os << env.ssaName(v); });
   os << " = " << opName << "\n";
   os.indent();
+  // Operands in ODS order; an absent optional operand followed by a present
+  // one is a null reference (the kernel library's convention).
+  SmallVector<std::string> refs;
+  DenseI32ArrayAttr sizes;
+  if (auto props = dyn_cast_or_null<DictionaryAttr>(
+          op->getPropertiesAsAttribute()))
+    sizes = props.getAs<DenseI32ArrayAttr>("operandSegmentSizes");
+  if (sizes) {
+    unsigned next = 0;
+    for (int32_t size : sizes.asArrayRef()) {
+      if (size == 0)
+        refs.push_back("{nullptr, DType::F32, 0, {}}");
+      for (int32_t k = 0; k < size; ++k, ++next)
+        refs.push_back(tensorRef(op->getOperand(next),
+                                 env[op->getOperand(next)]));
+    }
+    while (!refs.empty() && refs.back().starts_with("{nullptr"))
+      refs.pop_back();
+  } else {
+    for (Value v : op->getOperands())
+      refs.push_back(tensorRef(v, env[v]));
+  }
   os << "const TensorRef in[] = {";
-  llvm::interleaveComma(op->getOperands(), os,
-                        [&](Value v) { os << tensorRef(v, env[v]); });
+  llvm::interleaveComma(refs, os);
   os << "};\n";
   os << "const TensorRef out[] = {";
   llvm::interleaveComma(op->getResults(), os,
