@@ -36,14 +36,27 @@ static std::vector<std::string> runtimeLink(std::string &error) {
     // No build information: the libraries and their usual dependencies.
     for (const char *lib : ampcLibs)
       link.push_back((Twine(dir) + "/" + lib).str());
-    for (const char *lib :
-         {"-lopenblas", "-labsl_flags_parse", "-labsl_flags_usage",
-          "-labsl_flags_usage_internal", "-labsl_flags_reflection",
-          "-labsl_flags_internal", "-labsl_flags_marshalling",
-          "-labsl_flags_config", "-labsl_flags_program_name",
-          "-labsl_flags_private_handle_accessor",
-          "-labsl_flags_commandlineflag",
-          "-labsl_flags_commandlineflag_internal", "-labsl_strings", "-lz"})
+    // (Debian absl 20220623: the flags libraries and what they pull in.)
+    static const char *const usual[] = {
+        "-lopenblas", "-labsl_flags_parse", "-labsl_flags_usage",
+        "-labsl_flags_usage_internal", "-labsl_flags_internal",
+        "-labsl_flags_marshalling", "-labsl_flags_reflection",
+        "-labsl_flags_config", "-labsl_flags_program_name",
+        "-labsl_flags_private_handle_accessor", "-labsl_flags_commandlineflag",
+        "-labsl_flags_commandlineflag_internal", "-labsl_bad_optional_access",
+        "-labsl_bad_variant_access", "-labsl_raw_logging_internal",
+        "-labsl_log_severity", "-labsl_strings", "-labsl_strings_internal",
+        "-labsl_str_format_internal", "-labsl_base", "-labsl_spinlock_wait",
+        "-labsl_int128", "-labsl_throw_delegate", "-labsl_synchronization",
+        "-labsl_graphcycles_internal", "-labsl_malloc_internal", "-labsl_time",
+        "-labsl_civil_time", "-labsl_time_zone", "-labsl_stacktrace",
+        "-labsl_debugging_internal", "-labsl_symbolize",
+        "-labsl_demangle_internal", "-labsl_cord", "-labsl_cord_internal",
+        "-labsl_cordz_functions", "-labsl_exponential_biased",
+        "-labsl_cordz_info", "-labsl_cordz_handle", "-labsl_hash",
+        "-labsl_city", "-labsl_low_level_hash", "-labsl_raw_hash_set",
+        "-labsl_hashtablez_sampler", "-lz"};
+    for (const char *lib : usual)
       link.push_back(lib);
     return link;
   }
