@@ -6,6 +6,19 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
+namespace ampc::train {
+class TrainDialect;
+}
+namespace ampc::kernel {
+class KernelDialect;
+}
+namespace mlir::arith {
+class ArithDialect;
+}
+namespace mlir::func {
+class FuncDialect;
+}
+
 namespace ampc {
 
 #define GEN_PASS_DECL

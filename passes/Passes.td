@@ -80,4 +80,93 @@ def GraphAutodiff : Pass<"graph-autodiff", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def TrainBuildStep : Pass<"train-build-step", "mlir::ModuleOp"> {
+  let summary = "Build @<model>_step: the optimizer epilogue as explicit train ops";
+  let description = [{
+    Reads `@<model>_grad` (the graph-autodiff contract) and adds
+    `@<model>_step`, which takes the FP32 master parameters, their summed
+    gradients of `loss * scale`, the optimizer state (moments, step counter),
+    the scaler state (scale, growth tracker, hysteresis counter), the
+    gradient divisor (micro-batches x ranks) and the runtime
+    hyperparameters as explicit arguments, and returns their new values plus
+    the step statistics (grad_norm, found_inf, clip_coef).
+
+    The body is PyTorch's sequence as ops: `train.unscale` (unscale, overflow
+    check, sum of squares), `train.global_norm`, optional clipping (which
+    consumes the unscale op's results, so it always sees unscaled
+    gradients), `train.advance_step`, one `train.sgd`/`train.adam` per
+    parameter (skipped on overflow) and `train.update_scale`.
+
+    The compiled-in configuration and the hyperparameter defaults are
+    recorded on the function as `train.config` and `train.defaults`.
+  }];
+  let dependentDialects = ["ampc::train::TrainDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", "\"adamw\"",
+           "sgd, adam or adamw">,
+    Option<"lossScale", "loss-scale", "std::string", "\"none\"",
+           "dynamic, static or none">,
+    Option<"amp", "amp", "std::string", "\"off\"",
+           "off, fp16 or bf16 (recorded in train.config)">,
+    Option<"initScale", "init-scale", "double", "65536.0",
+           "Initial (dynamic) or fixed (static) loss scale">,
+    Option<"clipNorm", "clip-norm", "double", "0.0",
+           "Clip by global norm to this value (0: off)">,
+    Option<"clipValue", "clip-value", "double", "0.0",
+           "Clip each gradient element to [-x, x] (0: off)">,
+    Option<"accumSteps", "accum-steps", "int", "1",
+           "Micro-batches per optimizer step">,
+    Option<"nesterov", "nesterov", "bool", "false", "Nesterov momentum (SGD)">,
+    Option<"lr", "lr", "double", "1.0e-3", "Default learning rate">,
+    Option<"momentum", "momentum", "double", "0.0", "Default SGD momentum">,
+    Option<"weightDecay", "weight-decay", "double", "0.0",
+           "Default weight decay">,
+    Option<"growthInterval", "growth-interval", "int", "2000",
+           "Default clean steps before the scale grows">,
+    Option<"hysteresis", "hysteresis", "int", "1",
+           "Default overflows in a row before the scale backs off">,
+  ];
+}
+
+def TrainFuseEpilogue : Pass<"train-fuse-epilogue", "mlir::ModuleOp"> {
+  let summary = "Fold the epilogue ops of @<model>_step into one train.fused_epilogue";
+  let description = [{
+    Replaces the unscale, norm, clip, step-counter, optimizer and
+    loss-scale ops built by train-build-step with one
+    `train.fused_epilogue` whose operands are the function's state and
+    hyperparameters and whose results are what the function returns. A
+    target emits it as one pass over the gradients for unscale/check/norm
+    and one for clip + update, without a host decision in between.
+  }];
+  let dependentDialects = ["ampc::train::TrainDialect"];
+}
+
+def KernelFuseElementwise : Pass<"kernel-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Group chains of elementwise graph ops into kernel.fused_elementwise loops";
+  let description = [{
+    Prepares functions and the graph.model body for emission: every
+    elementwise op (add, mul, relu, cast, relu_backward, ...) goes into a
+    `kernel.fused_elementwise` region together with the elementwise ops of
+    the same result shape that consume it, as long as values needed
+    elsewhere can still be stored by the fused loop (they become results).
+    Operands of other shapes (a bias, a scalar) are read with broadcasting.
+    Every other op stays a library call.
+  }];
+  let dependentDialects = ["ampc::kernel::KernelDialect"];
+}
+
+def KernelPlanMemory : Pass<"kernel-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Static memory plan: one arena, buffers reused by liveness";
+  let description = [{
+    For each function and the graph.model body, gives every intermediate
+    tensor a byte offset in one arena (`kernel.offsets` on its op; -1 for a
+    reshape, which aliases its operand). Offsets are chosen first-fit in op
+    order, reusing the space of tensors whose last use is behind (64-byte
+    aligned). Records `kernel.arena_size` and, for comparison,
+    `kernel.arena_size_no_reuse` on the function.
+  }];
+}
+
 #endif // AMPC_PASSES

@@ -1,0 +1,112 @@
+//===- HostCompiler.cpp - Invoke c++ on generated code ---------------------===//
+#include "compiler/HostCompiler.h"
+
+#include "compiler/RuntimeConfig.inc"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+
+using namespace llvm;
+
+static std::string env(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
+// The runtime's link line: the build's, with the ampc libraries taken from
+// AMPC_RUNTIME_DIR when it is set.
+static std::vector<std::string> runtimeLink(std::string &error) {
+  static const char *const ampcLibs[] = {"libampc_runtime.a",
+                                         "libampc_cpu_kernels.a",
+                                         "libampc_numerics.a"};
+  std::string dir = env("AMPC_RUNTIME_DIR");
+  SmallVector<StringRef> items;
+  StringRef(AMPC_RUNTIME_LINK).split(items, '|', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> link;
+  if (items.empty()) {
+    if (dir.empty()) {
+      error = "this ampc was built without the runtime libraries; set "
+              "AMPC_RUNTIME_DIR to the directory holding libampc_runtime.a, "
+              "libampc_cpu_kernels.a and libampc_numerics.a";
+      return {};
+    }
+    // No build information: the libraries and their usual dependencies.
+    for (const char *lib : ampcLibs)
+      link.push_back((Twine(dir) + "/" + lib).str());
+    // (Debian absl 20220623: the flags libraries and what they pull in.)
+    static const char *const usual[] = {
+        "-lopenblas", "-labsl_flags_parse", "-labsl_flags_usage",
+        "-labsl_flags_usage_internal", "-labsl_flags_internal",
+        "-labsl_flags_marshalling", "-labsl_flags_reflection",
+        "-labsl_flags_config", "-labsl_flags_program_name",
+        "-labsl_flags_private_handle_accessor", "-labsl_flags_commandlineflag",
+        "-labsl_flags_commandlineflag_internal", "-labsl_bad_optional_access",
+        "-labsl_bad_variant_access", "-labsl_raw_logging_internal",
+        "-labsl_log_severity", "-labsl_strings", "-labsl_strings_internal",
+        "-labsl_str_format_internal", "-labsl_base", "-labsl_spinlock_wait",
+        "-labsl_int128", "-labsl_throw_delegate", "-labsl_synchronization",
+        "-labsl_graphcycles_internal", "-labsl_malloc_internal", "-labsl_time",
+        "-labsl_civil_time", "-labsl_time_zone", "-labsl_stacktrace",
+        "-labsl_debugging_internal", "-labsl_symbolize",
+        "-labsl_demangle_internal", "-labsl_cord", "-labsl_cord_internal",
+        "-labsl_cordz_functions", "-labsl_exponential_biased",
+        "-labsl_cordz_info", "-labsl_cordz_handle", "-labsl_hash",
+        "-labsl_city", "-labsl_low_level_hash", "-labsl_raw_hash_set",
+        "-labsl_hashtablez_sampler", "-lz"};
+    for (const char *lib : usual)
+      link.push_back(lib);
+    return link;
+  }
+  for (StringRef item : items) {
+    StringRef file = sys::path::filename(item);
+    if (!dir.empty() && llvm::is_contained(ampcLibs, file))
+      link.push_back((Twine(dir) + "/" + file).str());
+    else
+      link.push_back(item.str());
+  }
+  return link;
+}
+
+std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
+                                                  StringRef binPath,
+                                                  std::string &error) {
+  std::vector<std::string> link = runtimeLink(error);
+  if (link.empty())
+    return {};
+  std::string cxx = env("AMPC_CXX");
+  if (cxx.empty())
+    cxx = "c++";
+  std::string include = env("AMPC_INCLUDE_DIR");
+  if (include.empty())
+    include = AMPC_SOURCE_DIR;
+  // Plain -O2 (no -march): the binary runs wherever it was built for.
+  // -ffp-contract=off: no FMA contraction, so the generated loops compute
+  // exactly the formulas the reference interpreter computes.
+  std::vector<std::string> cmd = {cxx,       "-O2",
+                                  "-std=c++20", "-ffp-contract=off",
+                                  "-I" + include, cppPath.str(),
+                                  "-o",      binPath.str(),
+                                  "-Wl,--start-group"};
+  cmd.insert(cmd.end(), link.begin(), link.end());
+  cmd.push_back("-Wl,--end-group");
+  cmd.push_back("-lpthread");
+  return cmd;
+}
+
+int ampc::runCommand(const std::vector<std::string> &command,
+                     std::string &error) {
+  ErrorOr<std::string> program = sys::findProgramByName(command[0]);
+  if (!program) {
+    error = "cannot find the host compiler '" + command[0] + "'";
+    return -1;
+  }
+  SmallVector<StringRef> args(command.begin(), command.end());
+  std::string msg;
+  int rc = sys::ExecuteAndWait(*program, args, std::nullopt, {}, 0, 0, &msg);
+  if (rc < 0)
+    error = "could not run " + command[0] + ": " + msg;
+  return rc;
+}

@@ -1,0 +1,30 @@
+//===- HostCompiler.h - Compile generated C++ into a binary -----*- C++ -*-===//
+#ifndef AMPC_COMPILER_HOSTCOMPILER_H
+#define AMPC_COMPILER_HOSTCOMPILER_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace ampc {
+
+// The host compiler command that turns |cppPath| into the training binary
+// |binPath|: `c++ -O2 -std=c++20 -ffp-contract=off -I<ampc source root>`
+// and the runtime's link line (from the build, see
+// cmake/AmpcRuntimeLink.cmake). Environment overrides: AMPC_CXX (the
+// compiler), AMPC_INCLUDE_DIR (the ampc source root), AMPC_RUNTIME_DIR (a
+// directory holding libampc_runtime.a, libampc_cpu_kernels.a,
+// libampc_numerics.a). Returns an empty vector and sets |error| when no
+// runtime is known.
+std::vector<std::string> hostCompileCommand(llvm::StringRef cppPath,
+                                            llvm::StringRef binPath,
+                                            std::string &error);
+
+// Runs |command|; the compiler's own messages go to stderr. Returns its exit
+// code (-1 when it could not be started, with |error| set).
+int runCommand(const std::vector<std::string> &command, std::string &error);
+
+} // namespace ampc
+
+#endif

@@ -1,0 +1,240 @@
+//===- CompileCommand.cpp - `ampc compile MODEL.mlir -o BIN` ---------------===//
+//
+// Model file -> training pipeline (compiler/Pipeline.cpp) -> C++ (the CPU
+// emitter) -> host compiler + runtime -> a standalone training binary.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/HostCompiler.h"
+#include "compiler/InitAll.h"
+#include "compiler/ModelLoader.h"
+#include "compiler/Pipeline.h"
+#include "compiler/cli/Command.h"
+#include "compiler/targets/cpu/CpuEmitter.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace mlir;
+
+namespace {
+int runCompile();
+
+ampc::cli::Command compileCommand(
+    "compile", "Compile a model file into a mixed-precision training binary",
+    runCompile);
+
+#define AMPC_OPT(type, var, ...)                                               \
+  cl::opt<type> var(__VA_ARGS__, cl::sub(compileCommand),                      \
+                    cl::cat(ampc::cli::category()))
+
+AMPC_OPT(std::string, inputFile, cl::Positional, cl::Required,
+         cl::desc("<model.mlir>"));
+AMPC_OPT(std::string, outputFile, "o",
+         cl::desc("The training binary (or the C++ with --emit=cpp; "
+                  "default: ./train, or stdout for C++)"),
+         cl::value_desc("path"), cl::init(""));
+AMPC_OPT(std::string, target, "target", cl::desc("cpu"), cl::init("cpu"));
+AMPC_OPT(std::string, amp, "amp",
+         cl::desc("Mixed precision: off, fp16 or bf16"), cl::init("off"));
+AMPC_OPT(std::string, optimizer, "optimizer",
+         cl::desc("sgd, adam or adamw"), cl::init("adamw"));
+AMPC_OPT(std::string, lossScale, "loss-scale",
+         cl::desc("dynamic, static:S or none (default: dynamic for fp16, "
+                  "none for bf16 and off)"),
+         cl::init(""));
+AMPC_OPT(double, clipNorm, "clip-norm",
+         cl::desc("Clip gradients to this global norm (0: off)"),
+         cl::init(0.0));
+AMPC_OPT(double, clipValue, "clip-value",
+         cl::desc("Clip each gradient element to [-x, x] (0: off)"),
+         cl::init(0.0));
+AMPC_OPT(int, accumSteps, "accum-steps",
+         cl::desc("Micro-batches per optimizer step"), cl::init(1));
+AMPC_OPT(bool, nesterov, "nesterov", cl::desc("Nesterov momentum (sgd)"),
+         cl::init(false));
+AMPC_OPT(double, lr, "lr", cl::desc("Default learning rate of the binary"),
+         cl::init(-1.0));
+AMPC_OPT(double, momentum, "momentum",
+         cl::desc("Default SGD momentum of the binary"), cl::init(-1.0));
+AMPC_OPT(double, weightDecay, "weight-decay",
+         cl::desc("Default weight decay of the binary"), cl::init(-1.0));
+AMPC_OPT(std::string, policy, "policy",
+         cl::desc("Autocast policy file"), cl::init(""));
+AMPC_OPT(std::string, dumpIr, "dump-ir",
+         cl::desc("Write the IR after every pass into this directory"),
+         cl::value_desc("dir"), cl::init(""));
+AMPC_OPT(std::string, emit, "emit",
+         cl::desc("binary (default) or cpp (write the C++ and stop)"),
+         cl::init("binary"));
+AMPC_OPT(bool, keepTemps, "keep-temps",
+         cl::desc("Keep the generated C++ in its temporary directory"),
+         cl::init(false));
+AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command"),
+         cl::init(false));
+
+// Writes the module after each pass to DIR/NN-<pass>.mlir.
+class DumpIR : public PassInstrumentation {
+public:
+  explicit DumpIR(std::string dir) : dir(std::move(dir)) {}
+  void runAfterPass(Pass *pass, Operation *op) override {
+    write(pass->getArgument().str(), op);
+  }
+  void write(const std::string &name, Operation *op) {
+    SmallString<128> path(dir);
+    char prefix[8];
+    std::snprintf(prefix, sizeof(prefix), "%02d-", index++);
+    sys::path::append(path, prefix + name + ".mlir");
+    std::error_code ec;
+    raw_fd_ostream os(path, ec);
+    if (ec) {
+      errs() << "ampc: cannot write " << path << ": " << ec.message() << "\n";
+      return;
+    }
+    op->print(os);
+  }
+
+private:
+  std::string dir;
+  int index = 0;
+};
+
+// The defaults of the runtime hyperparameters that were given.
+std::optional<double> given(double v) {
+  return v >= 0 ? std::optional<double>(v) : std::nullopt;
+}
+
+int runCompile() {
+  ampc::registerAllPasses();
+  ampc::CompileOptions options;
+  options.target = target;
+  options.amp = amp;
+  options.optimizer = optimizer;
+  options.lossScale = lossScale;
+  options.clipNorm = clipNorm;
+  options.clipValue = clipValue;
+  options.accumSteps = accumSteps;
+  options.nesterov = nesterov;
+  options.lr = given(lr);
+  options.momentum = given(momentum);
+  options.weightDecay = given(weightDecay);
+  options.policy = policy;
+  if (emit != "binary" && emit != "cpp") {
+    errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
+    return 2;
+  }
+  bool cppOnly = emit == "cpp";
+  std::string output =
+      outputFile.empty() ? (cppOnly ? "-" : "train") : outputFile.getValue();
+  // Progress goes to stderr when stdout carries the C++.
+  raw_ostream &progress = (cppOnly && output == "-") ? errs() : outs();
+
+  auto context = ampc::createContext();
+  auto module = ampc::loadModelFile(*context, inputFile);
+  if (!module)
+    return 1;
+  StringRef modelName = ampc::getModel(*module).getSymName();
+  options.gradGiven =
+      bool(SymbolTable::lookupSymbolIn(*module, (modelName + "_grad").str()));
+  PassManager pm(context.get());
+  std::string error;
+  if (failed(ampc::buildTrainingPipeline(pm, options, error))) {
+    errs() << "ampc: " << error << "\n";
+    return 2;
+  }
+  if (!dumpIr.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(dumpIr)) {
+      errs() << "ampc: cannot create " << dumpIr << ": " << ec.message()
+             << "\n";
+      return 1;
+    }
+    context->disableMultithreading();
+    auto dump = std::make_unique<DumpIR>(dumpIr);
+    dump->write("model", *module);
+    pm.addInstrumentation(std::move(dump));
+  }
+
+  progress << "[1/3] lowering " << inputFile << " (amp=" << options.amp
+           << ", optimizer=" << options.optimizer
+           << ", loss-scale=" << ampc::effectiveLossScale(options) << ")\n";
+  progress.flush();
+  if (failed(pm.run(*module)))
+    return 1;
+  std::string cpp;
+  raw_string_ostream cppStream(cpp);
+  if (failed(ampc::emitCpuTrainingProgram(*module, cppStream)))
+    return 1;
+
+  if (cppOnly) {
+    std::string err;
+    auto file = mlir::openOutputFile(output, &err);
+    if (!file) {
+      errs() << "ampc: " << err << "\n";
+      return 1;
+    }
+    file->os() << cpp;
+    file->keep();
+    return 0;
+  }
+
+  SmallString<128> tempDir;
+  if (std::error_code ec =
+          sys::fs::createUniqueDirectory("ampc-compile", tempDir)) {
+    errs() << "ampc: cannot create a temporary directory: " << ec.message()
+           << "\n";
+    return 1;
+  }
+  SmallString<128> cppPath(tempDir);
+  sys::path::append(cppPath, ampc::getModel(*module).getSymName() + ".cpp");
+  {
+    std::error_code ec;
+    raw_fd_ostream os(cppPath, ec);
+    if (ec) {
+      errs() << "ampc: cannot write " << cppPath << ": " << ec.message()
+             << "\n";
+      return 1;
+    }
+    os << cpp;
+  }
+  std::vector<std::string> cmd =
+      ampc::hostCompileCommand(cppPath, output, error);
+  if (cmd.empty()) {
+    errs() << "ampc: " << error << " (the generated C++ is in " << tempDir
+           << ")\n";
+    return 1;
+  }
+  progress << "[2/3] " << cmd[0] << " -O2 " << sys::path::filename(cppPath);
+  if (verbose) {
+    progress << "\n      ";
+    for (const std::string &arg : cmd)
+      progress << arg << " ";
+  }
+  progress << "\n";
+  progress.flush();
+  int rc = ampc::runCommand(cmd, error);
+  if (rc != 0) {
+    if (rc < 0)
+      errs() << "ampc: " << error << "\n";
+    else
+      errs() << "ampc: the host compiler failed (exit code " << rc << ")\n";
+    errs() << "ampc: the generated C++ is kept in " << cppPath << "\n";
+    return 1;
+  }
+  if (keepTemps)
+    progress << "      kept " << cppPath << "\n";
+  else
+    sys::fs::remove_directories(tempDir);
+  std::string shown = output;
+  if (!sys::path::has_parent_path(output))
+    shown = "./" + output;
+  progress << "[3/3] done: " << shown << "\n";
+  return 0;
+}
+} // namespace

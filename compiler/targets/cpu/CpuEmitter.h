@@ -1,0 +1,29 @@
+//===- CpuEmitter.h - Print a training program as C++ -----------*- C++ -*-===//
+//
+// The CPU target's emitter: prints one C++ file that implements
+// ampc::rt::Model (runtime/Model.h) for a module that went through the
+// training pipeline (compiler/Pipeline.h), plus the binary's main(). It only
+// prints: everything it needs (fused loops, the memory plan, the fused
+// epilogue) was prepared by passes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_COMPILER_TARGETS_CPU_CPUEMITTER_H
+#define AMPC_COMPILER_TARGETS_CPU_CPUEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace ampc {
+
+// Prints the C++ of |module|'s training program to |os|. Reports a
+// diagnostic and fails on IR the pipeline should not have left (unfused
+// epilogue ops, ops without a memory plan, unknown ops).
+mlir::LogicalResult emitCpuTrainingProgram(mlir::ModuleOp module,
+                                           llvm::raw_ostream &os);
+
+// Registers `--ampc-emit-cpu` for ampc-translate.
+void registerCpuEmitterTranslation();
+
+} // namespace ampc
+
+#endif

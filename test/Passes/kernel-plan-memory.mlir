@@ -1,0 +1,37 @@
+// RUN: ampc-opt %s --split-input-file --kernel-plan-memory | FileCheck %s
+
+// Buffers are reused once their last use is behind: %c cannot overlap its
+// operands, %d takes the space %a and %b leave; the reshape aliases %c.
+// CHECK-LABEL: func.func @reuse(
+// CHECK-SAME: attributes {kernel.arena_size = 768 : i64, kernel.arena_size_no_reuse = 1024 : i64}
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 0>}
+// CHECK: graph.neg %{{.*}} {kernel.offsets = array<i64: 256>}
+// CHECK: graph.add %{{.*}} {kernel.offsets = array<i64: 512>}
+// CHECK: graph.reshape %{{.*}} {kernel.offsets = array<i64: -1>}
+// CHECK: graph.tanh %{{.*}} {kernel.offsets = array<i64: 0>}
+func.func @reuse(%x: tensor<64xf32>) -> (tensor<8x8xf32>, tensor<64xf32>) {
+  %a = graph.exp %x : tensor<64xf32>
+  %b = graph.neg %a : tensor<64xf32>
+  %c = graph.add %a, %b : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %r = graph.reshape %c : tensor<64xf32> -> tensor<8x8xf32>
+  %d = graph.tanh %x : tensor<64xf32>
+  return %r, %d : tensor<8x8xf32>, tensor<64xf32>
+}
+
+// -----
+
+// A tensor whose alias is used late stays live: %e cannot reuse %a's space.
+// Small tensors round up to 64 bytes; f16 takes 2 bytes an element.
+// CHECK-LABEL: func.func @alias_keeps_alive(
+// CHECK-SAME: kernel.arena_size = 192 : i64, kernel.arena_size_no_reuse = 192 : i64
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 0>}
+// CHECK: graph.reshape %{{.*}} {kernel.offsets = array<i64: -1>}
+// CHECK: graph.cast %{{.*}} {kernel.offsets = array<i64: 64>}
+// CHECK: graph.neg %{{.*}} {kernel.offsets = array<i64: 128>}
+func.func @alias_keeps_alive(%x: tensor<4xf32>) -> (tensor<2x2xf32>, tensor<4xf16>) {
+  %a = graph.exp %x : tensor<4xf32>
+  %r = graph.reshape %a : tensor<4xf32> -> tensor<2x2xf32>
+  %h = graph.cast %x : tensor<4xf32> -> tensor<4xf16>
+  %e = graph.neg %h : tensor<4xf16>
+  return %r, %e : tensor<2x2xf32>, tensor<4xf16>
+}

@@ -1,0 +1,38 @@
+// `ampc compile` on a module that already holds @net_grad (autocast and
+// autodiff are skipped then), up to the C++.
+// RUN: ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --amp=fp16 --clip-norm=1 --lr=0.05 -o %t.fp16.cpp | FileCheck %s --check-prefix=PROGRESS
+// RUN: FileCheck %s --check-prefix=FP16 < %t.fp16.cpp
+// RUN: ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --amp=bf16 --optimizer=sgd 2>%t.err | FileCheck %s --check-prefix=BF16
+// RUN: FileCheck %s --check-prefix=PROGRESS < %t.err
+// RUN: rm -rf %t.dump && ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp -o %t.off.cpp --dump-ir %t.dump
+// RUN: ls %t.dump | FileCheck %s --check-prefix=DUMP
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --amp=fp8 2>&1 | FileCheck %s --check-prefix=ERR-AMP
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --loss-scale=static:0 2>&1 | FileCheck %s --check-prefix=ERR-LS
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --nesterov 2>&1 | FileCheck %s --check-prefix=ERR-NESTEROV
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=obj 2>&1 | FileCheck %s --check-prefix=ERR-EMIT
+
+// PROGRESS: [1/3] lowering {{.*}}net_grad.mlir (amp={{fp16|bf16}}, optimizer={{adamw|sgd}}, loss-scale={{dynamic|none}})
+
+// FP16: h.lr = 0.05f;
+// FP16: h.maxNorm = 1.0f;
+// FP16: c.amp = "fp16";
+// FP16: c.lossScale = "dynamic";
+// FP16: c.clipNorm = true;
+
+// BF16: scaler_.scale = 1.0f;  // no loss scaling
+// BF16: ampc::cpu::sgdStep(
+// BF16: c.amp = "bf16";
+// BF16: c.optimizer = "sgd";
+// BF16: c.lossScale = "none";
+
+// DUMP: 00-model.mlir
+// DUMP-NEXT: 01-train-build-step.mlir
+// DUMP-NEXT: 02-train-fuse-epilogue.mlir
+// DUMP-NEXT: 03-cse.mlir
+// DUMP-NEXT: 04-kernel-fuse-elementwise.mlir
+// DUMP-NEXT: 05-kernel-plan-memory.mlir
+
+// ERR-AMP: ampc: --amp=fp8: expected off, fp16 or bf16
+// ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S > 0) or none
+// ERR-NESTEROV: ampc: --nesterov needs --optimizer=sgd
+// ERR-EMIT: ampc: --emit=obj: expected binary or cpp
