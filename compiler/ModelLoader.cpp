@@ -4,10 +4,14 @@
 #include "compiler/InitAll.h"
 #include "passes/Passes.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -18,6 +22,9 @@ std::unique_ptr<MLIRContext> ampc::createContext() {
   registerAllDialects(registry);
   auto context = std::make_unique<MLIRContext>(registry);
   context->loadAllAvailableDialects();
+  // Users read these errors against their own file: the source line is
+  // shown, the generic form of the op would only add noise.
+  context->printOpOnDiagnostic(false);
   return context;
 }
 
@@ -33,8 +40,37 @@ OwningOpRef<ModuleOp> ampc::loadModelFile(MLIRContext &context,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+
+  Block block;
+  AsmParserState state;
+  ParserConfig config(&context);
+  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
+    return nullptr;
+
+  for (const AsmParserState::OperationDefinition &def : state.getOpDefs()) {
+    if (def.resultGroups.empty() || def.resultGroups.front().startIndex != 0)
+      continue;
+    llvm::SMRange range = def.resultGroups.front().definition.loc;
+    llvm::StringRef name(range.Start.getPointer(),
+                         range.End.getPointer() - range.Start.getPointer());
+    name.consume_front("%");
+    if (name.empty() || llvm::all_of(name, llvm::isDigit))
+      continue;
+    def.op->setLoc(NameLoc::get(StringAttr::get(&context, name),
+                                def.op->getLoc()));
+  }
+
+  // A file holding `module { ... }` gives that module; otherwise wrap.
+  OwningOpRef<ModuleOp> module;
+  if (llvm::hasSingleElement(block) && isa<ModuleOp>(block.front())) {
+    module = cast<ModuleOp>(block.front());
+    module.get()->remove();
+  } else {
+    module = ModuleOp::create(FileLineColLoc::get(&context, path, 1, 1));
+    module->getBody()->getOperations().splice(
+        module->getBody()->begin(), block.getOperations());
+  }
+  if (failed(mlir::verify(module->getOperation())))
     return nullptr;
   PassManager pm(&context);
   pm.addPass(createGraphVerifyModel());

@@ -14,7 +14,10 @@ std::unique_ptr<mlir::MLIRContext> createContext();
 
 // Parses and verifies |path| ("-" for stdin) as a model file holding one
 // graph.model. Diagnostics go to stderr as file:line:col; returns null on
-// any error.
+// any error. Each op whose first result has a written name
+// (`%ln1 = graph.layer_norm ...`) gets the location loc("ln1"(file:line:col))
+// so reports can name it and policy pins can match it (`pin fp32: ln1`);
+// numeric names (%0) are not recorded.
 mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(mlir::MLIRContext &context,
                                                 llvm::StringRef path);
 

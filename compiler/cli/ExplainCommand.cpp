@@ -6,7 +6,6 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/InitAll.h"
 #include "compiler/ModelLoader.h"
-#include "compiler/amp/NamedLoader.h"
 #include "compiler/amp/Report.h"
 #include "compiler/cli/Command.h"
 #include "passes/Passes.h"
@@ -183,7 +182,7 @@ int runExplain() {
   }
 
   auto context = ampc::createContext();
-  auto module = ampc::loadModelFileWithNames(*context, inputFile);
+  auto module = ampc::loadModelFile(*context, inputFile);
   if (!module)
     return 1;
 
