@@ -26,23 +26,6 @@ using amp::Category;
 
 namespace {
 
-Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
-std::string precisionName(Type t) {
-  if (t.isF32())
-    return "fp32";
-  if (t.isF16())
-    return "fp16";
-  if (t.isBF16())
-    return "bf16";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
 std::string typeName(Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -61,7 +44,7 @@ struct Decision {
 class CastCache {
 public:
   Value get(Value v, Type element) {
-    if (elementOf(v) == element)
+    if (graph::elementTypeOf(v) == element)
       return v;
     Value &slot = cache[{v, element}];
     if (!slot) {
@@ -149,13 +132,13 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
       return source.empty() ? s : s + " (" + source + ")";
     };
 
-    Type first = elementOf(op->getOperand(floats.front()));
+    Type first = graph::elementTypeOf(op->getOperand(floats.front()));
     if (!rule || rule->category == Category::Promote) {
       // The widest input: equal types stay; any mix (f16 with bf16 too)
       // widens to f32, as torch.promote_types does.
       Type widest = first;
       for (unsigned i : floats)
-        if (elementOf(op->getOperand(i)) != first)
+        if (graph::elementTypeOf(op->getOperand(i)) != first)
           widest = Float32Type::get(&getContext());
       std::string what = "widest input: " + typeName(widest);
       if (!rule)
@@ -192,13 +175,13 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
         continue;
       SmallVector<unsigned> floats;
       for (auto [i, v] : llvm::enumerate(op.getOperands()))
-        if (isa<FloatType>(elementOf(v)))
+        if (isa<FloatType>(graph::elementTypeOf(v)))
           floats.push_back(i);
       if (floats.empty()) {
         // Integer tensors (token ids, labels) are never cast.
-        Type t = op.getNumResults() ? elementOf(op.getResult(0))
-                                    : elementOf(op.getOperand(0));
-        op.setAttr(amp::kPrecisionAttr, b.getStringAttr(precisionName(t)));
+        Type t = op.getNumResults() ? graph::elementTypeOf(op.getResult(0))
+                                    : graph::elementTypeOf(op.getOperand(0));
+        op.setAttr(amp::kPrecisionAttr, b.getStringAttr(amp::precisionName(t)));
         op.setAttr(amp::kRuleAttr, b.getStringAttr("integer (never cast)"));
         continue;
       }
@@ -207,9 +190,9 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
         op.setOperand(i, casts.get(op.getOperand(i), d.type));
       // Float results have the operands' element type (GraphShapes.cpp).
       for (OpResult r : op.getResults())
-        if (isa<FloatType>(elementOf(r)))
+        if (isa<FloatType>(graph::elementTypeOf(r)))
           r.setType(cast<RankedTensorType>(r.getType()).clone(d.type));
-      op.setAttr(amp::kPrecisionAttr, b.getStringAttr(precisionName(d.type)));
+      op.setAttr(amp::kPrecisionAttr, b.getStringAttr(amp::precisionName(d.type)));
       op.setAttr(amp::kRuleAttr, b.getStringAttr(d.rule));
     }
 

@@ -17,23 +17,6 @@ using namespace ampc;
 
 namespace {
 
-std::string shortType(Type t) {
-  if (t.isF32())
-    return "f32";
-  if (t.isF16())
-    return "f16";
-  if (t.isBF16())
-    return "bf16";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
 StringRef fillFor(StringRef precision) {
   if (precision == "fp16")
     return "#a6e3a1"; // green
@@ -73,10 +56,10 @@ void ampc::printPrecisionDot(graph::ModelOp model, raw_ostream &os) {
     os << "  " << id << " [";
     if (auto in = dyn_cast<graph::InputOp>(op)) {
       os << "shape=ellipse, fillcolor=\"#ffffff\", label=\"input\\n"
-         << escape(in.getName()) << "\\n" << shortType(elementOf(in)) << "\"";
+         << escape(in.getName()) << "\\n" << amp::typeName(graph::elementTypeOf(in)) << "\"";
     } else if (auto p = dyn_cast<graph::ParamOp>(op)) {
       os << "shape=note, fillcolor=\"#eeeeee\", label=\"param\\n"
-         << escape(p.getName()) << "\\n" << shortType(elementOf(p)) << "\"";
+         << escape(p.getName()) << "\\n" << amp::typeName(graph::elementTypeOf(p)) << "\"";
     } else {
       auto precision = op.getAttrOfType<StringAttr>(amp::kPrecisionAttr);
       auto rule = op.getAttrOfType<StringAttr>(amp::kRuleAttr);
@@ -98,8 +81,8 @@ void ampc::printPrecisionDot(graph::ModelOp model, raw_ostream &os) {
   auto edge = [&](Value v, StringRef to) {
     std::string label;
     while (auto c = v.getDefiningOp<graph::CastOp>()) {
-      std::string step = shortType(elementOf(c.getInput())) + "\u2192";
-      label = label.empty() ? step + shortType(elementOf(c.getResult()))
+      std::string step = amp::typeName(graph::elementTypeOf(c.getInput())) + "\u2192";
+      label = label.empty() ? step + amp::typeName(graph::elementTypeOf(c.getResult()))
                             : step + label;
       v = c.getInput();
     }
@@ -121,7 +104,7 @@ void ampc::printPrecisionDot(graph::ModelOp model, raw_ostream &os) {
         os << "  \"" << escape(id) << "\" [shape=doubleoctagon, "
            << "fillcolor=\"#ffffff\", label=\"output\\n"
            << escape(cast<StringAttr>(name).getValue()) << "\\n"
-           << shortType(elementOf(value)) << "\"];\n";
+           << amp::typeName(graph::elementTypeOf(value)) << "\"];\n";
         edge(value, "\"" + escape(id) + "\"");
       }
       continue;

@@ -14,23 +14,6 @@ using namespace ampc;
 
 namespace {
 
-std::string shortType(Type t) {
-  if (t.isF32())
-    return "f32";
-  if (t.isF16())
-    return "f16";
-  if (t.isBF16())
-    return "bf16";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
 std::string attrString(Operation *op, StringRef name) {
   if (auto s = op->getAttrOfType<StringAttr>(name))
     return s.getValue().str();
@@ -96,8 +79,8 @@ PrecisionReport ampc::buildPrecisionReport(graph::ModelOp model,
   for (Operation &op : model.getBlock()) {
     if (auto c = dyn_cast<graph::CastOp>(op)) {
       CastRow row;
-      row.from = shortType(elementOf(c.getInput()));
-      row.to = shortType(elementOf(c.getResult()));
+      row.from = amp::typeName(graph::elementTypeOf(c.getInput()));
+      row.to = amp::typeName(graph::elementTypeOf(c.getResult()));
       row.source = describe(c.getInput());
       row.loc = amp::siteOf(c.getLoc()).position(true);
       auto type = cast<RankedTensorType>(c.getType());

@@ -32,6 +32,11 @@ public:
 
 class OutputOp;
 
+// The element type of a tensor value.
+inline mlir::Type elementTypeOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getElementType();
+}
+
 } // namespace ampc::graph
 
 #define GET_OP_CLASSES

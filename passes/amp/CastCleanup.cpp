@@ -8,10 +8,6 @@
 using namespace mlir;
 using ampc::graph::CastOp;
 
-static Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
 bool ampc::amp::isExactConversion(Type from, Type to) {
   return from == to || (to.isF32() && (from.isF16() || from.isBF16()));
 }
@@ -27,7 +23,7 @@ unsigned ampc::amp::cleanupCasts(Block &block) {
     if (!castOp)
       continue;
     if (auto inner = castOp.getInput().getDefiningOp<CastOp>())
-      if (isExactConversion(elementOf(inner.getInput()), elementOf(inner)))
+      if (isExactConversion(graph::elementTypeOf(inner.getInput()), graph::elementTypeOf(inner)))
         castOp.getInputMutable().assign(inner.getInput());
     if (castOp.getInput().getType() == castOp.getType()) {
       castOp.replaceAllUsesWith(castOp.getInput());

@@ -1,6 +1,9 @@
 //===- Policy.cpp - Default AMP lists and the policy file parser ----------===//
 #include "passes/amp/Policy.h"
 
+#include "mlir/IR/Types.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -288,4 +291,21 @@ void Policy::print(raw_ostream &os) const {
          << (pin.col ? std::to_string(pin.col) : "");
     os << "\n";
   }
+}
+
+std::string ampc::amp::typeName(mlir::Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+std::string ampc::amp::precisionName(mlir::Type t) {
+  if (t.isF32())
+    return "fp32";
+  if (t.isF16())
+    return "fp16";
+  if (t.isBF16())
+    return "bf16";
+  return typeName(t);
 }

@@ -11,6 +11,7 @@
 #ifndef AMPC_PASSES_AMP_POLICY_H
 #define AMPC_PASSES_AMP_POLICY_H
 
+#include "mlir/IR/Types.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -91,6 +92,11 @@ private:
 
 // Strips a leading "graph." from an op name.
 llvm::StringRef shortOpName(llvm::StringRef opName);
+
+// "fp32", "fp16", "bf16" for a float element type; the type itself otherwise.
+std::string precisionName(mlir::Type t);
+// The element type as MLIR prints it ("f32", "f16", "bf16", "i64").
+std::string typeName(mlir::Type t);
 
 } // namespace ampc::amp
 
