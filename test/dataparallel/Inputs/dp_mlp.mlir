@@ -1,6 +1,6 @@
 // A small classifier with dropout for the data-parallel tests. Batch 8 here;
-// dp_test.py derives the per-rank batch-4 variant by rewriting "8x" to "4x"
-// (the file must not contain "8x" anywhere else).
+// dp_test.py derives the per-rank batch-4 variant by rewriting every
+// "tensor<8x" (the batch dim; no parameter starts with 8) to "tensor<4x".
 graph.model @dp_mlp {
   %x = graph.input "x" : tensor<8x16xf32>
   %label = graph.input "label" : tensor<8xi64>
