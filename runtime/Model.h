@@ -116,6 +116,17 @@ public:
   // masks on (seed, iteration, ...), so a resumed run draws the same masks.
   virtual void beginStep(int64_t iteration) { (void)iteration; }
 
+  // Data-parallel runs, once before training: this process is rank |rank| of
+  // |worldSize| and its batch is the rank-th contiguous slice of the global
+  // batch. Dropout adds rank x (elements of the tensor) to the element index
+  // of its mask, so each rank draws its slice of the mask one process would
+  // draw for the global batch (batch-major tensors): ranks differ, and N
+  // ranks match one rank at N times the batch.
+  virtual void setDataShard(int rank, int worldSize) {
+    (void)rank;
+    (void)worldSize;
+  }
+
   // Forward + backward of one micro-batch. |inputs|[i] points at input i's
   // batch in its dtype. Gradients of the loss times the current loss scale
   // are written (micro == 0) or accumulated (micro > 0). Returns nothing;

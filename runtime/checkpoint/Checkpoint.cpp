@@ -114,7 +114,8 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
              {{"epoch", st.epoch},
               {"batch_in_epoch", st.batchInEpoch},
               {"num_samples", st.numSamples},
-              {"batch_size", st.batchSize}}},
+              {"batch_size", st.batchSize},
+              {"world_size", st.worldSize}}},
             {"seed", st.seed},
             {"hyper", hyperToJson(st.hyper)},
             {"last_loss", st.lastLoss},
@@ -177,6 +178,7 @@ TrainState readTrainState(const std::string &ckpt, const Model &model) {
     st.batchInEpoch = j.at("data").at("batch_in_epoch");
     st.numSamples = j.at("data").at("num_samples");
     st.batchSize = j.at("data").at("batch_size");
+    st.worldSize = j.at("data").value("world_size", int64_t(1));
     st.seed = j.at("seed");
     st.hyper = hyperFromJson(j.at("hyper"));
     st.lastLoss = j.at("last_loss").is_number() ? float(j.at("last_loss"))

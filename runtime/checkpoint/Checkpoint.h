@@ -24,7 +24,11 @@ namespace ampc::rt {
 struct TrainState {
   int64_t iteration = 0; // steps run, skipped ones included
   int64_t epoch = 0, batchInEpoch = 0; // data position (Batcher)
-  int64_t numSamples = 0, batchSize = 0; // to check the data on resume
+  // To check the data on resume. batchSize is the global batch (ranks x
+  // per-rank batch): the position above counts global batches, so any
+  // number of ranks with the same global batch resumes it.
+  int64_t numSamples = 0, batchSize = 0;
+  int64_t worldSize = 1; // ranks that wrote it (informational)
   uint64_t seed = 0;
   Hyper hyper;
   float lastLoss = 0;

@@ -137,7 +137,9 @@ void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
 
 // Inverted dropout: kept elements times 1/(1-p) (a float, as PyTorch's
 // fused kernel scales); p >= 1 zeroes everything. Attributes: p, key (the
-// op's), seed and step (run options the generated code supplies).
+// op's), seed and step (run options the generated code supplies), and shard
+// (the data-parallel rank, default 0): element i draws mask index
+// shard * numel + i, its place in the global batch (Model::setDataShard).
 void dropoutKernel(std::span<const TensorRef> in,
                    std::span<const TensorRef> out, const Attrs &attrs) {
   double p = attrs.getFloat("p");
@@ -147,10 +149,11 @@ void dropoutKernel(std::span<const TensorRef> in,
   float scale = p >= 1.0 ? 0.0f : float(1.0 / (1.0 - p));
   const TensorRef &x = required("graph.dropout", in, 0);
   const TensorRef &y = required("graph.dropout", out, 0);
+  uint64_t base = uint64_t(attrs.getInt("shard", 0)) * uint64_t(y.numel());
   FloatIn a(x);
   FloatOut r(y);
   for (int64_t i = 0, n = y.numel(); i < n; ++i)
-    r[i] = p > 0.0 && !num::dropoutKeep(seed, step, key, uint64_t(i), p)
+    r[i] = p > 0.0 && !num::dropoutKeep(seed, step, key, base + uint64_t(i), p)
                ? 0.0f
                : (p > 0.0 ? a[i] * scale : a[i]);
   r.commit();

@@ -288,7 +288,12 @@ Batcher::Batcher(const Dataset &data, int64_t batchSize, uint64_t seed,
                  bool shuffle)
     : data_(data), batchSize_(batchSize),
       batchesPerEpoch_(batchSize > 0 ? data.numSamples / batchSize : 0),
-      seed_(seed), shuffle_(shuffle) {}
+      seed_(seed), shuffle_(shuffle), shardCount_(batchSize) {}
+
+void Batcher::shard(int64_t offset, int64_t count) {
+  shardOffset_ = offset;
+  shardCount_ = count;
+}
 
 void Batcher::seek(int64_t epoch, int64_t batch) {
   epoch_ = epoch;
@@ -310,8 +315,9 @@ void Batcher::next(std::vector<std::vector<uint8_t>> &out) {
     }
     permEpoch_ = epoch_;
   }
-  data_.gather(std::span(perm_).subspan(size_t(batch_ * batchSize_),
-                                        size_t(batchSize_)),
+  data_.gather(std::span(perm_).subspan(
+                   size_t(batch_ * batchSize_ + shardOffset_),
+                   size_t(shardCount_)),
                out);
   ++batch_;
 }

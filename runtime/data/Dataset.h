@@ -72,7 +72,9 @@ std::vector<int64_t> epochPermutation(int64_t n, uint64_t seed, int64_t epoch);
 
 // Hands out batches of consecutive samples of each epoch's permutation and
 // drops the last partial batch of an epoch. The position (epoch, batch) is
-// all a checkpoint needs to continue identically.
+// all a checkpoint needs to continue identically. In data-parallel runs the
+// batch is the global one and each rank takes a contiguous slice of it
+// (shard()), so every rank walks the same positions.
 class Batcher {
 public:
   Batcher(const Dataset &data, int64_t batchSize, uint64_t seed, bool shuffle);
@@ -80,7 +82,10 @@ public:
   int64_t epoch() const { return epoch_; }
   int64_t batchInEpoch() const { return batch_; }
   void seek(int64_t epoch, int64_t batch);
-  // Fills |out| with the next batch and advances.
+  // From now on next() hands out only samples [offset, offset + count) of
+  // each batch (rank r of W at per-rank batch B: offset r*B, count B).
+  void shard(int64_t offset, int64_t count);
+  // Fills |out| with the next batch (or its shard) and advances.
   void next(std::vector<std::vector<uint8_t>> &out);
 
 private:
@@ -88,6 +93,7 @@ private:
   int64_t batchSize_, batchesPerEpoch_;
   uint64_t seed_;
   bool shuffle_;
+  int64_t shardOffset_ = 0, shardCount_;
   int64_t epoch_ = 0, batch_ = 0;
   int64_t permEpoch_ = -1;
   std::vector<int64_t> perm_;

@@ -1,14 +1,107 @@
-//===- DataParallel.cpp - The data-parallel hook of the loop -------------===//
+//===- DataParallel.cpp - The data-parallel side of the loop --------------===//
 #include "runtime/train/DataParallel.h"
+#include "runtime/comm/AmpSync.h"
+#include "runtime/comm/Communicator.h"
+#include "runtime/comm/GradBucketer.h"
+#include "runtime/data/DataError.h"
+
+#include <cstring>
 
 namespace ampc::rt {
 
-void DataParallel::allReduceGradients(Model &model) const {
-  if (worldSize == 1)
-    return;
-  // TODO(data-parallel issue): MPI_Allreduce (CPU) / ncclAllReduce (CUDA) of
-  // model.grad(p) for p in params() (bucketed) and of *model.lossAccumulator().
-  (void)model;
+static size_t numel(const std::vector<int64_t> &shape) {
+  size_t n = 1;
+  for (int64_t d : shape)
+    n *= size_t(d);
+  return n;
 }
+
+DataParallel::DataParallel(Model &model, const DataParallelOptions &o)
+    : model_(model), opts_(o) {
+  if (!(o.bucketMb > 0))
+    fail("--bucket-mb", "must be positive");
+  if (o.commTimeout && !(*o.commTimeout > 0))
+    fail("--comm-timeout", "must be a positive number of seconds");
+  if (o.reduceDtype != "fp32" && o.reduceDtype != "fp16" &&
+      o.reduceDtype != "bf16")
+    fail("--reduce-dtype", "unknown type '" + o.reduceDtype +
+                               "' (fp32, fp16 or bf16)");
+  if (!(o.predivide > 0))
+    fail("--predivide", "must be positive");
+  CommOptions co = commOptionsFromEnv();
+  if (o.commTimeout)
+    co.timeoutSeconds = *o.commTimeout;
+  co.gpu = model.config().target == "cuda";
+  comm_ = createCommunicator(Backend::Auto, co);
+  rank_ = comm_->rank();
+  world_ = comm_->size();
+  model_.setDataShard(rank_, world_);
+}
+
+DataParallel::~DataParallel() = default;
+
+void DataParallel::allReduceGradients() {
+  if (world_ == 1)
+    return;
+  if (!bucketer_) {
+    // In the order the backward finishes them (reverse params() order), so
+    // a backend that overlaps can start the last layers' buckets first.
+    std::vector<GradBuffer> grads;
+    for (int i = int(model_.params().size()) - 1; i >= 0; --i)
+      grads.push_back({model_.grad(i), numel(model_.params()[size_t(i)].shape)});
+    BucketOptions bo;
+    bo.bucketBytes = std::max<size_t>(4, size_t(opts_.bucketMb * 1048576.0));
+    bo.precision = opts_.reduceDtype == "fp16"   ? ReducePrecision::F16
+                   : opts_.reduceDtype == "bf16" ? ReducePrecision::BF16
+                                                 : ReducePrecision::F32;
+    bo.predivide = opts_.predivide;
+    bo.average = false; // Model::step divides by accum * world
+    bucketer_ = std::make_unique<GradBucketer>(*comm_, std::move(grads), bo);
+  }
+  bucketer_->allreduce();
+  reduceLoss(*comm_, model_.lossAccumulator());
+}
+
+void DataParallel::afterStep(const StepStats &stats) {
+  if (opts_.checkAgreement && world_ > 1)
+    checkAgreement(*comm_, stats);
+}
+
+// FNV-1a over the bytes.
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const auto *b = static_cast<const unsigned char *>(p);
+  for (size_t i = 0; i < n; ++i)
+    h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t DataParallel::checkStateAgreement() {
+  if (!opts_.checkAgreement)
+    return 0;
+  uint64_t h = 14695981039346656037ull;
+  for (const StateTensor &t : model_.stateTensors())
+    h = fnv(h, t.data, numel(t.shape) * sizeof(float));
+  const ScalerState &s = model_.scaler();
+  h = fnv(h, &s.scale, sizeof s.scale);
+  h = fnv(h, &s.growthTracker, sizeof s.growthTracker);
+  h = fnv(h, &s.skippedSteps, sizeof s.skippedSteps);
+  h = fnv(h, &model_.optimizerStep(), sizeof(int64_t));
+  if (world_ > 1) {
+    // max and max of the complement: equal on every rank iff all agree.
+    int64_t hi = int64_t(h >> 1), v[2] = {hi, ~hi};
+    comm_->hostAllreduce(v, 2, CommType::I64, ReduceOp::Max);
+    if (v[0] != hi || ~v[1] != hi)
+      abort("ranks end with different weights, optimizer or scaler state "
+            "(state checksum differs)");
+  }
+  return h;
+}
+
+void DataParallel::sum(double *values, size_t n) {
+  if (world_ > 1)
+    comm_->hostAllreduce(values, n, CommType::F64, ReduceOp::Sum);
+}
+
+void DataParallel::abort(const std::string &message) { comm_->abort(message); }
 
 } // namespace ampc::rt

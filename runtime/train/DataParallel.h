@@ -1,9 +1,15 @@
-//===- DataParallel.h - The data-parallel hook of the loop -------*- C++ -*-===//
+//===- DataParallel.h - The data-parallel side of the loop -------*- C++ -*-===//
 //
-// Between the micro-batches' forwardBackward() and step(), every rank's
-// gradients (Model::grad) and loss accumulator (Model::lossAccumulator) are
-// summed over ranks; step() then divides by micro-batches x worldSize.
-// Only world size 1 exists today: the MPI/NCCL implementation goes here.
+// One process per rank, launched by `mpirun -np N BIN ...`; without a launcher
+// the world has size 1 and every collective is a no-op. Between the
+// micro-batches' forwardBackward() and step(), every rank's gradients
+// (Model::grad, bucketed) and loss accumulator are summed over the ranks, and
+// step() divides by micro-batches x worldSize. The fused epilogue then sees
+// bitwise-identical gradients on every rank, so found_inf, the norm and the
+// clip coefficient agree by construction (--check-agreement verifies it).
+//
+// Sharding: the model file's batch B is per rank; a global batch is W*B
+// samples of the epoch order and rank r takes samples [r*B, (r+1)*B) of it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_RUNTIME_TRAIN_DATAPARALLEL_H
@@ -11,16 +17,56 @@
 
 #include "runtime/Model.h"
 
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
 namespace ampc::rt {
 
-struct DataParallel {
-  int rank = 0;
-  int worldSize = 1;
-  bool isRoot() const { return rank == 0; } // writes metrics, checkpoints
+class Communicator;
+class GradBucketer;
 
-  // Sums grad(p) for every parameter and lossAccumulator() over all ranks,
-  // in place. A no-op for one rank.
-  void allReduceGradients(Model &model) const;
+struct DataParallelOptions {
+  double bucketMb = 25;               // FP32 gradient MiB per bucket
+  std::optional<double> commTimeout;  // seconds; overrides AMPC_COMM_TIMEOUT
+  std::string reduceDtype = "fp32";   // fp32 | fp16 | bf16
+  float predivide = 1.0f;             // half reductions: g / p before the sum
+  bool checkAgreement = false;        // debug: compare decisions and weights
+};
+
+class DataParallel {
+public:
+  // Creates the communicator (MPI under mpirun, else world size 1) and tells
+  // the model its shard. Bad options are InputErrors.
+  DataParallel(Model &model, const DataParallelOptions &options);
+  ~DataParallel();
+  DataParallel(const DataParallel &) = delete;
+  DataParallel &operator=(const DataParallel &) = delete;
+
+  int rank() const { return rank_; }
+  int worldSize() const { return world_; }
+  bool isRoot() const { return rank_ == 0; } // metrics, output, checkpoints
+
+  // Sums every grad(p) (bucketed) and lossAccumulator() over the ranks, in
+  // place. A no-op for one rank.
+  void allReduceGradients();
+  // --check-agreement: aborts unless every rank took the same decision.
+  void afterStep(const StepStats &stats);
+  // --check-agreement: aborts unless every rank ends with bitwise-identical
+  // state tensors and scaler; returns their checksum (0 when not checking).
+  uint64_t checkStateAgreement();
+  // Sums |n| doubles over the ranks (eval metrics).
+  void sum(double *values, size_t n);
+  // Ends the whole job with "ampc: error: rank R of W: MESSAGE".
+  [[noreturn]] void abort(const std::string &message);
+
+private:
+  Model &model_;
+  DataParallelOptions opts_;
+  std::unique_ptr<Communicator> comm_;
+  std::unique_ptr<GradBucketer> bucketer_;
+  int rank_ = 0, world_ = 1;
 };
 
 } // namespace ampc::rt

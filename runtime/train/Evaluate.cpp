@@ -66,13 +66,16 @@ static int findLabelInput(const std::vector<TensorInfo> &inputs,
   return best;
 }
 
-EvalResult evaluateDataset(Model &model, const data::Dataset &data) {
+EvalResult evaluateDataset(Model &model, const data::Dataset &data, int rank,
+                           int world,
+                           const std::function<void(double *, size_t)> &sum) {
   const auto &inputs = model.inputs();
   const auto &outputs = model.outputs();
   int64_t batch = inputs[0].shape[0];
+  int64_t global = batch * world;
   EvalResult r;
-  int64_t batches = data.numSamples / batch;
-  r.samples = batches * batch;
+  int64_t batches = data.numSamples / global;
+  r.samples = batches * global;
   r.dropped = data.numSamples - r.samples;
 
   int logitsIdx = -1, labelIdx = -1;
@@ -97,7 +100,7 @@ EvalResult evaluateDataset(Model &model, const data::Dataset &data) {
   int64_t correct = 0;
   for (int64_t b = 0; b < batches; ++b) {
     for (int64_t k = 0; k < batch; ++k)
-      idx[size_t(k)] = b * batch + k;
+      idx[size_t(k)] = b * global + rank * batch + k;
     data.gather(idx, in);
     for (size_t i = 0; i < inputs.size(); ++i)
       inPtrs[i] = in[i].data();
@@ -127,6 +130,14 @@ EvalResult evaluateDataset(Model &model, const data::Dataset &data) {
       correct += arg == int64_t(label);
     }
   }
+  if (sum) {
+    double t[3] = {lossSum, double(correct), double(r.labels)};
+    sum(t, 3);
+    lossSum = t[0];
+    correct = int64_t(t[1]);
+    r.labels = int64_t(t[2]);
+  }
+  batches *= world; // the loss is the mean over every rank's batches
   r.loss = batches ? lossSum / double(batches) : 0;
   r.accuracy = r.labels ? double(correct) / double(r.labels) : 0;
   return r;

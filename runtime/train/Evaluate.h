@@ -5,6 +5,8 @@
 #include "runtime/Model.h"
 #include "runtime/data/Dataset.h"
 
+#include <functional>
+
 namespace ampc::rt {
 
 struct EvalResult {
@@ -21,7 +23,15 @@ struct EvalResult {
 // integer input shaped like logits without its last dim (preferring the
 // names label, labels, targets, target): argmax(logits) == label (first
 // maximum wins), over labels in [0, C) (so ignore_index -100 is ignored).
-EvalResult evaluateDataset(Model &model, const data::Dataset &data);
+//
+// Data parallel (|world| > 1): the batch B is per rank, a global batch is
+// world*B consecutive samples and rank |rank| evaluates its slice
+// [rank*B, (rank+1)*B) of each; |sum| adds doubles over the ranks so every
+// rank returns the result one process at batch world*B would (up to the
+// order of the sums).
+EvalResult evaluateDataset(
+    Model &model, const data::Dataset &data, int rank = 0, int world = 1,
+    const std::function<void(double *, size_t)> &sum = nullptr);
 
 } // namespace ampc::rt
 

@@ -52,6 +52,21 @@ ABSL_FLAG(std::string, resume, "",
 ABSL_FLAG(int64_t, context, 0,
           "Context length of token inputs (must match the compiled one).");
 
+// Data parallel (mpirun -np N BIN ...; see docs/RUNTIME.md).
+ABSL_FLAG(double, bucket_mb, 25,
+          "Data parallel: FP32 gradient MiB per all-reduce bucket.");
+ABSL_FLAG(std::optional<double>, comm_timeout, std::nullopt,
+          "Data parallel: seconds to wait for a collective before ending the "
+          "job with an error (default: env AMPC_COMM_TIMEOUT, else 300).");
+ABSL_FLAG(std::string, reduce_dtype, "fp32",
+          "Data parallel: gradient all-reduce type, fp32 | fp16 | bf16.");
+ABSL_FLAG(float, predivide, 1.0f,
+          "Data parallel, fp16/bf16 reductions: divide gradients by this "
+          "before the half-precision sum (multiplied back after).");
+ABSL_FLAG(bool, check_agreement, false,
+          "Data parallel debug check: compare every step's skip decision, "
+          "norm and clip coefficient, and the final state, across ranks.");
+
 // Hyper-parameters: unset means the compiled-in default (see --help text).
 ABSL_FLAG(std::optional<float>, lr, std::nullopt, "Peak learning rate.");
 ABSL_FLAG(std::optional<float>, momentum, std::nullopt, "SGD momentum.");
@@ -165,7 +180,8 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
   X(checkpoint_every) X(resume) X(context) X(lr) X(momentum) X(dampening)      \
   X(beta1) X(beta2) X(eps) X(weight_decay) X(max_norm) X(clip_value)           \
   X(init_scale) X(growth_factor) X(backoff_factor) X(growth_interval)          \
-  X(hysteresis) X(min_scale) X(max_scale)
+  X(hysteresis) X(min_scale) X(max_scale) X(bucket_mb) X(comm_timeout)       \
+  X(reduce_dtype) X(predivide) X(check_agreement)
 
 // Sets every flag back to the value it had at the first call (its default).
 // absl::FlagSaver would do it too, but logs each restored flag.
@@ -244,6 +260,11 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.checkpointEvery = absl::GetFlag(FLAGS_checkpoint_every);
   o.resume = absl::GetFlag(FLAGS_resume);
   o.context = absl::GetFlag(FLAGS_context);
+  o.dataParallel.bucketMb = absl::GetFlag(FLAGS_bucket_mb);
+  o.dataParallel.commTimeout = absl::GetFlag(FLAGS_comm_timeout);
+  o.dataParallel.reduceDtype = absl::GetFlag(FLAGS_reduce_dtype);
+  o.dataParallel.predivide = absl::GetFlag(FLAGS_predivide);
+  o.dataParallel.checkAgreement = absl::GetFlag(FLAGS_check_agreement);
 
   struct Given {
     std::optional<float> lr, momentum, dampening, beta1, beta2, eps, wd,

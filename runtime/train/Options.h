@@ -4,6 +4,7 @@
 
 #include "runtime/Model.h"
 #include "runtime/data/Dataset.h"
+#include "runtime/train/DataParallel.h"
 #include "runtime/train/Schedule.h"
 
 #include <functional>
@@ -28,6 +29,7 @@ struct TrainOptions {
   int64_t checkpointEvery = 0; // 0: only at the end
   std::string resume;
   int64_t context = 0;
+  DataParallelOptions dataParallel; // --bucket-mb, --comm-timeout, ...
   // Applies the hyper-parameter flags given on the command line on top of
   // the model's defaults (or a resumed run's values).
   std::function<void(Hyper &)> applyHyperFlags = [](Hyper &) {};

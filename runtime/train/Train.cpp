@@ -1,10 +1,16 @@
 //===- Train.cpp - The training loop -------------------------------------===//
 //
 // Per iteration: beginStep, accumSteps x (next batch, forwardBackward), the
-// data-parallel all-reduce hook, step(hyper, micro-batches x ranks). The lr
+// data-parallel all-reduce, step(hyper, micro-batches x ranks). The lr
 // schedule sets hyper.lr per iteration. Everything a resumed run needs to
 // continue bitwise (weights, moments, scaler, optimizer step, iteration,
 // data position, seed, hyper) goes into the checkpoint.
+//
+// Data parallel (see DataParallel.h): batches are global (ranks x the model's
+// batch), each rank takes its slice; the checkpoint stores the position in
+// global batches, so it resumes on any number of ranks with the same global
+// batch. Only rank 0 prints, writes metrics and checkpoints; every rank
+// loads --resume. An input error on any rank ends the whole job.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/checkpoint/Checkpoint.h"
@@ -46,13 +52,29 @@ static void printEval(const EvalResult &e, Reporter &rep, int64_t step) {
   rep.writeJson(j.dump());
 }
 
+static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp);
+
 int runTraining(Model &model, const TrainOptions &o) {
-  const auto &inputs = model.inputs();
-  if (inputs.empty())
+  if (model.inputs().empty())
     fail(model.name(), "model has no inputs");
+  DataParallel dp(model, o.dataParallel);
+  try {
+    return trainLoop(model, o, dp);
+  } catch (const InputError &e) {
+    if (dp.worldSize() == 1)
+      throw;
+    // The peers may be waiting in a collective: end them all, now.
+    std::fflush(stdout);
+    dp.abort(e.what());
+  }
+}
+
+static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
+  const auto &inputs = model.inputs();
+  const bool root = dp.isRoot();
   const int64_t batch = inputs[0].shape.empty() ? 1 : inputs[0].shape[0];
+  const int64_t globalBatch = batch * dp.worldSize();
   const int accum = std::max(1, model.config().accumSteps);
-  DataParallel dp; // world size 1 until the data-parallel issue
 
   // Resume first: its seed and hyper-parameters are the base.
   std::optional<TrainState> resumed;
@@ -62,7 +84,7 @@ int runTraining(Model &model, const TrainOptions &o) {
     resumed = readTrainState(ckpt, model);
   }
   uint64_t seed = resumed ? resumed->seed : o.seed.value_or(0);
-  if (resumed && o.seed && *o.seed != resumed->seed)
+  if (root && resumed && o.seed && *o.seed != resumed->seed)
     std::fprintf(stderr, "note: --seed=%llu ignored: resuming with the "
                          "checkpoint's seed %llu\n",
                  (unsigned long long)*o.seed, (unsigned long long)seed);
@@ -93,35 +115,51 @@ int runTraining(Model &model, const TrainOptions &o) {
     st = *resumed;
     st.seed = seed;
     if (train && (st.numSamples != train->numSamples ||
-                  st.batchSize != batch))
+                  st.batchSize != globalBatch))
       fail(ckpt, "checkpoint was trained on " +
-                     std::to_string(st.numSamples) + " samples in batches of " +
+                     std::to_string(st.numSamples) +
+                     " samples in (global) batches of " +
                      std::to_string(st.batchSize) + "; --data has " +
                      std::to_string(train->numSamples) + " in batches of " +
-                     std::to_string(batch));
-    std::printf("resumed from %s at step %lld\n", ckpt.c_str(),
-                (long long)st.iteration);
+                     std::to_string(globalBatch) +
+                     (dp.worldSize() > 1
+                          ? " (" + std::to_string(dp.worldSize()) +
+                                " ranks x " + std::to_string(batch) + ")"
+                          : std::string()));
+    if (root)
+      std::printf("resumed from %s at step %lld\n", ckpt.c_str(),
+                  (long long)st.iteration);
   }
+  if (root && dp.worldSize() > 1)
+    std::printf("data parallel: %d ranks x batch %lld = global batch %lld\n",
+                dp.worldSize(), (long long)batch, (long long)globalBatch);
 
-  Reporter rep(o.metricsPath, /*append=*/resumed.has_value());
+  Reporter rep(root ? o.metricsPath : std::string(),
+               /*append=*/resumed.has_value());
   int64_t total = 0;
   float finalLoss = st.lastLoss;
   if (train) {
-    data::Batcher batcher(*train, batch, seed, /*shuffle=*/true);
+    data::Batcher batcher(*train, globalBatch, seed, /*shuffle=*/true);
+    batcher.shard(dp.rank() * batch, batch);
     batcher.seek(st.epoch, st.batchInEpoch);
     int64_t perEpoch = batcher.batchesPerEpoch();
-    if (train->numSamples % batch)
+    if (perEpoch == 0)
+      fail("--data", std::to_string(train->numSamples) +
+                         " training samples are fewer than one global batch "
+                         "of " + std::to_string(globalBatch));
+    if (root && train->numSamples % globalBatch)
       std::printf("note: %lld training samples; the last partial batch of "
                   "%lld is dropped each epoch\n",
                   (long long)train->numSamples,
-                  (long long)(train->numSamples % batch));
+                  (long long)(train->numSamples % globalBatch));
     total = o.steps > 0 ? o.steps
                         : std::max<int64_t>(1, std::max<int64_t>(1, o.epochs) *
                                                    perEpoch / accum);
     LrSchedule sched{o.schedule, hyper.lr, o.minLr, o.warmupSteps,
                      o.decaySteps > 0 ? o.decaySteps : total};
     st.numSamples = train->numSamples;
-    st.batchSize = batch;
+    st.batchSize = globalBatch;
+    st.worldSize = dp.worldSize();
     auto saveAt = [&](int64_t iteration) {
       if (o.checkpointDir.empty() || !dp.isRoot())
         return;
@@ -151,8 +189,9 @@ int runTraining(Model &model, const TrainOptions &o) {
           ptrs[i] = buf[i].data();
         model.forwardBackward(ptrs.data(), micro);
       }
-      dp.allReduceGradients(model); // data-parallel all-reduce hook
-      StepStats s = model.step(h, float(accum * dp.worldSize));
+      dp.allReduceGradients();
+      StepStats s = model.step(h, float(accum * dp.worldSize()));
+      dp.afterStep(s);
       finalLoss = s.loss;
       double sec = secondsSince(t0);
       windowSec += sec;
@@ -173,11 +212,11 @@ int runTraining(Model &model, const TrainOptions &o) {
         r.skippedTotal = model.scaler().skippedSteps;
         r.lr = h.lr;
         r.stepTimeMs = 1e3 * windowSec / double(windowSteps);
-        double samples = double(windowSteps * accum * batch * dp.worldSize);
+        double samples = double(windowSteps * accum * globalBatch);
         r.samplesPerSec = windowSec > 0 ? samples / windowSec : 0;
         if (train->tokensPerSample)
           r.tokensPerSec = r.samplesPerSec * double(train->tokensPerSample);
-        if (dp.isRoot())
+        if (root)
           rep.log(r, total);
         windowSec = 0;
         windowSteps = 0;
@@ -189,19 +228,27 @@ int runTraining(Model &model, const TrainOptions &o) {
     if (ran > 0 || !resumed)
       saveAt(std::max(total, startIter));
     rep.endProgress();
-    if (ran > 0)
+    if (uint64_t sum = dp.checkStateAgreement(); sum && root)
+      std::printf("agreement: %d ranks end with identical state (checksum "
+                  "%016llx)\n",
+                  dp.worldSize(), (unsigned long long)sum);
+    if (root && ran > 0)
       std::printf("done: %lld steps (%lld skipped in total), final loss %.4f, "
                   "%.3g ms/step, %.0f samples/s\n",
                   (long long)total, (long long)model.scaler().skippedSteps,
                   finalLoss, 1e3 * runSec / double(ran),
-                  double(ran * accum * batch) / std::max(runSec, 1e-9));
-    else
+                  double(ran * accum * globalBatch) / std::max(runSec, 1e-9));
+    else if (root)
       std::printf("nothing to do: already at step %lld of %lld\n",
                   (long long)startIter, (long long)total);
   }
-  if (eval)
-    printEval(evaluateDataset(model, *eval), rep,
-              std::max(total, st.iteration));
+  if (eval) {
+    EvalResult e = evaluateDataset(
+        model, *eval, dp.rank(), dp.worldSize(),
+        [&](double *v, size_t n) { dp.sum(v, n); });
+    if (root)
+      printEval(e, rep, std::max(total, st.iteration));
+  }
   return 0;
 }
 

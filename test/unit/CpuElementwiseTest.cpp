@@ -183,6 +183,24 @@ TEST(CpuElementwise, DropoutMaskIsTheSharedFunction) {
                              : 0.0);
 }
 
+// Data-parallel shards: rank r's mask over n elements is elements
+// [r*n, (r+1)*n) of the mask over the global batch of W*n elements.
+TEST(CpuElementwise, DropoutShardIsASliceOfTheGlobalMask) {
+  const double p = 0.5;
+  const int64_t n = 64;
+  Tensor ones = randomTensor(DType::F32, {2 * n}, 5, 1.0, 1.0);
+  Tensor global(DType::F32, {2 * n});
+  run("graph.dropout", {&ones}, {&global}, Attrs{{"p", p}, {"key", 3}, {"seed", 9}, {"step", 2}});
+  Tensor half0 = randomTensor(DType::F32, {n}, 5, 1.0, 1.0);
+  for (int64_t rank = 0; rank < 2; ++rank) {
+    Tensor y(DType::F32, {n});
+    run("graph.dropout", {&half0}, {&y},
+        Attrs{{"p", p}, {"key", 3}, {"seed", 9}, {"step", 2}, {"shard", rank}});
+    for (int64_t i = 0; i < n; ++i)
+      EXPECT_EQ(y.get(i), global.get(rank * n + i)) << rank << " " << i;
+  }
+}
+
 double geluRef(double x, bool tanhApprox) {
   if (tanhApprox)
     return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));

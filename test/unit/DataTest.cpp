@@ -163,6 +163,30 @@ TEST(Data, BatcherDropsPartialBatchAndRollsOver) {
             (std::vector<float>{float(perm[3]), float(perm[4]), float(perm[5])}));
 }
 
+// Data parallel: rank r of 2 at batch 2 takes slice r of each global batch
+// of 4, so the shards side by side are one process's batches of 4.
+TEST(Data, BatcherShardsAreSlicesOfTheGlobalBatch) {
+  TempDir d;
+  std::vector<float> x(10);
+  std::iota(x.begin(), x.end(), 0.0f);
+  test::writeBytes(d / "x.npy", test::npyBytes("<f4", {10}, test::rawBytes(x)));
+  Dataset ds = load({{"x", DType::F32, {2}}}, {"x=" + (d / "x.npy")});
+  Batcher whole(ds, 4, 5, true), r0(ds, 4, 5, true), r1(ds, 4, 5, true);
+  r0.shard(0, 2);
+  r1.shard(2, 2);
+  std::vector<std::vector<uint8_t>> w, a, b;
+  for (int i = 0; i < 5; ++i) { // 2 batches per epoch: crosses two epochs
+    whole.next(w);
+    r0.next(a);
+    r1.next(b);
+    std::vector<float> both = as<float>(a[0]), second = as<float>(b[0]);
+    both.insert(both.end(), second.begin(), second.end());
+    EXPECT_EQ(both, as<float>(w[0])) << i;
+    EXPECT_EQ(r1.epoch(), whole.epoch());
+    EXPECT_EQ(r1.batchInEpoch(), whole.batchInEpoch());
+  }
+}
+
 // Each bad input: one line naming the file and the problem.
 struct BadCase {
   const char *name;

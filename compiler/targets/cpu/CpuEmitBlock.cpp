@@ -244,7 +244,7 @@ LogicalResult emitLibraryCall(Operation *op, BlockEnv &env,
   }
   if (dropout)
     os << (first ? "" : ", ") << "{\"seed\", int64_t(seed_)}, {\"step\", "
-       << env.dropoutStep << "}";
+       << env.dropoutStep << "}, {\"shard\", shard_}";
   os << "};\n";
   os << "call(" << kernelMember(opName) << ", in, out, attrs);\n";
   os.unindent();

@@ -239,7 +239,8 @@ public:
       return failure();
     os << "float *grad(int param) override { return g_[param].data(); }\n";
     os << "float *lossAccumulator() override { return &lossAccumulator_; }\n";
-    os << "void beginStep(int64_t iteration) { iteration_ = iteration; }\n\n";
+    os << "void beginStep(int64_t iteration) { iteration_ = iteration; }\n";
+    os << "void setDataShard(int rank, int) override { shard_ = rank; }\n\n";
     if (failed(emitStep(p, os)))
       return failure();
     os << "\n";
@@ -572,6 +573,7 @@ private:
     os << "int64_t step_ = 0;       // optimizer steps taken (not skipped ones)\n"
        << "int64_t iteration_ = 0;  // steps begun, skipped ones included\n"
        << "uint64_t seed_ = 0;\n"
+       << "int64_t shard_ = 0;      // data-parallel rank (dropout masks)\n"
        << "float lossAccumulator_ = 0.0f;\n"
        << "ampc::rt::ScalerState scaler_;\n"
        << "std::vector<std::byte> arenaStorage_;\n"

@@ -38,7 +38,7 @@
 // CHECK-NEXT: const float y0 = round<half>(x0 + x1);  // graph.add
 // CHECK-NEXT: const float y1 = round<half>(relu(y0));  // graph.relu
 // CHECK-NEXT: t{{[0-9]+}}[i] = half(y1);
-// CHECK: const ampc::cpu::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed_)}, {"step", int64_t(iteration_ * 1 + micro)}};
+// CHECK: const ampc::cpu::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed_)}, {"step", int64_t(iteration_ * 1 + micro)}, {"shard", shard_}};
 // CHECK-NEXT: call(k_dropout_, in, out, attrs);
 // CHECK: static const ampc::cpu::Attrs attrs{{[{][{]}}"ignore_index", int64_t(-100)}, {"label_smoothing", 0.0}};
 // CHECK: const float x1 = float((&lossScale)[0]);
