@@ -152,15 +152,18 @@ int runTraining(Model &model, const TrainOptions &o) {
         model.forwardBackward(ptrs.data(), micro);
       }
       dp.allReduceGradients(model); // data-parallel all-reduce hook
+      bool last = it + 1 == total;
+      bool logNow = (it + 1) % o.logEvery == 0 || last;
+      model.setStatsWanted(logNow); // a GPU model waits only for these
       StepStats s = model.step(h, float(accum * dp.worldSize));
-      finalLoss = s.loss;
+      if (logNow)
+        finalLoss = s.loss;
       double sec = secondsSince(t0);
       windowSec += sec;
       runSec += sec;
       ++windowSteps;
 
-      bool last = it + 1 == total;
-      if ((it + 1) % o.logEvery == 0 || last) {
+      if (logNow) {
         StepRecord r;
         r.step = it + 1;
         r.epoch = double(batcher.epoch()) +
