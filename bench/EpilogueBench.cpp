@@ -11,6 +11,8 @@
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Kernels.h"
 
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>

@@ -11,6 +11,7 @@
 #include "runtime/cuda/Kernels.h"
 #include "runtime/numerics/Scaler.h"
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
