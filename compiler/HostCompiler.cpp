@@ -118,7 +118,9 @@ std::vector<std::string> ampc::cudaCompileCommand(StringRef cuPath,
     include = AMPC_SOURCE_DIR;
   std::vector<std::string> cmd = {nvcc, "-O3", "-std=c++20",
                                   "--expt-relaxed-constexpr",
-                                  "--cudart", "shared", "-I" + include};
+                                  "--cudart", "shared",
+                                  // unused preamble helpers
+                                  "-diag-suppress", "177", "-I" + include};
   SmallVector<StringRef> list;
   (archs.empty() ? StringRef(AMPC_CUDA_ARCHS) : archs)
       .split(list, ',', -1, /*KeepEmpty=*/false);
@@ -134,9 +136,10 @@ std::vector<std::string> ampc::cudaCompileCommand(StringRef cuPath,
   }
   cmd.insert(cmd.end(), {cuPath.str(), "-o", binPath.str(), "-Xlinker",
                          "--start-group"});
-  // nvcc passes linker flags through -Xlinker, comma-separated.
+  // nvcc passes linker flags through -Xlinker, comma-separated; library
+  // files too (it rejects names like libabsl_x.so.20220623.0.0).
   auto add = [&](StringRef item) {
-    if (item.consume_front("-Wl,")) {
+    if (item.consume_front("-Wl,") || sys::path::is_absolute(item)) {
       cmd.push_back("-Xlinker");
       cmd.push_back(item.str());
     } else {
@@ -146,7 +149,7 @@ std::vector<std::string> ampc::cudaCompileCommand(StringRef cuPath,
   std::string dir = env("AMPC_RUNTIME_DIR");
   for (StringRef item : cudaItems) {
     if (!dir.empty() && sys::path::filename(item) == "libampc_cuda_kernels.a")
-      cmd.push_back((Twine(dir) + "/libampc_cuda_kernels.a").str());
+      add((Twine(dir) + "/libampc_cuda_kernels.a").str());
     else
       add(item);
   }
