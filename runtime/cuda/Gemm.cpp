@@ -49,7 +49,17 @@ cudaDataType_t cudaType(DType t, std::string_view op) {
 
 using Key = std::tuple<int, int, int64_t, int64_t, int64_t, int, int, int,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, bool>;
+                       int64_t, bool, uint32_t, uint32_t, uint32_t>;
+
+// The largest power of two (<= 256) dividing the address of every matrix of
+// a batch: cuBLASLt's heuristic must not assume more (the memory plan
+// aligns buffers to 64 bytes only).
+uint32_t alignment(const void *p, int64_t strideElems, size_t esz) {
+  uint64_t a = reinterpret_cast<uintptr_t>(p) | 256u;
+  if (strideElems)
+    a |= uint64_t(strideElems) * esz;
+  return uint32_t(a & (~a + 1));
+}
 
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
@@ -80,7 +90,10 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
   static std::mutex mu;
   Key key{g.transA, g.transB, g.m,      g.n,      g.k,       int(g.aType),
           int(g.bType), int(g.cType), g.lda,  g.ldb,    g.ldc,     g.batch,
-          g.strideA, g.strideB, g.strideC, g.bias != nullptr};
+          g.strideA, g.strideB, g.strideC, g.bias != nullptr,
+          alignment(g.a, g.strideA, cpu::dtypeSize(g.aType)),
+          alignment(g.b, g.strideB, cpu::dtypeSize(g.bType)),
+          alignment(g.c, g.strideC, cpu::dtypeSize(g.cType))};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end())
@@ -121,6 +134,25 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
   checkLt(cublasLtMatmulPreferenceSetAttribute(
               pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)),
           "workspace preference");
+  // A' is B, B' is A (the column-major view).
+  uint32_t alignA = std::get<17>(key), alignB = std::get<16>(key),
+           alignC = std::get<18>(key);
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &alignA,
+              sizeof(alignA)),
+          "alignment");
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &alignB,
+              sizeof(alignB)),
+          "alignment");
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &alignC,
+              sizeof(alignC)),
+          "alignment");
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &alignC,
+              sizeof(alignC)),
+          "alignment");
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   checkLt(cublasLtMatmulAlgoGetHeuristic(gHandle, p.desc, p.la, p.lb, p.lc,
