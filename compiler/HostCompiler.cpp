@@ -96,6 +96,69 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
   return cmd;
 }
 
+std::vector<std::string> ampc::cudaCompileCommand(StringRef cuPath,
+                                                  StringRef binPath,
+                                                  StringRef archs,
+                                                  std::string &error) {
+  SmallVector<StringRef> cudaItems;
+  StringRef(AMPC_CUDA_LINK).split(cudaItems, '|', -1, /*KeepEmpty=*/false);
+  std::string nvcc = env("AMPC_NVCC");
+  if (nvcc.empty())
+    nvcc = AMPC_NVCC;
+  if (cudaItems.empty() || nvcc.empty()) {
+    error = "this ampc was built without the CUDA kernel library "
+            "(AMPC_WITH_CUDA=OFF or no nvcc); --target=cuda needs it";
+    return {};
+  }
+  std::vector<std::string> link = runtimeLink(error);
+  if (link.empty())
+    return {};
+  std::string include = env("AMPC_INCLUDE_DIR");
+  if (include.empty())
+    include = AMPC_SOURCE_DIR;
+  std::vector<std::string> cmd = {nvcc, "-O3", "-std=c++20",
+                                  "--expt-relaxed-constexpr",
+                                  "--cudart", "shared",
+                                  // unused preamble helpers
+                                  "-diag-suppress", "177", "-I" + include};
+  SmallVector<StringRef> list;
+  (archs.empty() ? StringRef(AMPC_CUDA_ARCHS) : archs)
+      .split(list, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef a : list) {
+    std::string sm = a.trim().str();
+    cmd.push_back("-gencode");
+    cmd.push_back("arch=compute_" + sm + ",code=sm_" + sm);
+  }
+  if (!list.empty()) { // PTX of the newest for GPUs after it
+    std::string sm = list.back().trim().str();
+    cmd.push_back("-gencode");
+    cmd.push_back("arch=compute_" + sm + ",code=compute_" + sm);
+  }
+  cmd.insert(cmd.end(), {cuPath.str(), "-o", binPath.str(), "-Xlinker",
+                         "--start-group"});
+  // nvcc passes linker flags through -Xlinker, comma-separated; library
+  // files too (it rejects names like libabsl_x.so.20220623.0.0).
+  auto add = [&](StringRef item) {
+    if (item.consume_front("-Wl,") || sys::path::is_absolute(item)) {
+      cmd.push_back("-Xlinker");
+      cmd.push_back(item.str());
+    } else {
+      cmd.push_back(item.str());
+    }
+  };
+  std::string dir = env("AMPC_RUNTIME_DIR");
+  for (StringRef item : cudaItems) {
+    if (!dir.empty() && sys::path::filename(item) == "libampc_cuda_kernels.a")
+      add((Twine(dir) + "/libampc_cuda_kernels.a").str());
+    else
+      add(item);
+  }
+  for (const std::string &item : link)
+    add(item);
+  cmd.insert(cmd.end(), {"-Xlinker", "--end-group", "-lpthread"});
+  return cmd;
+}
+
 int ampc::runCommand(const std::vector<std::string> &command,
                      std::string &error) {
   ErrorOr<std::string> program = sys::findProgramByName(command[0]);

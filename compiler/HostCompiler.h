@@ -21,6 +21,18 @@ std::vector<std::string> hostCompileCommand(llvm::StringRef cppPath,
                                             llvm::StringRef binPath,
                                             std::string &error);
 
+// The nvcc command that turns the generated CUDA C++ |cuPath| into the
+// training binary |binPath| for the GPU architectures |archs| ("80,90";
+// empty: the build's AMPC_CUDA_ARCHS): nvcc -O3 -std=c++20, one
+// -gencode per architecture (SASS, plus PTX of the newest for later GPUs),
+// the runtime's link line and the CUDA kernel library's. Environment
+// overrides: AMPC_NVCC, AMPC_INCLUDE_DIR. Empty with |error| set when this
+// ampc was built without the CUDA library.
+std::vector<std::string> cudaCompileCommand(llvm::StringRef cuPath,
+                                            llvm::StringRef binPath,
+                                            llvm::StringRef archs,
+                                            std::string &error);
+
 // Runs |command|; the compiler's own messages go to stderr. Returns its exit
 // code (-1 when it could not be started, with |error| set).
 int runCommand(const std::vector<std::string> &command, std::string &error);

@@ -32,8 +32,8 @@ static std::optional<double> staticScale(llvm::StringRef mode) {
 }
 
 std::string ampc::validate(const CompileOptions &o) {
-  if (o.target != "cpu")
-    return "--target=" + o.target + ": only the cpu target is available";
+  if (o.target != "cpu" && o.target != "cuda")
+    return "--target=" + o.target + ": expected cpu or cuda";
   if (o.amp != "off" && o.amp != "fp16" && o.amp != "bf16")
     return "--amp=" + o.amp + ": expected off, fp16 or bf16";
   if (o.optimizer != "sgd" && o.optimizer != "adam" && o.optimizer != "adamw")

@@ -145,6 +145,11 @@ public:
   // is the number of micro-batches times ranks the gradients summed over.
   virtual StepStats step(const Hyper &hyper, float gradDivisor) = 0;
 
+  // Called before step(): whether the runtime will read that step's stats
+  // (log steps, the last step). When false a GPU model need not wait for
+  // the step to finish and may return the last stats it read.
+  virtual void setStatsWanted(bool wanted) { (void)wanted; }
+
   // Forward only; writes outputs()[i] into |outputs|[i] (host memory, in
   // each output's dtype).
   virtual void evaluate(const void *const *inputs, void *const *outputs) = 0;

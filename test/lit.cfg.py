@@ -25,6 +25,7 @@ if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 
     config.available_features.add("gpu")
 if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvcc")):
     config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", os.path.join(config.cuda_bin_dir, "nvcc")))
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 

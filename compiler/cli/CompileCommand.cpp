@@ -10,6 +10,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/cli/Command.h"
 #include "compiler/targets/cpu/CpuEmitter.h"
+#include "compiler/targets/cuda/CudaEmitter.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/Pass.h"
@@ -41,7 +42,13 @@ AMPC_OPT(std::string, outputFile, "o",
          cl::desc("The training binary (or the C++ with --emit=cpp; "
                   "default: ./train, or stdout for C++)"),
          cl::value_desc("path"), cl::init(""));
-AMPC_OPT(std::string, target, "target", cl::desc("cpu"), cl::init("cpu"));
+AMPC_OPT(std::string, target, "target",
+         cl::desc("cpu (C++, OpenBLAS) or cuda (CUDA C++, nvcc, cuBLASLt)"),
+         cl::init("cpu"));
+AMPC_OPT(std::string, cudaArch, "cuda-arch",
+         cl::desc("GPU architectures for --target=cuda, e.g. 80,90 "
+                  "(default: the build's AMPC_CUDA_ARCHS)"),
+         cl::init(""));
 AMPC_OPT(std::string, amp, "amp",
          cl::desc("Mixed precision: off, fp16 or bf16"), cl::init("off"));
 AMPC_OPT(std::string, optimizer, "optimizer",
@@ -130,6 +137,11 @@ int runCompile() {
     errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
     return 2;
   }
+  if (target != "cpu" && target != "cuda") {
+    errs() << "ampc: --target=" << target << ": expected cpu or cuda\n";
+    return 2;
+  }
+  bool cuda = target == "cuda";
   bool cppOnly = emit == "cpp";
   std::string output =
       outputFile.empty() ? (cppOnly ? "-" : "train") : outputFile.getValue();
@@ -169,7 +181,8 @@ int runCompile() {
     return 1;
   std::string cpp;
   raw_string_ostream cppStream(cpp);
-  if (failed(ampc::emitCpuTrainingProgram(*module, cppStream)))
+  if (failed(cuda ? ampc::emitCudaTrainingProgram(*module, cppStream)
+                  : ampc::emitCpuTrainingProgram(*module, cppStream)))
     return 1;
 
   if (cppOnly) {
@@ -192,7 +205,8 @@ int runCompile() {
     return 1;
   }
   SmallString<128> cppPath(tempDir);
-  sys::path::append(cppPath, ampc::getModel(*module).getSymName() + ".cpp");
+  sys::path::append(cppPath, ampc::getModel(*module).getSymName() +
+                                (cuda ? ".cu" : ".cpp"));
   {
     std::error_code ec;
     raw_fd_ostream os(cppPath, ec);
@@ -204,13 +218,15 @@ int runCompile() {
     os << cpp;
   }
   std::vector<std::string> cmd =
-      ampc::hostCompileCommand(cppPath, output, error);
+      cuda ? ampc::cudaCompileCommand(cppPath, output, cudaArch, error)
+           : ampc::hostCompileCommand(cppPath, output, error);
   if (cmd.empty()) {
     errs() << "ampc: " << error << " (the generated C++ is in " << tempDir
            << ")\n";
     return 1;
   }
-  progress << "[2/3] " << cmd[0] << " -O2 " << sys::path::filename(cppPath);
+  progress << "[2/3] " << sys::path::filename(cmd[0]) << " "
+           << (cuda ? "-O3 " : "-O2 ") << sys::path::filename(cppPath);
   if (verbose) {
     progress << "\n      ";
     for (const std::string &arg : cmd)

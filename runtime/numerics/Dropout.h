@@ -16,7 +16,7 @@ namespace ampc::num {
 
 // The Philox key of one dropout op in one step: a Philox draw of
 // (step, key) under the run seed. Loops hoist it out of the element loop.
-inline uint64_t dropoutStreamKey(uint64_t seed, uint64_t step, uint64_t key) {
+AMPC_HD inline uint64_t dropoutStreamKey(uint64_t seed, uint64_t step, uint64_t key) {
   Philox4 r = philox4x32({uint32_t(step), uint32_t(step >> 32), uint32_t(key),
                           uint32_t(key >> 32)},
                          seed);
@@ -26,14 +26,14 @@ inline uint64_t dropoutStreamKey(uint64_t seed, uint64_t step, uint64_t key) {
 // True if element |i| is kept. One Philox call serves four consecutive
 // elements (word i % 4 of counter i / 4); u in [0, 1) with 24 bits, and the
 // element is kept when u >= p, so P(keep) = 1 - p.
-inline bool dropoutKeep(uint64_t streamKey, uint64_t i, double p) {
+AMPC_HD inline bool dropoutKeep(uint64_t streamKey, uint64_t i, double p) {
   uint64_t block = i >> 2;
   Philox4 r = philox4x32({uint32_t(block), uint32_t(block >> 32), 0u, 0u},
                          streamKey);
   return uniform01(r[i & 3]) >= p;
 }
 
-inline bool dropoutKeep(uint64_t seed, uint64_t step, uint64_t key, uint64_t i,
+AMPC_HD inline bool dropoutKeep(uint64_t seed, uint64_t step, uint64_t key, uint64_t i,
                         double p) {
   return dropoutKeep(dropoutStreamKey(seed, step, key), i, p);
 }

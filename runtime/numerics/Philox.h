@@ -13,12 +13,21 @@
 #include <cstdint>
 #include <string_view>
 
+// Callable from CUDA kernels too (dropout masks on the device).
+#ifndef AMPC_HD
+#ifdef __CUDACC__
+#define AMPC_HD __host__ __device__
+#else
+#define AMPC_HD
+#endif
+#endif
+
 namespace ampc::num {
 
 using Philox4 = std::array<uint32_t, 4>;
 
 // Ten rounds of Philox4x32 on |counter| with the 64-bit |key|.
-inline Philox4 philox4x32(Philox4 ctr, uint64_t key) {
+AMPC_HD inline Philox4 philox4x32(Philox4 ctr, uint64_t key) {
   uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
   for (int round = 0; round < 10; ++round) {
     uint64_t p0 = uint64_t(0xD2511F53u) * ctr[0];
@@ -32,7 +41,7 @@ inline Philox4 philox4x32(Philox4 ctr, uint64_t key) {
 }
 
 // Maps 32 random bits to a float in [0, 1) with 24 bits of precision.
-inline double uniform01(uint32_t bits) { return double(bits >> 8) * 0x1p-24; }
+AMPC_HD inline double uniform01(uint32_t bits) { return double(bits >> 8) * 0x1p-24; }
 
 // Maps 32 random bits to (0, 1]: safe for log().
 inline double uniformOpen0(uint32_t bits) {

@@ -35,10 +35,12 @@
 
 #include <cstdint>
 
+#ifndef AMPC_HD
 #ifdef __CUDACC__
 #define AMPC_HD __host__ __device__
 #else
 #define AMPC_HD
+#endif
 #endif
 
 namespace ampc::num {

@@ -47,6 +47,7 @@ public:
   int rank() const { return rank_; }
   int worldSize() const { return world_; }
   bool isRoot() const { return rank_ == 0; } // metrics, output, checkpoints
+  bool checksAgreement() const { return opts_.checkAgreement && world_ > 1; }
 
   // Sums every grad(p) (bucketed) and lossAccumulator() over the ranks, in
   // place. A no-op for one rank.

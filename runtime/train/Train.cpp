@@ -190,16 +190,21 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
         model.forwardBackward(ptrs.data(), micro);
       }
       dp.allReduceGradients();
+      bool last = it + 1 == total;
+      bool logNow = (it + 1) % o.logEvery == 0 || last;
+      // A GPU model copies its stats to the host only when asked; the
+      // agreement check compares them every step.
+      model.setStatsWanted(logNow || dp.checksAgreement());
       StepStats s = model.step(h, float(accum * dp.worldSize()));
       dp.afterStep(s);
-      finalLoss = s.loss;
+      if (logNow)
+        finalLoss = s.loss;
       double sec = secondsSince(t0);
       windowSec += sec;
       runSec += sec;
       ++windowSteps;
 
-      bool last = it + 1 == total;
-      if ((it + 1) % o.logEvery == 0 || last) {
+      if (logNow) {
         StepRecord r;
         r.step = it + 1;
         r.epoch = double(batcher.epoch()) +

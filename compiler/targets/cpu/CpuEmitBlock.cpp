@@ -13,11 +13,10 @@ using namespace mlir;
 using namespace ampc;
 using namespace ampc::cpu_emit;
 
-namespace {
-
+// Shared with the CUDA emitter (CpuEmitterImpl.h).
 // How the loop index |i| over |out| reads an operand of shape |in| that
 // broadcasts to it (numpy rules).
-std::string broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
+std::string ampc::cpu_emit::broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
   if (in == out)
     return "i";
   int64_t inCount = 1;
@@ -51,6 +50,8 @@ std::string broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
   }
   return expr;
 }
+
+namespace {
 
 std::string approximate(Operation *op) {
   auto a = op->getAttrOfType<StringAttr>("approximate");

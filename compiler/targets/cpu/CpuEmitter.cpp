@@ -100,6 +100,11 @@ template <typename T> T *input(const void *p) {
 
 )cpp";
 
+} // namespace
+
+// Shared with the CUDA emitter (CpuEmitterImpl.h).
+namespace ampc::cpu_emit {
+
 std::string className(StringRef model) {
   std::string name;
   bool upper = true;
@@ -212,6 +217,10 @@ int64_t arenaSize(Operation *op) {
   auto a = op->getAttrOfType<IntegerAttr>(kernel::kArenaSizeAttr);
   return a ? a.getInt() : 0;
 }
+
+} // namespace ampc::cpu_emit
+
+namespace {
 
 class FileEmitter {
 public:

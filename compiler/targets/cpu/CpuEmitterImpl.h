@@ -41,6 +41,23 @@ int64_t byteSize(mlir::Type type);
 // The member holding the kernel of graph op |opName|: "k_linear_".
 std::string kernelMember(llvm::StringRef opName);
 
+// Pieces shared by the CPU and CUDA emitters (CpuEmitter.cpp).
+// "mlp" -> "MlpModel".
+std::string className(llvm::StringRef model);
+// A C++ string literal.
+std::string quoted(llvm::StringRef s);
+// ampc::num::InitAttrs{...} of a #graph initializer.
+std::string initAttrs(mlir::Attribute init);
+// Finds the model, @<m>_grad, @<m>_step and its fused epilogue.
+mlir::LogicalResult collect(mlir::ModuleOp module, Program &p);
+// kernel.arena_size of |op| (0 when absent).
+int64_t arenaSize(mlir::Operation *op);
+
+// The index expression of an operand of shape |in| read by a loop index
+// `i` over |out| (numpy broadcasting): "i", "0", "i % 64", ...
+std::string broadcastIndex(llvm::ArrayRef<int64_t> in,
+                           llvm::ArrayRef<int64_t> out);
+
 // Names the C++ pointer variable of every tensor value in one function.
 struct BlockEnv {
   mlir::AsmState *asmState = nullptr;

@@ -1,0 +1,39 @@
+//===- CudaEmitterImpl.h - Shared pieces of the CUDA emitter ----*- C++ -*-===//
+#ifndef AMPC_COMPILER_TARGETS_CUDA_CUDAEMITTERIMPL_H
+#define AMPC_COMPILER_TARGETS_CUDA_CUDAEMITTERIMPL_H
+
+#include "compiler/targets/cpu/CpuEmitterImpl.h"
+
+#include <string>
+#include <vector>
+
+namespace ampc::cuda_emit {
+
+using cpu_emit::BlockEnv;
+using cpu_emit::Program;
+
+// CUDA element type: float, __half, __nv_bfloat16, int32_t, ...
+std::string cudaElementType(mlir::Type type);
+
+// What printing function bodies collects for the file: the __global__
+// kernels of the fused regions and the non-splat constants (copied to the
+// device once, then into the arena by each step).
+struct FileParts {
+  std::string kernels;
+  int nextKernel = 0;
+  struct Constant {
+    std::string type, values; // "float", "{1.0f, 2.0f}"
+    int64_t bytes = 0;
+  };
+  std::vector<Constant> constants;
+};
+
+// Prints the ops of |block| as launches on `stream_` (the caller names the
+// block arguments in |env|).
+mlir::LogicalResult emitCudaBlock(mlir::Block &block, BlockEnv &env,
+                                  FileParts &parts,
+                                  mlir::raw_indented_ostream &os);
+
+} // namespace ampc::cuda_emit
+
+#endif

@@ -1,0 +1,207 @@
+//===- Attention.cu - scaled_dot_product_attention and its backward --------===//
+//
+// The math path (GEMMs + softmax pieces), batched over (batch, head):
+// S = scale Q K^T in FP32 (cuBLASLt, FP32 accumulation), a masked row
+// softmax in FP32, P rounded to V's type for O = P V (as PyTorch's math
+// attention does under autocast). Backward recomputes P:
+//   dV = P^T G, dP = G V^T, dS = P * (dP - rowsum(P * dP)),
+//   dQ = scale dS K, dK = scale dS^T Q.
+// Causal masks are top-left aligned (key j > query i is masked).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/Common.cuh"
+#include "runtime/cuda/Gemm.h"
+
+#include <cmath>
+
+namespace ampc::cuda {
+
+using namespace detail;
+
+namespace {
+
+struct Geo {
+  int64_t batch, t, s, d, e;
+  float scale;
+  bool causal;
+};
+
+Geo geometry(std::string_view op, const TensorRef &q, const TensorRef &k,
+             const TensorRef &v, const Attrs &attrs) {
+  int r = q.rank;
+  if (r < 2 || k.rank != r || v.rank != r)
+    fail(op, "q, k and v must have equal rank >= 2");
+  Geo g{1, q.shape[r - 2], k.shape[r - 2], q.shape[r - 1], v.shape[r - 1],
+        0.0f, attrs.getBool("causal")};
+  for (int i = 0; i < r - 2; ++i) {
+    if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i])
+      fail(op, "batch/head dimensions differ");
+    g.batch *= q.shape[i];
+  }
+  if (k.shape[r - 1] != g.d || v.shape[r - 2] != g.s)
+    fail(op, "expected q [.., T, D], k [.., S, D], v [.., S, E]");
+  g.scale = float(attrs.getFloat("scale", 1.0 / std::sqrt(double(g.d))));
+  return g;
+}
+
+// In place on FP32 scores [rows = batch*T, S]; also writes P in |tp|.
+__global__ void maskedSoftmax(float *p, void *pHalf, int tp, int64_t t,
+                              int64_t s, bool causal) {
+  int64_t row = blockIdx.x, i = row % t;
+  float *x = p + row * s;
+  int64_t n = causal ? (i + 1 < s ? i + 1 : s) : s;
+  float mx = -INFINITY;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
+    mx = fmaxf(mx, x[j]);
+  mx = blockMax(mx);
+  float sum = 0.0f;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
+    sum += expf(x[j] - mx);
+  sum = blockSum(sum);
+  for (int64_t j = threadIdx.x; j < s; j += blockDim.x) {
+    float v = j < n ? expf(x[j] - mx) / sum : 0.0f;
+    x[j] = v;
+    if (pHalf)
+      st(pHalf, tp, row * s + j, v);
+  }
+}
+
+// dS = P * (dP - rowsum(P * dP)) in place on dP; also in |tp|.
+__global__ void softmaxBackwardRows(const float *p, float *dp, void *dsHalf,
+                                    int tp, int64_t s) {
+  int64_t row = blockIdx.x;
+  const float *pr = p + row * s;
+  float *dr = dp + row * s;
+  float dot = 0.0f;
+  for (int64_t j = threadIdx.x; j < s; j += blockDim.x)
+    dot += pr[j] * dr[j];
+  dot = blockSum(dot);
+  for (int64_t j = threadIdx.x; j < s; j += blockDim.x) {
+    float v = pr[j] * (dr[j] - dot);
+    dr[j] = v;
+    st(dsHalf, tp, row * s + j, v);
+  }
+}
+
+struct Buffers {
+  float *p32, *dp32;
+  void *pLow, *dsLow;
+};
+
+Buffers buffers(const Geo &g, DType low, bool backward, std::string_view op,
+                cudaStream_t stream) {
+  size_t n = size_t(g.batch * g.t * g.s);
+  size_t f = (n * sizeof(float) + 255) & ~size_t(255);
+  size_t h = (n * cpu::dtypeSize(low) + 255) & ~size_t(255);
+  char *s = static_cast<char *>(
+      scratch(backward ? 2 * f + 2 * h : f + h, op, stream));
+  Buffers b{};
+  b.p32 = reinterpret_cast<float *>(s);
+  b.pLow = s + f;
+  if (backward) {
+    b.dp32 = reinterpret_cast<float *>(s + f + h);
+    b.dsLow = s + 2 * f + h;
+  }
+  return b;
+}
+
+// P (FP32 and in |low|) for all (batch, head).
+void probabilities(const Geo &g, const TensorRef &q, const TensorRef &k,
+                   const Buffers &b, DType low, std::string_view op,
+                   cudaStream_t stream) {
+  Gemm m;
+  m.transB = true;
+  m.m = g.t, m.n = g.s, m.k = g.d;
+  m.a = q.data, m.aType = q.dtype, m.lda = g.d, m.strideA = g.t * g.d;
+  m.b = k.data, m.bType = k.dtype, m.ldb = g.d, m.strideB = g.s * g.d;
+  m.c = b.p32, m.cType = DType::F32, m.ldc = g.s, m.strideC = g.t * g.s;
+  m.batch = g.batch;
+  m.alpha = g.scale;
+  gemm(m, stream, op);
+  maskedSoftmax<<<unsigned(g.batch * g.t), 256, 0, stream>>>(
+      b.p32, b.pLow, int(low), g.t, g.s, g.causal);
+}
+
+} // namespace
+
+void attentionKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs,
+                     cudaStream_t stream) {
+  constexpr std::string_view op = "graph.scaled_dot_product_attention";
+  const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
+                  &v = required(op, in, 2), &o = required(op, out, 0);
+  Geo g = geometry(op, q, k, v, attrs);
+  if (o.numel() != g.batch * g.t * g.e)
+    fail(op, "result must be [.., T, E]");
+  Buffers b = buffers(g, v.dtype, false, op, stream);
+  probabilities(g, q, k, b, v.dtype, op, stream);
+  Gemm m; // O = P V
+  m.m = g.t, m.n = g.e, m.k = g.s;
+  m.a = b.pLow, m.aType = v.dtype, m.lda = g.s, m.strideA = g.t * g.s;
+  m.b = v.data, m.bType = v.dtype, m.ldb = g.e, m.strideB = g.s * g.e;
+  m.c = o.data, m.cType = o.dtype, m.ldc = g.e, m.strideC = g.t * g.e;
+  m.batch = g.batch;
+  gemm(m, stream, op);
+  checkLaunch(op.data());
+}
+
+// in: q, k, v, g; out: dq, dk, dv (each may be null).
+void attentionBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.scaled_dot_product_attention_backward";
+  const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
+                  &v = required(op, in, 2), &gy = required(op, in, 3);
+  const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
+                  *dv = optional(out, 2);
+  Geo g = geometry(op, q, k, v, attrs);
+  if (gy.numel() != g.batch * g.t * g.e)
+    fail(op, "g must be [.., T, E]");
+  DType low = q.dtype;
+  Buffers b = buffers(g, low, true, op, stream);
+  probabilities(g, q, k, b, low, op, stream);
+  if (dv) {
+    Gemm m; // dV = P^T G
+    m.transA = true;
+    m.m = g.s, m.n = g.e, m.k = g.t;
+    m.a = b.pLow, m.aType = low, m.lda = g.s, m.strideA = g.t * g.s;
+    m.b = gy.data, m.bType = gy.dtype, m.ldb = g.e, m.strideB = g.t * g.e;
+    m.c = dv->data, m.cType = dv->dtype, m.ldc = g.e, m.strideC = g.s * g.e;
+    m.batch = g.batch;
+    gemm(m, stream, op);
+  }
+  Gemm m; // dP = G V^T (FP32)
+  m.transB = true;
+  m.m = g.t, m.n = g.s, m.k = g.e;
+  m.a = gy.data, m.aType = gy.dtype, m.lda = g.e, m.strideA = g.t * g.e;
+  m.b = v.data, m.bType = v.dtype, m.ldb = g.e, m.strideB = g.s * g.e;
+  m.c = b.dp32, m.cType = DType::F32, m.ldc = g.s, m.strideC = g.t * g.s;
+  m.batch = g.batch;
+  gemm(m, stream, op);
+  softmaxBackwardRows<<<unsigned(g.batch * g.t), 256, 0, stream>>>(
+      b.p32, b.dp32, b.dsLow, int(low), g.s);
+  if (dq) {
+    Gemm d; // dQ = scale dS K
+    d.m = g.t, d.n = g.d, d.k = g.s;
+    d.a = b.dsLow, d.aType = low, d.lda = g.s, d.strideA = g.t * g.s;
+    d.b = k.data, d.bType = k.dtype, d.ldb = g.d, d.strideB = g.s * g.d;
+    d.c = dq->data, d.cType = dq->dtype, d.ldc = g.d, d.strideC = g.t * g.d;
+    d.batch = g.batch;
+    d.alpha = g.scale;
+    gemm(d, stream, op);
+  }
+  if (dk) {
+    Gemm d; // dK = scale dS^T Q
+    d.transA = true;
+    d.m = g.s, d.n = g.d, d.k = g.t;
+    d.a = b.dsLow, d.aType = low, d.lda = g.s, d.strideA = g.t * g.s;
+    d.b = q.data, d.bType = q.dtype, d.ldb = g.d, d.strideB = g.t * g.d;
+    d.c = dk->data, d.cType = dk->dtype, d.ldc = g.d, d.strideC = g.s * g.d;
+    d.batch = g.batch;
+    d.alpha = g.scale;
+    gemm(d, stream, op);
+  }
+  checkLaunch(op.data());
+}
+
+} // namespace ampc::cuda

@@ -1,0 +1,86 @@
+//===- Common.cpp - Errors, launch sizes, scratch memory -------------------===//
+#include "runtime/cuda/Common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+
+namespace ampc::cuda {
+
+void check(cudaError_t err, const char *what) {
+  if (err == cudaSuccess)
+    return;
+  std::fprintf(stderr, "error: CUDA: %s: %s\n", what, cudaGetErrorString(err));
+  std::exit(1);
+}
+
+bool deviceAvailable() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
+void *scratch(size_t bytes, std::string_view op, cudaStream_t stream) {
+  static void *buffer = nullptr;
+  static size_t capacity = 0;
+  if (bytes <= capacity)
+    return buffer;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess &&
+      status != cudaStreamCaptureStatusNone)
+    detail::fail(op, "scratch memory cannot grow during stream capture (run one step before capturing)");
+  // Growing frees the old buffer: wait for kernels still using it. This
+  // happens on the warm-up step only.
+  check(cudaDeviceSynchronize(), "scratch");
+  if (buffer)
+    check(cudaFree(buffer), "cudaFree(scratch)");
+  size_t want = std::max(bytes, size_t(1) << 20);
+  check(cudaMalloc(&buffer, want), "cudaMalloc(scratch)");
+  capacity = want;
+  return buffer;
+}
+
+namespace detail {
+
+void fail(std::string_view op, const std::string &msg) {
+  throw std::invalid_argument(std::string(op) + ": " + msg);
+}
+
+const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
+                          size_t i) {
+  if (i >= refs.size() || !refs[i].data)
+    fail(op, "missing operand or result #" + std::to_string(i));
+  return refs[i];
+}
+
+int gridFor(int64_t n, int threads) {
+  int64_t blocks = (n + threads - 1) / threads;
+  // Enough blocks to fill any GPU; the loops are grid-stride.
+  return int(std::clamp<int64_t>(blocks, 1, 65536));
+}
+
+int normAxis(std::string_view op, int64_t axis, int rank) {
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    fail(op, "axis out of range");
+  return int(axis);
+}
+
+void checkLaunch(const char *op) { check(cudaGetLastError(), op); }
+
+Dims dimsOf(const TensorRef &t) {
+  Dims d;
+  d.rank = t.rank;
+  for (int i = 0; i < t.rank; ++i)
+    d.d[i] = t.shape[i];
+  return d;
+}
+
+} // namespace detail
+} // namespace ampc::cuda

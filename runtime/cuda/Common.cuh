@@ -1,0 +1,98 @@
+//===- Common.cuh - Device helpers of the CUDA kernel library ---*- C++ -*-===//
+//
+// Element access switches on the dtype at run time instead of templating
+// every kernel on it: a handful of instantiations keeps nvcc fast, and the
+// branch is uniform across a warp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_CUDA_COMMON_CUH
+#define AMPC_RUNTIME_CUDA_COMMON_CUH
+
+#include "runtime/cuda/Common.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace ampc::cuda::detail {
+
+__device__ __forceinline__ float ld(const void *p, int dt, int64_t i) {
+  switch (dt) {
+  case int(DType::F16):
+    return __half2float(static_cast<const __half *>(p)[i]);
+  case int(DType::BF16):
+    return __bfloat162float(static_cast<const __nv_bfloat16 *>(p)[i]);
+  case int(DType::I32):
+    return float(static_cast<const int32_t *>(p)[i]);
+  case int(DType::I64):
+    return float(static_cast<const int64_t *>(p)[i]);
+  default:
+    return static_cast<const float *>(p)[i];
+  }
+}
+
+// Rounds |v| once to the element type (RNE) and stores it.
+__device__ __forceinline__ void st(void *p, int dt, int64_t i, float v) {
+  switch (dt) {
+  case int(DType::F16):
+    static_cast<__half *>(p)[i] = __float2half_rn(v);
+    break;
+  case int(DType::BF16):
+    static_cast<__nv_bfloat16 *>(p)[i] = __float2bfloat16_rn(v);
+    break;
+  case int(DType::I32):
+    static_cast<int32_t *>(p)[i] = int32_t(v);
+    break;
+  case int(DType::I64):
+    static_cast<int64_t *>(p)[i] = int64_t(v);
+    break;
+  default:
+    static_cast<float *>(p)[i] = v;
+  }
+}
+
+__device__ __forceinline__ int64_t ldId(const void *p, int dt, int64_t i) {
+  return dt == int(DType::I64) ? static_cast<const int64_t *>(p)[i]
+                               : int64_t(static_cast<const int32_t *>(p)[i]);
+}
+
+#define AMPC_GRID_STRIDE(i, n)                                                 \
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);    \
+       i += int64_t(gridDim.x) * blockDim.x)
+
+// Block-wide float sum (blockDim.x a multiple of 32, <= 1024); every thread
+// gets the result. Fixed order: deterministic.
+__device__ __forceinline__ float blockSum(float v) {
+  __shared__ float warpSums[32];
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0)
+    warpSums[warp] = v;
+  __syncthreads();
+  int warps = (blockDim.x + 31) >> 5;
+  float t = lane < warps ? warpSums[lane] : 0.0f;
+  for (int o = 16; o > 0; o >>= 1)
+    t += __shfl_xor_sync(0xffffffffu, t, o);
+  return t;
+}
+
+__device__ __forceinline__ float blockMax(float v) {
+  __shared__ float warpMax[32];
+  for (int o = 16; o > 0; o >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0)
+    warpMax[warp] = v;
+  __syncthreads();
+  int warps = (blockDim.x + 31) >> 5;
+  float t = lane < warps ? warpMax[lane] : -INFINITY;
+  for (int o = 16; o > 0; o >>= 1)
+    t = fmaxf(t, __shfl_xor_sync(0xffffffffu, t, o));
+  return t;
+}
+
+} // namespace ampc::cuda::detail
+
+#endif

@@ -1,0 +1,359 @@
+//===- ConvPool.cu - conv2d (im2col + cuBLASLt) and pooling ----------------===//
+//
+// conv2d: per channel group, the columns of every image [N, Cg*KH*KW, OH*OW]
+// and one strided-batched GEMM with the group's weight. Backward input is a
+// GEMM into FP32 columns and a gathering col2im (deterministic); backward
+// weight accumulates the images' GEMMs in FP32 (beta = 1), rounded once.
+// Pools: one thread per output (forward) or per input element (backward,
+// a gather: deterministic).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/Common.cuh"
+#include "runtime/cuda/Gemm.h"
+
+#include <vector>
+
+namespace ampc::cuda {
+
+using namespace detail;
+
+namespace {
+
+struct Geom {
+  int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups, cg,
+      og;
+  __host__ __device__ int64_t rows() const { return cg * kh * kw; }
+  __host__ __device__ int64_t cols() const { return oh * ow; }
+};
+
+std::vector<int64_t> pair(std::string_view op, const Attrs &attrs,
+                          const char *name, int64_t dflt) {
+  std::vector<int64_t> v = attrs.getInts(name, {dflt, dflt});
+  if (v.size() != 2)
+    fail(op, std::string(name) + " must have two entries");
+  return v;
+}
+
+Geom geometry(std::string_view op, const TensorRef &x, const TensorRef &w,
+              const TensorRef &y, const Attrs &attrs) {
+  if (x.rank != 4 || w.rank != 4 || y.rank != 4)
+    fail(op, "expected rank-4 NCHW tensors");
+  auto s = pair(op, attrs, "stride", 1), p = pair(op, attrs, "padding", 0),
+       d = pair(op, attrs, "dilation", 1);
+  Geom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], w.shape[0],
+         w.shape[2], w.shape[3], y.shape[2], y.shape[3], s[0], s[1], p[0],
+         p[1], d[0], d[1], attrs.getInt("groups", 1), 0, 0};
+  if (g.groups < 1 || g.c % g.groups || g.o % g.groups)
+    fail(op, "groups must divide the channel counts");
+  g.cg = g.c / g.groups;
+  g.og = g.o / g.groups;
+  if (w.shape[1] != g.cg || y.shape[0] != g.n || y.shape[1] != g.o)
+    fail(op, "weight or result channels mismatch");
+  return g;
+}
+
+// col[n][r][l] for channel group |grp|, in x's type.
+__global__ void im2colKernel(Geom g, int64_t grp, const void *x, int tx,
+                             void *col, int tc) {
+  int64_t total = g.n * g.rows() * g.cols();
+  AMPC_GRID_STRIDE(i, total) {
+    int64_t l = i % g.cols(), r = (i / g.cols()) % g.rows(),
+            n = i / (g.cols() * g.rows());
+    int64_t c = r / (g.kh * g.kw), ki = (r / g.kw) % g.kh, kj = r % g.kw;
+    int64_t oy = l / g.ow, ox = l % g.ow;
+    int64_t iy = oy * g.sh - g.ph + ki * g.dh, ix = ox * g.sw - g.pw + kj * g.dw;
+    float v = 0.0f;
+    if (iy >= 0 && iy < g.h && ix >= 0 && ix < g.w)
+      v = ld(x, tx, ((n * g.c + grp * g.cg + c) * g.h + iy) * g.w + ix);
+    st(col, tc, i, v);
+  }
+}
+
+// dx[n][grp*cg + c][iy][ix] = sum of the FP32 columns that read it.
+__global__ void col2imKernel(Geom g, int64_t grp, const float *col, void *dx,
+                             int tdx) {
+  int64_t total = g.n * g.cg * g.h * g.w;
+  AMPC_GRID_STRIDE(i, total) {
+    int64_t ix = i % g.w, iy = (i / g.w) % g.h, c = (i / (g.w * g.h)) % g.cg,
+            n = i / (g.w * g.h * g.cg);
+    float s = 0.0f;
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      int64_t ty = iy + g.ph - ki * g.dh;
+      if (ty < 0 || ty % g.sh)
+        continue;
+      int64_t oy = ty / g.sh;
+      if (oy >= g.oh)
+        continue;
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        int64_t tx = ix + g.pw - kj * g.dw;
+        if (tx < 0 || tx % g.sw)
+          continue;
+        int64_t ox = tx / g.sw;
+        if (ox >= g.ow)
+          continue;
+        int64_t r = (c * g.kh + ki) * g.kw + kj;
+        s += col[(n * g.rows() + r) * g.cols() + oy * g.ow + ox];
+      }
+    }
+    st(dx, tdx, ((n * g.c + grp * g.cg + c) * g.h + iy) * g.w + ix, s);
+  }
+}
+
+// y = acc + bias[channel], rounded once.
+__global__ void biasNarrow(const float *acc, const void *bias, int tb,
+                           void *y, int ty, int64_t o, int64_t l,
+                           int64_t total) {
+  AMPC_GRID_STRIDE(i, total) {
+    float v = acc[i];
+    if (bias)
+      v += ld(bias, tb, (i / l) % o);
+    st(y, ty, i, v);
+  }
+}
+
+struct PoolGeom {
+  int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+};
+
+PoolGeom pool(std::string_view op, const TensorRef &x, const TensorRef &y,
+              const Attrs &attrs) {
+  if (x.rank != 4 || y.rank != 4 || x.shape[0] != y.shape[0] ||
+      x.shape[1] != y.shape[1])
+    fail(op, "expected [N,C,H,W] -> [N,C,OH,OW]");
+  auto k = attrs.getInts("kernel_size");
+  auto s = attrs.getInts("stride", k);
+  auto p = attrs.getInts("padding", {0, 0});
+  if (k.size() != 2 || s.size() != 2 || p.size() != 2)
+    fail(op, "kernel_size, stride and padding are [h, w]");
+  return {x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[2],
+          y.shape[3], k[0],       k[1],       s[0],       s[1],
+          p[0],       p[1]};
+}
+
+// kind 0: max, 1: average (count_include_pad).
+__global__ void poolKernel(PoolGeom g, const void *x, int tx, void *y, int ty,
+                           int kind) {
+  int64_t total = g.n * g.c * g.oh * g.ow;
+  AMPC_GRID_STRIDE(i, total) {
+    int64_t ox = i % g.ow, oy = (i / g.ow) % g.oh, nc = i / (g.ow * g.oh);
+    float acc = kind == 0 ? -INFINITY : 0.0f;
+    for (int64_t a = 0; a < g.kh; ++a)
+      for (int64_t b = 0; b < g.kw; ++b) {
+        int64_t iy = oy * g.sh - g.ph + a, ix = ox * g.sw - g.pw + b;
+        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
+          continue;
+        float v = ld(x, tx, (nc * g.h + iy) * g.w + ix);
+        if (kind == 0)
+          acc = (v > acc || isnan(v)) ? v : acc;
+        else
+          acc += v;
+      }
+    st(y, ty, i, kind == 0 ? acc : acc / float(g.kh * g.kw));
+  }
+}
+
+// dx of one input element: the sum over the windows that contain it of g
+// (avg: g / window size; max: g when this element is the window's first
+// maximum in row-major order).
+__global__ void poolBackwardKernel(PoolGeom g, const void *x, int tx,
+                                   const void *gy, int tg, void *dx, int tdx,
+                                   int kind) {
+  int64_t total = g.n * g.c * g.h * g.w;
+  AMPC_GRID_STRIDE(i, total) {
+    int64_t ix = i % g.w, iy = (i / g.w) % g.h, nc = i / (g.w * g.h);
+    float s = 0.0f;
+    for (int64_t a = 0; a < g.kh; ++a) {
+      int64_t ty = iy + g.ph - a;
+      if (ty < 0 || ty % g.sh || ty / g.sh >= g.oh)
+        continue;
+      int64_t oy = ty / g.sh;
+      for (int64_t b = 0; b < g.kw; ++b) {
+        int64_t tx2 = ix + g.pw - b;
+        if (tx2 < 0 || tx2 % g.sw || tx2 / g.sw >= g.ow)
+          continue;
+        int64_t ox = tx2 / g.sw;
+        float gv = ld(gy, tg, (nc * g.oh + oy) * g.ow + ox);
+        if (kind == 1) {
+          s += gv / float(g.kh * g.kw);
+          continue;
+        }
+        // The window's first maximum (row-major).
+        int64_t bestY = -1, bestX = -1;
+        float best = -INFINITY;
+        for (int64_t p = 0; p < g.kh; ++p)
+          for (int64_t q = 0; q < g.kw; ++q) {
+            int64_t yy = oy * g.sh - g.ph + p, xx = ox * g.sw - g.pw + q;
+            if (yy < 0 || yy >= g.h || xx < 0 || xx >= g.w)
+              continue;
+            float v = ld(x, tx, (nc * g.h + yy) * g.w + xx);
+            if (bestY < 0 || v > best || (isnan(v) && !isnan(best))) {
+              best = v;
+              bestY = yy;
+              bestX = xx;
+            }
+          }
+        if (bestY == iy && bestX == ix)
+          s += gv;
+      }
+    }
+    st(dx, tdx, i, s);
+  }
+}
+
+} // namespace
+
+void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.conv2d";
+  const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
+  const TensorRef *bias = optional(in, 2);
+  const TensorRef &y = required(op, out, 0);
+  Geom g = geometry(op, x, w, y, attrs);
+  if (bias && bias->numel() != g.o)
+    fail(op, "bias must be [O]");
+  size_t esz = cpu::dtypeSize(x.dtype);
+  size_t colBytes = size_t(g.n * g.rows() * g.cols()) * esz;
+  size_t accBytes = size_t(y.numel()) * sizeof(float);
+  char *s = static_cast<char *>(scratch(colBytes + accBytes + 256, op, stream));
+  void *col = s;
+  auto *acc = reinterpret_cast<float *>(s + ((colBytes + 255) & ~size_t(255)));
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    int64_t total = g.n * g.rows() * g.cols();
+    im2colKernel<<<gridFor(total), 256, 0, stream>>>(g, grp, x.data,
+                                                     int(x.dtype), col,
+                                                     int(x.dtype));
+    Gemm m;
+    m.m = g.og, m.n = g.cols(), m.k = g.rows();
+    m.a = static_cast<const char *>(w.data) + grp * g.og * g.rows() * esz;
+    m.aType = w.dtype, m.lda = g.rows(), m.strideA = 0;
+    m.b = col, m.bType = x.dtype, m.ldb = g.cols(),
+    m.strideB = g.rows() * g.cols();
+    m.c = acc + grp * g.og * g.cols(), m.cType = DType::F32, m.ldc = g.cols(),
+    m.strideC = g.o * g.cols();
+    m.batch = g.n;
+    gemm(m, stream, op);
+  }
+  biasNarrow<<<gridFor(y.numel()), 256, 0, stream>>>(
+      acc, bias ? bias->data : nullptr, bias ? int(bias->dtype) : 0, y.data,
+      int(y.dtype), g.o, g.cols(), y.numel());
+  checkLaunch(op.data());
+}
+
+// in: g [N,O,OH,OW], weight; out: dx.
+void conv2dBackwardInputKernel(std::span<const TensorRef> in,
+                               std::span<const TensorRef> out,
+                               const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.conv2d_backward_input";
+  const TensorRef &gy = required(op, in, 0), &w = required(op, in, 1);
+  const TensorRef &dx = required(op, out, 0);
+  Geom g = geometry(op, dx, w, gy, attrs);
+  size_t esz = cpu::dtypeSize(w.dtype), gsz = cpu::dtypeSize(gy.dtype);
+  auto *col = static_cast<float *>(scratch(
+      size_t(g.n * g.rows() * g.cols()) * sizeof(float), op, stream));
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    Gemm m; // col[n] = W_g^T [rows, og] . g_n [og, L]
+    m.transA = true;
+    m.m = g.rows(), m.n = g.cols(), m.k = g.og;
+    m.a = static_cast<const char *>(w.data) + grp * g.og * g.rows() * esz;
+    m.aType = w.dtype, m.lda = g.rows(), m.strideA = 0;
+    m.b = static_cast<const char *>(gy.data) + grp * g.og * g.cols() * gsz;
+    m.bType = gy.dtype, m.ldb = g.cols(), m.strideB = g.o * g.cols();
+    m.c = col, m.cType = DType::F32, m.ldc = g.cols(),
+    m.strideC = g.rows() * g.cols();
+    m.batch = g.n;
+    gemm(m, stream, op);
+    int64_t total = g.n * g.cg * g.h * g.w;
+    col2imKernel<<<gridFor(total), 256, 0, stream>>>(g, grp, col, dx.data,
+                                                     int(dx.dtype));
+  }
+  checkLaunch(op.data());
+}
+
+// in: x, g; out: dw [O, Cg, KH, KW].
+void conv2dBackwardWeightKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.conv2d_backward_weight";
+  const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
+  const TensorRef &dw = required(op, out, 0);
+  Geom g = geometry(op, x, dw, gy, attrs);
+  size_t esz = cpu::dtypeSize(x.dtype), gsz = cpu::dtypeSize(gy.dtype);
+  size_t colBytes = size_t(g.n * g.rows() * g.cols()) * esz;
+  size_t accBytes = size_t(dw.numel()) * sizeof(float);
+  char *s = static_cast<char *>(scratch(colBytes + accBytes + 256, op, stream));
+  void *col = s;
+  auto *acc = reinterpret_cast<float *>(s + ((colBytes + 255) & ~size_t(255)));
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    int64_t total = g.n * g.rows() * g.cols();
+    im2colKernel<<<gridFor(total), 256, 0, stream>>>(g, grp, x.data,
+                                                     int(x.dtype), col,
+                                                     int(x.dtype));
+    for (int64_t n = 0; n < g.n; ++n) {
+      Gemm m; // dW_g [og, rows] += g_n [og, L] . col_n^T [L, rows]
+      m.transB = true;
+      m.m = g.og, m.n = g.rows(), m.k = g.cols();
+      m.a = static_cast<const char *>(gy.data) +
+            (n * g.o + grp * g.og) * g.cols() * gsz;
+      m.aType = gy.dtype, m.lda = g.cols();
+      m.b = static_cast<const char *>(col) + n * g.rows() * g.cols() * esz;
+      m.bType = x.dtype, m.ldb = g.cols();
+      m.c = acc + grp * g.og * g.rows(), m.cType = DType::F32,
+      m.ldc = g.rows();
+      m.beta = n == 0 ? 0.0f : 1.0f;
+      gemm(m, stream, op);
+    }
+  }
+  biasNarrow<<<gridFor(dw.numel()), 256, 0, stream>>>(
+      acc, nullptr, 0, dw.data, int(dw.dtype), 1, 1, dw.numel());
+  checkLaunch(op.data());
+}
+
+void maxPool2dKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs,
+                     cudaStream_t stream) {
+  constexpr std::string_view op = "graph.max_pool2d";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  PoolGeom g = pool(op, x, y, attrs);
+  poolKernel<<<gridFor(y.numel()), 256, 0, stream>>>(g, x.data, int(x.dtype),
+                                                     y.data, int(y.dtype), 0);
+  checkLaunch(op.data());
+}
+
+void avgPool2dKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs,
+                     cudaStream_t stream) {
+  constexpr std::string_view op = "graph.avg_pool2d";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  PoolGeom g = pool(op, x, y, attrs);
+  poolKernel<<<gridFor(y.numel()), 256, 0, stream>>>(g, x.data, int(x.dtype),
+                                                     y.data, int(y.dtype), 1);
+  checkLaunch(op.data());
+}
+
+// in: x, g; out: dx.
+void maxPool2dBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.max_pool2d_backward";
+  const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
+  const TensorRef &dx = required(op, out, 0);
+  PoolGeom g = pool(op, x, gy, attrs);
+  poolBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
+      g, x.data, int(x.dtype), gy.data, int(gy.dtype), dx.data,
+      int(dx.dtype), 0);
+  checkLaunch(op.data());
+}
+
+// in: g; out: dx (its shape gives the input's).
+void avgPool2dBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.avg_pool2d_backward";
+  const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
+  PoolGeom g = pool(op, dx, gy, attrs);
+  poolBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
+      g, nullptr, 0, gy.data, int(gy.dtype), dx.data, int(dx.dtype), 1);
+  checkLaunch(op.data());
+}
+
+} // namespace ampc::cuda

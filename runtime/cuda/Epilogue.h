@@ -1,0 +1,113 @@
+//===- Epilogue.h - The fused AMP epilogue on the device --------*- C++ -*-===//
+//
+// Two multi-tensor kernels over every parameter, nothing read back by the
+// host:
+//   pass 1  reads each gradient once: unscale (by inv_scale, or by
+//           1/(scale * gradDivisor) after accumulation/all-reduce), the
+//           non-finite flag, per-chunk sums of squares. The last block to
+//           finish (a device-wide counter) finalises, in a fixed order: per
+//           tensor norms, the global norm (torch foreach clip_grad_norm_:
+//           sqrt of the sum of squared per-tensor norms), the clip
+//           coefficient (num::clipCoef), the skip flag, the step counter,
+//           Adam's bias corrections, the scaler update (num::updateScaler)
+//           and the step's statistics.
+//   pass 2  unless the step is skipped: reads the gradient again, unscales,
+//           clips, applies SGD / Adam / AdamW to the FP32 master (PyTorch's
+//           formulas, as runtime/cpu/Epilogue.cpp evaluates them) and writes
+//           the half copy of the weight for the next forward.
+//
+// Bytes per parameter, AdamW, half gradients, half weight copy written:
+//   pass 1: grad 2; pass 2: grad 2 + param 4 + exp_avg 4 + exp_avg_sq 4
+//   read, param 4 + exp_avg 4 + exp_avg_sq 4 + half copy 2 written = 30 B.
+//   (FP32 gradients: 36 B; without the half copy: 2 B less.)
+//
+// Determinism: chunk partial sums are block sums in a fixed order and are
+// combined in chunk order, so the norm is the same run to run (it is not
+// bit-equal to the CPU target's pairwise order).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_CUDA_EPILOGUE_H
+#define AMPC_RUNTIME_CUDA_EPILOGUE_H
+
+#include "runtime/Model.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace ampc::cuda {
+
+// Everything the epilogue reads and writes besides the tensors, kept in
+// device memory for the whole run. Plain data: the host copies it in and
+// out (at log steps, checkpoints, resume) with cudaMemcpy.
+struct DeviceState {
+  rt::ScalerState scaler;     // scale, growthTracker, hysteresisLeft, skipped
+  int64_t step = 0;           // optimizer steps taken (not skipped ones)
+  float lossAccumulator = 0;  // forward adds each micro-batch's loss here
+  rt::StepStats stats;        // the last step's statistics
+  // Per-step inputs, set by setStepInputs() before the step runs.
+  rt::Hyper hyper;
+  float gradDivisor = 1;
+  // Finalised by pass 1 for pass 2.
+  float invScale = 1, clipCoef = 1;
+  int32_t skip = 0, firstStep = 0;
+  float negStepSize = 0, bc2Sqrt = 1;
+  uint32_t blocksDone = 0; // pass 1's completion counter (back to 0 after)
+};
+
+// One parameter: gradient (gradType), FP32 master, moments (exp_avg or the
+// momentum buffer; exp_avg_sq), the optional half copy (halfType).
+struct EpilogueTensor {
+  const void *grad = nullptr;
+  float *param = nullptr;
+  float *m = nullptr;
+  float *v = nullptr;
+  void *half = nullptr;
+  int64_t n = 0;
+};
+
+struct EpilogueConfig {
+  enum class Optimizer : int32_t { Sgd, Adam, AdamW } optimizer =
+      Optimizer::AdamW;
+  enum class LossScale : int32_t { None, Static, Dynamic } lossScale =
+      LossScale::Dynamic;
+  bool clipNorm = false, clipValue = false, nesterov = false;
+  rt::DType gradType = rt::DType::F32;
+  rt::DType halfType = rt::DType::F16; // of EpilogueTensor::half
+};
+
+class Epilogue {
+public:
+  // Builds the chunk table in device memory (call outside stream capture).
+  Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config);
+  ~Epilogue();
+  Epilogue(const Epilogue &) = delete;
+  Epilogue &operator=(const Epilogue &) = delete;
+
+  // Enqueues the two kernels on |stream|.
+  void run(DeviceState *state, cudaStream_t stream) const;
+
+  int64_t numParams() const { return numel_; }
+  int numChunks() const { return numChunks_; }
+
+private:
+  EpilogueConfig config_;
+  int numTensors_ = 0, numChunks_ = 0;
+  int64_t numel_ = 0;
+  void *table_ = nullptr;   // device: tensors, chunks
+  float *partials_ = nullptr; // device: per-chunk sums, per-tensor norms
+};
+
+// Enqueues a tiny kernel that stores the step's hyperparameters and the
+// gradient divisor into |state| (kernel arguments, so the host values may
+// change right after: no pinned staging, capture-safe).
+void setStepInputs(DeviceState *state, const rt::Hyper &hyper,
+                   float gradDivisor, cudaStream_t stream);
+
+// Elements per chunk of the multi-tensor kernels.
+inline constexpr int64_t kEpilogueChunk = 65536;
+
+} // namespace ampc::cuda
+
+#endif

@@ -1,0 +1,265 @@
+//===- Gemm.cpp - matmul, batch_matmul, linear on cuBLASLt -----------------===//
+//
+// Row-major problems are handed to cuBLASLt (column-major) as their
+// transposes: C^T = op(B)^T op(A)^T. Descriptors, layouts and the heuristic's
+// algorithm are made once per shape and cached, so a captured step only
+// enqueues cublasLtMatmul calls.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/Gemm.h"
+#include "runtime/cuda/Common.h"
+
+#include <cublasLt.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace ampc::cuda {
+
+namespace {
+
+constexpr size_t kWorkspaceBytes = size_t(32) << 20; // cuBLAS's Hopper advice
+
+cublasLtHandle_t gHandle = nullptr;
+void *gWorkspace = nullptr;
+
+void checkLt(cublasStatus_t s, const char *what) {
+  if (s == CUBLAS_STATUS_SUCCESS)
+    return;
+  std::fprintf(stderr, "error: cuBLASLt: %s failed (status %d)\n", what,
+               int(s));
+  std::exit(1);
+}
+
+cudaDataType_t cudaType(DType t, std::string_view op) {
+  switch (t) {
+  case DType::F32:
+    return CUDA_R_32F;
+  case DType::F16:
+    return CUDA_R_16F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  default:
+    detail::fail(op, "GEMM operands must be f32, f16 or bf16");
+  }
+}
+
+using Key = std::tuple<int, int, int64_t, int64_t, int64_t, int, int, int,
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, bool, uint32_t, uint32_t, uint32_t>;
+
+// The largest power of two (<= 256) dividing the address of every matrix of
+// a batch: cuBLASLt's heuristic must not assume more (the memory plan
+// aligns buffers to 64 bytes only).
+uint32_t alignment(const void *p, int64_t strideElems, size_t esz) {
+  uint64_t a = reinterpret_cast<uintptr_t>(p) | 256u;
+  if (strideElems)
+    a |= uint64_t(strideElems) * esz;
+  return uint32_t(a & (~a + 1));
+}
+
+struct Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+};
+
+cublasLtMatrixLayout_t layout(cudaDataType_t t, int64_t rows, int64_t cols,
+                              int64_t ld, int64_t batch, int64_t stride) {
+  cublasLtMatrixLayout_t l;
+  checkLt(cublasLtMatrixLayoutCreate(&l, t, uint64_t(rows), uint64_t(cols), ld),
+          "cublasLtMatrixLayoutCreate");
+  if (batch > 1) {
+    int32_t count = int32_t(batch);
+    checkLt(cublasLtMatrixLayoutSetAttribute(
+                l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+            "batch count");
+    checkLt(cublasLtMatrixLayoutSetAttribute(
+                l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                sizeof(stride)),
+            "batch stride");
+  }
+  return l;
+}
+
+Plan &plan(const detail::Gemm &g, std::string_view op) {
+  static std::map<Key, Plan> cache;
+  static std::mutex mu;
+  Key key{g.transA, g.transB, g.m,      g.n,      g.k,       int(g.aType),
+          int(g.bType), int(g.cType), g.lda,  g.ldb,    g.ldc,     g.batch,
+          g.strideA, g.strideB, g.strideC, g.bias != nullptr,
+          alignment(g.a, g.strideA, cpu::dtypeSize(g.aType)),
+          alignment(g.b, g.strideB, cpu::dtypeSize(g.bType)),
+          alignment(g.c, g.strideC, cpu::dtypeSize(g.cType))};
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second;
+  initialize();
+  Plan p;
+  checkLt(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+          "cublasLtMatmulDescCreate");
+  // Column-major view: A' = B (op transB), B' = A (op transA), C' = C^T.
+  cublasOperation_t opA = g.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = g.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                         &opA, sizeof(opA)),
+          "transa");
+  checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                         &opB, sizeof(opB)),
+          "transb");
+  cudaDataType_t ta = cudaType(g.aType, op), tb = cudaType(g.bType, op),
+                 tc = cudaType(g.cType, op);
+  if (g.bias) {
+    cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+    checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                           &epi, sizeof(epi)),
+            "epilogue");
+    checkLt(cublasLtMatmulDescSetAttribute(
+                p.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &tc, sizeof(tc)),
+            "bias type");
+  }
+  p.la = g.transB ? layout(tb, g.k, g.n, g.ldb, g.batch, g.strideB)
+                  : layout(tb, g.n, g.k, g.ldb, g.batch, g.strideB);
+  p.lb = g.transA ? layout(ta, g.m, g.k, g.lda, g.batch, g.strideA)
+                  : layout(ta, g.k, g.m, g.lda, g.batch, g.strideA);
+  p.lc = layout(tc, g.n, g.m, g.ldc, g.batch, g.strideC);
+
+  cublasLtMatmulPreference_t pref;
+  checkLt(cublasLtMatmulPreferenceCreate(&pref), "preference");
+  size_t ws = kWorkspaceBytes;
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)),
+          "workspace preference");
+  // A' is B, B' is A (the column-major view).
+  uint32_t alignA = std::get<17>(key), alignB = std::get<16>(key),
+           alignC = std::get<18>(key);
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &alignA,
+              sizeof(alignA)),
+          "alignment");
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &alignB,
+              sizeof(alignB)),
+          "alignment");
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &alignC,
+              sizeof(alignC)),
+          "alignment");
+  checkLt(cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &alignC,
+              sizeof(alignC)),
+          "alignment");
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  checkLt(cublasLtMatmulAlgoGetHeuristic(gHandle, p.desc, p.la, p.lb, p.lc,
+                                         p.lc, pref, 1, &result, &found),
+          "cublasLtMatmulAlgoGetHeuristic");
+  cublasLtMatmulPreferenceDestroy(pref);
+  if (found == 0)
+    detail::fail(op, "cuBLASLt has no algorithm for this GEMM");
+  p.algo = result.algo;
+  return cache.emplace(key, p).first->second;
+}
+
+} // namespace
+
+void initialize() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    checkLt(cublasLtCreate(&gHandle), "cublasLtCreate");
+    check(cudaMalloc(&gWorkspace, kWorkspaceBytes), "cudaMalloc(workspace)");
+  });
+}
+
+namespace detail {
+
+void gemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
+  if (g.m == 0 || g.n == 0)
+    return;
+  Plan &p = plan(g, op);
+  if (g.bias)
+    checkLt(cublasLtMatmulDescSetAttribute(p.desc,
+                                           CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                           &g.bias, sizeof(g.bias)),
+            "bias pointer");
+  checkLt(cublasLtMatmul(gHandle, p.desc, &g.alpha, g.b, p.la, g.a, p.lb,
+                         &g.beta, g.c, p.lc, g.c, p.lc, &p.algo, gWorkspace,
+                         kWorkspaceBytes, stream),
+          "cublasLtMatmul");
+}
+
+} // namespace detail
+
+using namespace detail;
+
+void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.matmul";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &c = required(op, out, 0);
+  if (a.rank != 2 || b.rank != 2 || c.rank != 2 || a.shape[1] != b.shape[0] ||
+      c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
+    fail(op, "expected [M, K] x [K, N] -> [M, N]");
+  Gemm g;
+  g.m = a.shape[0], g.k = a.shape[1], g.n = b.shape[1];
+  g.a = a.data, g.aType = a.dtype, g.lda = g.k;
+  g.b = b.data, g.bType = b.dtype, g.ldb = g.n;
+  g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
+  gemm(g, stream, op);
+}
+
+void batchMatmulKernel(std::span<const TensorRef> in,
+                       std::span<const TensorRef> out, const Attrs &,
+                       cudaStream_t stream) {
+  constexpr std::string_view op = "graph.batch_matmul";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &c = required(op, out, 0);
+  int r = a.rank;
+  if (r < 3 || b.rank != r || c.rank != r)
+    fail(op, "expected operands of equal rank >= 3");
+  int64_t batch = 1;
+  for (int d = 0; d < r - 2; ++d) {
+    if (a.shape[d] != b.shape[d] || a.shape[d] != c.shape[d])
+      fail(op, "batch dimensions differ");
+    batch *= a.shape[d];
+  }
+  Gemm g;
+  g.m = a.shape[r - 2], g.k = a.shape[r - 1], g.n = b.shape[r - 1];
+  if (b.shape[r - 2] != g.k || c.shape[r - 2] != g.m || c.shape[r - 1] != g.n)
+    fail(op, "expected [..., M, K] x [..., K, N] -> [..., M, N]");
+  g.a = a.data, g.aType = a.dtype, g.lda = g.k, g.strideA = g.m * g.k;
+  g.b = b.data, g.bType = b.dtype, g.ldb = g.n, g.strideB = g.k * g.n;
+  g.c = c.data, g.cType = c.dtype, g.ldc = g.n, g.strideC = g.m * g.n;
+  g.batch = batch;
+  gemm(g, stream, op);
+}
+
+// y = x W^T + b over the flattened leading dimensions of x; the bias is
+// cuBLASLt's epilogue (added in FP32 before the one rounding).
+void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.linear";
+  const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
+  const TensorRef *bias = optional(in, 2);
+  const TensorRef &y = required(op, out, 0);
+  if (x.rank < 1 || w.rank != 2 || x.shape[x.rank - 1] != w.shape[1])
+    fail(op, "expected x [..., K] and weight [N, K]");
+  Gemm g;
+  g.k = w.shape[1], g.n = w.shape[0], g.m = x.numel() / (g.k ? g.k : 1);
+  if (y.numel() != g.m * g.n || (bias && bias->numel() != g.n))
+    fail(op, "result or bias shape mismatch");
+  if (bias && bias->dtype != y.dtype)
+    fail(op, "the bias must have the result's type");
+  g.transB = true;
+  g.a = x.data, g.aType = x.dtype, g.lda = g.k;
+  g.b = w.data, g.bType = w.dtype, g.ldb = g.k;
+  g.c = y.data, g.cType = y.dtype, g.ldc = g.n;
+  g.bias = bias ? bias->data : nullptr;
+  gemm(g, stream, op);
+}
+
+} // namespace ampc::cuda

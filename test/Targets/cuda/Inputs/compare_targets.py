@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Trains one model on the CPU and the CUDA target with the same data and
+seed and compares the per-step metrics (GPU tests; needs no numpy).
+
+  compare_targets.py AMPC MODEL.mlir WORKDIR --labels NAME=RANGE ...
+      [--compile-flag=--amp=fp16 ...] [--run-flag=--growth_interval=2 ...]
+      [--steps N] [--loss-rtol R] [--norm-rtol R]
+
+Asserted: loss_scale, skipped and skipped_total identical at every step
+(the scaler trajectory is exact: it depends only on found_inf); loss and
+grad_norm within the relative tolerances (different summation orders, FMA
+and cuBLASLt vs OpenBLAS change the last bits, which compound over steps).
+"""
+import argparse
+import json
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+
+DTYPES = {"f32": ("<f4", "f", 4), "i64": ("<i8", "q", 8), "i32": ("<i4", "i", 4)}
+
+
+def write_npy(path, descr, fmt, shape, values):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, "".join("%d, " % d for d in shape))
+    pad = 64 - (10 + len(header) + 1) % 64
+    header += " " * pad + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode("latin1"))
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def inputs_of(model):
+    pat = re.compile(r'graph\.input "([^"]+)" : tensor<([0-9x]+)x(f32|i64|i32)>')
+    return [(m.group(1), [int(d) for d in m.group(2).split("x")], m.group(3))
+            for m in pat.finditer(open(model).read())]
+
+
+def run(cmd):
+    print("+ " + " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    print(r.stdout[-4000:], flush=True)
+    if r.returncode:
+        sys.exit("command failed: %s" % cmd[0])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ampc")
+    ap.add_argument("model")
+    ap.add_argument("workdir")
+    ap.add_argument("--labels", action="append", default=[])
+    ap.add_argument("--compile-flag", action="append", default=[])
+    ap.add_argument("--run-flag", action="append", default=[])
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--loss-rtol", type=float, default=2e-2)
+    ap.add_argument("--norm-rtol", type=float, default=5e-2)
+    a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
+    ranges = dict(kv.split("=") for kv in a.labels)
+    rng = random.Random(1234)
+    data = []
+    for name, shape, dt in inputs_of(a.model):
+        shape = [shape[0] * 4] + shape[1:]  # four batches
+        n = 1
+        for d in shape:
+            n *= d
+        descr, fmt, _ = DTYPES[dt]
+        if dt == "f32":
+            vals = [rng.gauss(0.0, 1.0) for _ in range(n)]
+        else:
+            hi = int(ranges.get(name, 2))
+            vals = [rng.randrange(hi) for _ in range(n)]
+        path = os.path.join(a.workdir, name + ".npy")
+        write_npy(path, descr, fmt, shape, vals)
+        data.append("%s=%s" % (name, path))
+    results = {}
+    for target in ("cpu", "cuda"):
+        binary = os.path.join(a.workdir, "train_" + target)
+        run([a.ampc, "compile", a.model, "--target=" + target, "-o", binary]
+            + a.compile_flag)
+        metrics = os.path.join(a.workdir, target + ".jsonl")
+        run([binary, "--data", ",".join(data), "--steps", str(a.steps),
+             "--seed", "7", "--log_every", "1", "--metrics", metrics]
+            + a.run_flag)
+        results[target] = [json.loads(l) for l in open(metrics) if l.strip()]
+    cpu, gpu = results["cpu"], results["cuda"]
+    if len(cpu) != a.steps or len(gpu) != a.steps:
+        sys.exit("expected %d metric lines, got %d (cpu) and %d (cuda)" %
+                 (a.steps, len(cpu), len(gpu)))
+    bad = []
+    for c, g in zip(cpu, gpu):
+        for key in ("loss_scale", "skipped", "skipped_total"):
+            if c[key] != g[key]:
+                bad.append("step %d: %s cpu %r cuda %r" % (c["step"], key, c[key], g[key]))
+        for key, tol in (("loss", a.loss_rtol), ("grad_norm", a.norm_rtol)):
+            if c["skipped"]:
+                continue  # meaningless on an overflowing step
+            x, y = float(c[key]), float(g[key])
+            if abs(x - y) > tol * max(abs(x), 1e-6):
+                bad.append("step %d: %s cpu %g cuda %g" % (c["step"], key, x, y))
+        print("step %d: loss %s / %s  scale %s / %s  skipped %s / %s" % (
+            c["step"], c["loss"], g["loss"], c["loss_scale"], g["loss_scale"],
+            c["skipped"], g["skipped"]))
+    if bad:
+        sys.exit("cpu and cuda disagree:\n  " + "\n  ".join(bad))
+    print("OK: %d steps agree" % a.steps)
+
+
+if __name__ == "__main__":
+    main()

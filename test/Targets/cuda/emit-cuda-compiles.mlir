@@ -1,0 +1,7 @@
+// The printed CUDA compiles with nvcc against the runtime headers.
+// REQUIRES: nvcc
+// RUN: ampc-opt %S/../cpu/Inputs/net_grad.mlir \
+// RUN:   --train-build-step="amp=bf16 loss-scale=none clip-norm=1.0 optimizer=adam" \
+// RUN:   --train-fuse-epilogue --cse --kernel-fuse-elementwise --kernel-plan-memory \
+// RUN:   | ampc-translate --ampc-emit-cuda -o %t.cu
+// RUN: %nvcc -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I%src -c %t.cu -o %t.o

@@ -1,0 +1,210 @@
+//===- CudaKernelsTest.cpp - runtime/cuda against the CPU kernel library ---===//
+//
+// The registry test runs everywhere; the rest needs a CUDA device and skips
+// without one. Each device result is compared with runtime/cpu (the
+// reference numerics) on the same inputs.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/Epilogue.h"
+#include "runtime/cpu/Kernels.h"
+#include "runtime/cuda/Epilogue.h"
+#include "runtime/cuda/Kernels.h"
+#include "runtime/numerics/Scaler.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace ampc;
+using cpu::TensorRef;
+using rt::DType;
+
+namespace {
+
+#define REQUIRE_GPU()                                                          \
+  if (!cuda::deviceAvailable())                                                \
+  GTEST_SKIP() << "no CUDA device"
+
+std::vector<float> randoms(size_t n, float scale = 1.0f, unsigned seed = 1) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng);
+  return v;
+}
+
+// A device copy of a host float vector, freed at scope end.
+struct Dev {
+  float *p = nullptr;
+  size_t n;
+  explicit Dev(const std::vector<float> &h) : n(h.size()) {
+    cuda::check(cudaMalloc(&p, n * 4), "malloc");
+    cuda::check(cudaMemcpy(p, h.data(), n * 4, cudaMemcpyHostToDevice), "h2d");
+  }
+  std::vector<float> get() const {
+    std::vector<float> h(n);
+    cuda::check(cudaMemcpy(h.data(), p, n * 4, cudaMemcpyDeviceToHost), "d2h");
+    return h;
+  }
+  ~Dev() { cudaFree(p); }
+};
+
+void expectNear(const std::vector<float> &a, const std::vector<float> &b,
+                float rtol, float atol) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_NEAR(a[i], b[i], atol + rtol * std::fabs(b[i])) << "at " << i;
+}
+
+TEST(CudaRegistry, SameOpsAsTheCpuLibrary) {
+  auto cpuOps = cpu::registeredOps();
+  auto cudaOps = cuda::registeredOps();
+  ASSERT_EQ(cpuOps.size(), cudaOps.size());
+  for (size_t i = 0; i < cpuOps.size(); ++i) {
+    EXPECT_EQ(cpuOps[i], cudaOps[i]);
+    EXPECT_NE(cuda::lookup(cpuOps[i]), nullptr) << cpuOps[i];
+  }
+  EXPECT_EQ(cuda::lookup("linear"), cuda::lookup("graph.linear"));
+  EXPECT_EQ(cuda::lookup("graph.nope"), nullptr);
+}
+
+// Runs op |name| on the CPU and the GPU (FP32 tensors) and compares.
+void compareOp(const char *name, std::vector<std::vector<float>> ins,
+               std::vector<std::vector<int64_t>> inShapes,
+               std::vector<int64_t> outShape, const cpu::Attrs &attrs,
+               float rtol = 1e-5f, float atol = 1e-5f) {
+  int64_t outN = 1;
+  for (int64_t d : outShape)
+    outN *= d;
+  std::vector<float> hostOut(outN), devOut(outN);
+  std::vector<TensorRef> cin, gin;
+  std::vector<std::unique_ptr<Dev>> keep;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    cin.push_back(cpu::makeRef(ins[i].data(), DType::F32, inShapes[i]));
+    keep.push_back(std::make_unique<Dev>(ins[i]));
+    gin.push_back(cpu::makeRef(keep.back()->p, DType::F32, inShapes[i]));
+  }
+  Dev out(devOut);
+  TensorRef co = cpu::makeRef(hostOut.data(), DType::F32, outShape);
+  TensorRef go = cpu::makeRef(out.p, DType::F32, outShape);
+  cpu::lookup(name)(cin, std::span<const TensorRef>(&co, 1), attrs);
+  cuda::lookup(name)(gin, std::span<const TensorRef>(&go, 1), attrs, nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  expectNear(out.get(), hostOut, rtol, atol);
+}
+
+TEST(CudaKernels, LinearWithBias) {
+  REQUIRE_GPU();
+  compareOp("graph.linear", {randoms(6 * 5), randoms(4 * 5, 1, 2), randoms(4, 1, 3)},
+            {{6, 5}, {4, 5}, {4}}, {6, 4}, {}, 1e-4f, 1e-4f);
+}
+
+TEST(CudaKernels, BatchMatmul) {
+  REQUIRE_GPU();
+  compareOp("graph.batch_matmul", {randoms(2 * 3 * 4), randoms(2 * 4 * 5, 1, 2)},
+            {{2, 3, 4}, {2, 4, 5}}, {2, 3, 5}, {}, 1e-4f, 1e-4f);
+}
+
+TEST(CudaKernels, SoftmaxAndLayerNorm) {
+  REQUIRE_GPU();
+  compareOp("graph.softmax", {randoms(3 * 7)}, {{3, 7}}, {3, 7},
+            {{"axis", int64_t(-1)}});
+  compareOp("graph.layer_norm", {randoms(4 * 9), randoms(9, 1, 2), randoms(9, 1, 3)},
+            {{4, 9}, {9}, {9}}, {4, 9}, {{"eps", 1e-5}}, 1e-4f, 1e-5f);
+}
+
+TEST(CudaKernels, ReduceSumOverAxes) {
+  REQUIRE_GPU();
+  compareOp("graph.reduce_sum", {randoms(2 * 3 * 4)}, {{2, 3, 4}}, {4},
+            {{"axes", {0, 1}}, {"keepdim", false}}, 1e-5f, 1e-5f);
+}
+
+TEST(CudaKernels, TransposeAndBroadcastAdd) {
+  REQUIRE_GPU();
+  compareOp("graph.transpose", {randoms(2 * 3 * 4)}, {{2, 3, 4}}, {4, 2, 3},
+            {{"perm", {2, 0, 1}}}, 0, 0);
+  compareOp("graph.add", {randoms(3 * 4), randoms(4, 1, 2)}, {{3, 4}, {4}},
+            {3, 4}, {}, 0, 0);
+}
+
+// The device epilogue against runtime/cpu/Epilogue (AdamW, clip by norm),
+// then an overflow: skipped, scale backed off, weights unchanged.
+TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
+  REQUIRE_GPU();
+  std::vector<int64_t> sizes = {1000, 70000, 3};
+  rt::Hyper h;
+  h.lr = 1e-2f;
+  h.weightDecay = 0.1f;
+  h.maxNorm = 0.5f;
+  float scale = 1024.0f;
+  std::vector<std::vector<float>> w, g, m, v;
+  std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
+  std::vector<cuda::EpilogueTensor> ts;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    w.push_back(randoms(sizes[k], 1, 10 + k));
+    g.push_back(randoms(sizes[k], scale * 0.01f, 20 + k));
+    m.push_back(std::vector<float>(sizes[k], 0.0f));
+    v.push_back(std::vector<float>(sizes[k], 0.0f));
+    dw.push_back(std::make_unique<Dev>(w[k]));
+    dg.push_back(std::make_unique<Dev>(g[k]));
+    dm.push_back(std::make_unique<Dev>(m[k]));
+    dv.push_back(std::make_unique<Dev>(v[k]));
+    ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
+  }
+  cuda::EpilogueConfig cfg;
+  cfg.clipNorm = true;
+  cuda::Epilogue epi(ts, cfg);
+  cuda::DeviceState s0, *state;
+  s0.scaler.scale = scale;
+  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
+  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  cuda::setStepInputs(state, h, 1.0f, nullptr);
+  epi.run(state, nullptr);
+  cuda::DeviceState s1;
+  cuda::check(cudaMemcpy(&s1, state, sizeof(s1), cudaMemcpyDeviceToHost), "state");
+
+  // The CPU reference.
+  std::vector<cpu::GradBuffer> bufs;
+  for (auto &x : g)
+    bufs.push_back({x.data(), int64_t(x.size())});
+  auto r = cpu::unscaleCheckAndNorm(bufs, num::invScale(scale));
+  float coef = cpu::clipGradNorm(bufs, r.norm, h.maxNorm);
+  cpu::AdamOptions opt;
+  opt.lr = h.lr, opt.weightDecay = h.weightDecay, opt.decoupled = true;
+  for (size_t k = 0; k < sizes.size(); ++k)
+    cpu::adamStep(w[k].data(), g[k].data(), m[k].data(), v[k].data(),
+                  sizes[k], opt, 1);
+  EXPECT_FALSE(r.foundInf);
+  EXPECT_EQ(s1.stats.skipped, 0);
+  EXPECT_EQ(s1.step, 1);
+  EXPECT_NEAR(s1.stats.gradNorm, r.norm, 1e-5f * r.norm);
+  EXPECT_NEAR(s1.stats.clipCoef, coef, 1e-5f * coef);
+  EXPECT_EQ(s1.stats.scaleUsed, scale);
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    expectNear(dw[k]->get(), w[k], 1e-5f, 1e-6f);
+    expectNear(dm[k]->get(), m[k], 1e-4f, 1e-7f);
+  }
+
+  // An inf gradient: skip, back off (GradScaler), nothing else changes.
+  float inf = INFINITY;
+  cuda::check(cudaMemcpy(dg[1]->p + 5, &inf, 4, cudaMemcpyHostToDevice), "inf");
+  auto before = dw[1]->get();
+  cuda::setStepInputs(state, h, 1.0f, nullptr);
+  epi.run(state, nullptr);
+  cuda::DeviceState s2;
+  cuda::check(cudaMemcpy(&s2, state, sizeof(s2), cudaMemcpyDeviceToHost), "state");
+  rt::ScalerState expect = s1.scaler;
+  num::updateScaler(expect, true, rt::lossScaleParams(h));
+  EXPECT_EQ(s2.stats.skipped, 1);
+  EXPECT_EQ(s2.step, 1);
+  EXPECT_EQ(s2.scaler.scale, expect.scale);
+  EXPECT_EQ(s2.scaler.skippedSteps, 1);
+  EXPECT_EQ(dw[1]->get(), before);
+  cudaFree(state);
+}
+
+} // namespace
