@@ -15,7 +15,7 @@ mkdir -p "$OUT"
 
 TARGET=cpu
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 &&
-   "$BIN/ampc" compile --help 2>/dev/null | grep -q -- "=cuda"; then
+   "$BIN/ampc" compile --help 2>/dev/null | grep -q -- "or cuda"; then
   TARGET=cuda
 fi
 
