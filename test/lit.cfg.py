@@ -25,6 +25,16 @@ if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 
     config.available_features.add("gpu")
 if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvcc")):
     config.available_features.add("nvcc")
+# Data the end-to-end tests train on (Debian packages dataset-fashion-mnist
+# and fortunes).
+fmnist = "/usr/share/datasets/fashion-mnist"
+config.substitutions.append(("%fmnist", fmnist))
+if os.path.exists(os.path.join(fmnist, "train-images-idx3-ubyte.gz")):
+    config.available_features.add("fashion-mnist")
+fortunes = "/usr/share/games/fortunes"
+config.substitutions.append(("%fortunes", fortunes))
+if os.path.exists(os.path.join(fortunes, "computers")):
+    config.available_features.add("fortunes")
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 

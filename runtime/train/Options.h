@@ -28,6 +28,7 @@ struct TrainOptions {
   int64_t checkpointEvery = 0; // 0: only at the end
   std::string resume;
   int64_t context = 0;
+  std::string dumpStep; // --dump-step FILE (runtime/train/StepDump.h)
   // Applies the hyper-parameter flags given on the command line on top of
   // the model's defaults (or a resumed run's values).
   std::function<void(Hyper &)> applyHyperFlags = [](Hyper &) {};

@@ -5,17 +5,23 @@ checkpoints. Standard library only (no numpy).
   e2e.py npy OUT DTYPE SHAPE VALUES     write OUT.npy; DTYPE f4|f8|i8|i4|u1;
                                         SHAPE "4,2"; VALUES "1,2,3" repeated
                                         to fill (nan/inf allowed)
+  e2e.py idx OUT DIMS VALUES N           write an IDX u8 file (gzipped if OUT
+                                        ends in .gz) of shape DIMS holding
+                                        the first N of VALUES repeated
   e2e.py truncate FILE BYTES            drop the last BYTES bytes of FILE
   e2e.py text OUT BYTES FILES...        first BYTES bytes of FILES, joined
   e2e.py metrics FILE FIELDS            one line per logged step: "step=1 a=x"
   e2e.py falls FILE K                   mean loss of the last K logged steps
                                         below that of the first K? exit 1 if not
   e2e.py eval FILE                      the eval accuracy line(s)
+  e2e.py accuracy REF AMP MIN MAXDIFF  eval accuracy of the metrics file AMP
+                                        >= MIN and within MAXDIFF of REF's?
   e2e.py median FILE FIELD [SKIP]       median of FIELD over the step lines
   e2e.py same-tensors A B               every tensor of A equals B's, bitwise
   e2e.py tensor FILE NAME               a tensor's values, %.9g
   e2e.py state CKPT_DIR KEY.KEY         a field of train_state.json
 """
+import gzip
 import json
 import math
 import struct
@@ -80,6 +86,15 @@ def main(argv):
         out, dtype, shape, values = args
         write_npy(out, dtype, [int(d) for d in shape.split(",")],
                   [parse_value(v) for v in values.split(",")])
+    elif cmd == "idx":
+        out, dims, values, n = args
+        dims = [int(d) for d in dims.split(",")]
+        values = [int(v) for v in values.split(",")]
+        raw = struct.pack(">BBBB", 0, 0, 8, len(dims))
+        raw += struct.pack(">%dI" % len(dims), *dims)
+        raw += bytes(values[k % len(values)] for k in range(int(n)))
+        with (gzip.open if out.endswith(".gz") else open)(out, "wb") as f:
+            f.write(raw)
     elif cmd == "truncate":
         with open(args[0], "rb") as f:
             raw = f.read()
@@ -111,6 +126,18 @@ def main(argv):
             for j in map(json.loads, f):
                 if "eval_accuracy" in j:
                     print("eval_accuracy=%.4f" % j["eval_accuracy"])
+    elif cmd == "accuracy":
+        def acc(path):
+            with open(path) as f:
+                return [j["eval_accuracy"] for j in map(json.loads, f)
+                        if "eval_accuracy" in j][-1]
+        ref, amp = acc(args[0]), acc(args[1])
+        lo, maxdiff = float(args[2]), float(args[3])
+        ok = amp >= lo and abs(amp - ref) <= maxdiff
+        print("accuracy: reference %.4f, amp %.4f (>= %.4f), difference "
+              "%.4f (<= %.4f): %s" % (ref, amp, lo, abs(amp - ref), maxdiff,
+                                      "ok" if ok else "FAIL"))
+        return 0 if ok else 1
     elif cmd == "median":
         skip = int(args[2]) if len(args) > 2 else 0
         v = sorted(j[args[1]] for j in step_lines(args[0])[skip:])
