@@ -11,8 +11,9 @@
 //                      scale: loss and every gradient vs the binary's; then
 //                      the optimizer step from PyTorch's formulas in double,
 //                      once from the binary's own gradients (checks the
-//                      fused epilogue alone) and once from the interpreter's
-//                      (the whole step).
+//                      fused epilogue alone) and, for SGD, once from the
+//                      interpreter's (the whole step; Adam's update is
+//                      ill-conditioned where a gradient is rounding noise).
 //   --check=fp64-norm  the global norm of the FP64 gradients vs the
 //                      binary's grad_norm, its clip coefficient, and the SGD
 //                      update p1 = p0 - lr * clip_coef * g bit for bit.
@@ -67,7 +68,10 @@ cl::opt<double> stepTol("step-tol", cl::init(1e-5),
                                  "from the interpreter's gradients"));
 cl::opt<double> normTol("norm-tol", cl::init(1e-5),
                         cl::desc("Relative tolerance of the gradient norm "
-                                 "(fp64-norm)"));
+                                 "and clip coefficient (fp64-norm)"));
+cl::opt<double> updateTol("update-tol", cl::init(1e-5),
+                          cl::desc("Relative tolerance of the update vs the "
+                                   "FP64 update (fp64-norm)"));
 
 using Vec = std::vector<double>;
 
@@ -137,13 +141,14 @@ bool runPasses(mlir::ModuleOp module, const std::string &pipeline) {
   return succeeded(pm.run(module));
 }
 
+// Passes on the module: autocast (unless off), then autodiff if |grad|.
 std::string autocastPipeline(const std::string &mode, bool grad) {
-  std::string p = "builtin.module(";
+  std::string p;
   if (mode != "off")
     p += "graph-autocast{mode=" + mode + "}" + std::string(grad ? "," : "");
   if (grad)
     p += "graph-autodiff";
-  return p + ")";
+  return p;
 }
 
 // The model's inputs and parameters bound from the dump.
@@ -276,21 +281,34 @@ std::map<std::string, Vec> referenceStep(const Dump &d,
   return after;
 }
 
+// The relative error of a parameter update: |after - ref| / |ref - before|
+// after allowing each element one float ulp of the stored parameter: the
+// binary rounds p + dp to float, and when |p| >> |dp| that rounding alone is
+// a large part of dp.
+double updateErr(const std::vector<float> &before,
+                 const std::vector<float> &after, const Vec &ref) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < after.size(); ++i) {
+    float a = std::fabs(after[i]);
+    double ulp = double(std::nextafter(a, INFINITY)) - a;
+    double x = std::max(0.0, std::fabs(after[i] - ref[i]) - ulp);
+    diff += x * x;
+    norm += (ref[i] - before[i]) * (ref[i] - before[i]);
+  }
+  return diff == 0 ? 0 : std::sqrt(diff) / std::max(std::sqrt(norm), 1e-300);
+}
+
 // Compares the binary's state after the step with |ref|: parameters by
-// their update (after - before), moments as they are.
+// their update, moments as they are.
 void compareAfter(const Dump &d, const std::map<std::string, Vec> &ref,
                   const std::string &label, double tol) {
   double worst = 0;
   std::string worstName;
   for (const auto &[name, r] : ref) {
-    Vec after = d.vec("after." + name), before = d.vec("before." + name);
-    Vec a = after, b = r;
-    if (d.has("grad." + name))
-      for (size_t i = 0; i < a.size(); ++i) {
-        a[i] -= before[i];
-        b[i] -= before[i];
-      }
-    double e = relErr(a, b);
+    const auto &after = d.tensor("after." + name).data;
+    double e = d.has("grad." + name)
+                   ? updateErr(d.tensor("before." + name).data, after, r)
+                   : relErr(Vec(after.begin(), after.end()), r);
     if (!(e <= worst)) {
       worst = e;
       worstName = name;
@@ -333,6 +351,14 @@ int checkStep(mlir::ModuleOp module, const Dump &d) {
     report("grad_norm", relErr({d.num("grad_norm")}, {norm}), epilogueTol);
   compareAfter(d, fromBinary, "update from the binary's gradients",
                epilogueTol);
+  if (d.meta("optimizer") != "sgd") {
+    // Adam divides each gradient element by its own magnitude, so where a
+    // gradient is rounding noise (e.g. attention key biases, whose exact
+    // gradient is 0) independent noise gives unrelated updates of size lr.
+    outs() << "update from the interpreter's gradients: not compared for "
+              "Adam (ill-conditioned where gradients are noise)\n";
+    return 0;
+  }
   auto fromInterp = referenceStep(d, run->grads, foundInf, norm);
   compareAfter(d, fromInterp, "update from the interpreter's gradients",
                stepTol);
@@ -377,7 +403,8 @@ int checkFp64Norm(mlir::ModuleOp module, const Dump &d) {
   const float inv = float(1.0 / double(float(d.num("scale_used"))));
   const float negLr = float(-d.num("lr"));
   int64_t mismatches = 0, total = 0;
-  Vec delta, delta64;
+  std::vector<float> p0s, p1s;
+  Vec ref64;
   for (const auto &[name, g64] : run->grads) {
     const auto &p0 = d.tensor("before." + name).data;
     const auto &p1 = d.tensor("after." + name).data;
@@ -387,14 +414,15 @@ int checkFp64Norm(mlir::ModuleOp module, const Dump &d) {
       float expect = p0[i] + negLr * (gi * coef);
       mismatches += expect != p1[i];
       ++total;
-      delta.push_back(double(p1[i]) - p0[i]);
-      delta64.push_back(-d.num("lr") * coef64 * g64[i]);
+      p0s.push_back(p0[i]);
+      p1s.push_back(p1[i]);
+      ref64.push_back(p0[i] - d.num("lr") * coef64 * g64[i]);
     }
   }
   allOk &= mismatches == 0;
   outs() << "sgd update p1 = p0 - lr * clip_coef * g: " << mismatches
          << " of " << total << " elements differ\n";
-  report("update vs fp64", relErr(delta, delta64), normTol);
+  report("update vs fp64", updateErr(p0s, p1s, ref64), updateTol);
   return 0;
 }
 
