@@ -215,7 +215,8 @@ std::optional<GradRun> runGrad(mlir::ModuleOp module, const Dump &d,
 // of loss * scale. Returns the state after the step by state-tensor name.
 std::map<std::string, Vec> referenceStep(const Dump &d,
                                          std::map<std::string, Vec> grads,
-                                         bool &foundInf, double &norm) {
+                                         bool &foundInf, double &norm,
+                                         bool printClipped = false) {
   const double inv = 1.0 / d.num("scale_used");
   foundInf = false;
   double sum = 0;
@@ -234,9 +235,16 @@ std::map<std::string, Vec> referenceStep(const Dump &d,
   }
   if (d.meta("clip_value") == "1") {
     double c = d.num("clip_value_threshold");
+    int64_t clipped = 0, total = 0;
     for (auto &[name, g] : grads)
-      for (double &x : g)
+      for (double &x : g) {
+        clipped += std::fabs(x) > c;
+        ++total;
         x = std::clamp(x, -c, c);
+      }
+    if (printClipped)
+      outs() << "clip by value: " << clipped << " of " << total
+             << " elements clipped\n";
   }
   std::map<std::string, Vec> after;
   for (const auto &[name, t] : d.file.tensors)
@@ -343,7 +351,8 @@ int checkStep(mlir::ModuleOp module, const Dump &d) {
 
   bool foundInf;
   double norm;
-  auto fromBinary = referenceStep(d, binaryGrads, foundInf, norm);
+  auto fromBinary = referenceStep(d, binaryGrads, foundInf, norm,
+                                  /*printClipped=*/true);
   outs() << "skipped: binary " << d.meta("skipped") << " reference "
          << (foundInf ? 1 : 0) << "\n";
   allOk &= (d.meta("skipped") == "1") == foundInf;
