@@ -167,11 +167,12 @@ ampc::interp::NamedTensors bindings(ampc::graph::ModelOp model,
 }
 
 struct GradRun {
-  double loss = 0;
-  std::map<std::string, Vec> grads; // of loss * scale
+  double loss = 0; // mean over micro-batches, like StepStats::loss
+  std::map<std::string, Vec> grads; // of loss * scale, summed over them
 };
 
-// Runs @<model>_grad of |module| on the dump's batch and weights.
+// Runs @<model>_grad of |module| on the dump's weights and each of its
+// micro-batches (input.NAME, or input.NAME.K when accumulating).
 std::optional<GradRun> runGrad(mlir::ModuleOp module, const Dump &d,
                                ampc::interp::Numerics numerics, double scale) {
   ampc::graph::ModelOp model = ampc::getModel(module);
@@ -181,31 +182,41 @@ std::optional<GradRun> runGrad(mlir::ModuleOp module, const Dump &d,
     errs() << "ampc-stepcheck: no @" << model.getSymName() << "_grad\n";
     return std::nullopt;
   }
-  std::vector<Tensor> args;
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    mlir::Type type = fn.getArgument(i).getType();
-    if (auto n = fn.getArgAttrOfType<mlir::StringAttr>(i, "graph.input"))
-      args.push_back(toTensor(d.tensor("input." + n.str()), type));
-    else if (auto n = fn.getArgAttrOfType<mlir::StringAttr>(i, "graph.param"))
-      args.push_back(toTensor(d.tensor("before." + n.str()), type));
-    else
-      args.push_back(Tensor::scalar(scale, ampc::interp::elemTypeOf(type)));
-  }
   ampc::interp::InterpOptions opts;
   opts.numerics = numerics;
   opts.seed = std::stoull(d.meta("seed"));
   opts.step = std::stoull(d.meta("iteration"));
   ampc::interp::Interpreter interp(opts);
-  auto results = interp.runFunction(fn, args);
-  if (failed(results))
-    return std::nullopt;
+  const int accum = std::stoi(d.meta("accum_steps"));
   GradRun r;
-  for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-    if (auto n = fn.getResultAttrOfType<mlir::StringAttr>(i, "graph.output"))
-      if (n.getValue() == "loss")
-        r.loss = (*results)[i].f[0];
-    if (auto n = fn.getResultAttrOfType<mlir::StringAttr>(i, "graph.grad"))
-      r.grads[n.str()] = (*results)[i].f;
+  for (int micro = 0; micro < accum; ++micro) {
+    std::string suffix = accum > 1 ? "." + std::to_string(micro) : "";
+    std::vector<Tensor> args;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      mlir::Type type = fn.getArgument(i).getType();
+      if (auto n = fn.getArgAttrOfType<mlir::StringAttr>(i, "graph.input"))
+        args.push_back(toTensor(d.tensor("input." + n.str() + suffix), type));
+      else if (auto n =
+                   fn.getArgAttrOfType<mlir::StringAttr>(i, "graph.param"))
+        args.push_back(toTensor(d.tensor("before." + n.str()), type));
+      else
+        args.push_back(Tensor::scalar(scale, ampc::interp::elemTypeOf(type)));
+    }
+    auto results = interp.runFunction(fn, args);
+    if (failed(results))
+      return std::nullopt;
+    for (unsigned i = 0; i < fn.getNumResults(); ++i) {
+      if (auto n = fn.getResultAttrOfType<mlir::StringAttr>(i, "graph.output"))
+        if (n.getValue() == "loss")
+          r.loss += (*results)[i].f[0] / accum;
+      if (auto n = fn.getResultAttrOfType<mlir::StringAttr>(i, "graph.grad")) {
+        Vec &g = r.grads[n.str()];
+        const Vec &gi = (*results)[i].f;
+        g.resize(gi.size());
+        for (size_t k = 0; k < gi.size(); ++k)
+          g[k] += gi[k];
+      }
+    }
   }
   return r;
 }
@@ -217,7 +228,8 @@ std::map<std::string, Vec> referenceStep(const Dump &d,
                                          std::map<std::string, Vec> grads,
                                          bool &foundInf, double &norm,
                                          bool printClipped = false) {
-  const double inv = 1.0 / d.num("scale_used");
+  // Summed over micro-batches (and ranks): the mean is the gradient.
+  const double inv = 1.0 / d.num("scale_used") / d.num("grad_divisor");
   foundInf = false;
   double sum = 0;
   for (auto &[name, g] : grads)
@@ -348,6 +360,17 @@ int checkStep(mlir::ModuleOp module, const Dump &d) {
     }
   }
   report("gradients (worst: " + worstName + ")", worst, gradTol);
+  if (!(worst <= gradTol)) {
+    // Where it differs most, for diagnosis.
+    const Vec &a = binaryGrads[worstName], &b = run->grads[worstName];
+    size_t at = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (std::fabs(a[i] - b[i]) > std::fabs(a[at] - b[at]))
+        at = i;
+    outs() << "  largest difference: " << worstName << "[" << at
+           << "]: binary " << format("%.9g", a[at]) << " interpreter "
+           << format("%.9g", b[at]) << "\n";
+  }
 
   bool foundInf;
   double norm;
@@ -377,6 +400,10 @@ int checkStep(mlir::ModuleOp module, const Dump &d) {
 int checkFp64Norm(mlir::ModuleOp module, const Dump &d) {
   if (!runPasses(module, autocastPipeline("off", /*grad=*/true)))
     return 1;
+  if (d.meta("accum_steps") != "1") {
+    errs() << "ampc-stepcheck: --check=fp64-norm needs --accum-steps=1\n";
+    return 1;
+  }
   auto run = runGrad(module, d, ampc::interp::Numerics::FP64, 1.0);
   if (!run)
     return 1;
