@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/data/DataError.h"
 #include "runtime/train/Options.h"
+#include "runtime/train/StepDump.h"
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -51,6 +52,9 @@ ABSL_FLAG(std::string, resume, "",
           "Resume from a checkpoint directory or a --checkpoint-dir.");
 ABSL_FLAG(int64_t, context, 0,
           "Context length of token inputs (must match the compiled one).");
+ABSL_FLAG(std::string, dump_step, "",
+          "Write the first step's batch, gradients and state before and "
+          "after it to this safetensors file (for checking the numerics).");
 
 // Data parallel (mpirun -np N BIN ...; see docs/RUNTIME.md).
 ABSL_FLAG(double, bucket_mb, 25,
@@ -177,7 +181,7 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
 #define AMPC_TRAIN_FLAGS(X)                                                    \
   X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
   X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
-  X(checkpoint_every) X(resume) X(context) X(lr) X(momentum) X(dampening)      \
+  X(checkpoint_every) X(resume) X(context) X(dump_step) X(lr) X(momentum) X(dampening)      \
   X(beta1) X(beta2) X(eps) X(weight_decay) X(max_norm) X(clip_value)           \
   X(init_scale) X(growth_factor) X(backoff_factor) X(growth_interval)          \
   X(hysteresis) X(min_scale) X(max_scale) X(bucket_mb) X(comm_timeout)       \
@@ -265,6 +269,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.dataParallel.reduceDtype = absl::GetFlag(FLAGS_reduce_dtype);
   o.dataParallel.predivide = absl::GetFlag(FLAGS_predivide);
   o.dataParallel.checkAgreement = absl::GetFlag(FLAGS_check_agreement);
+  o.dumpStep = absl::GetFlag(FLAGS_dump_step);
 
   struct Given {
     std::optional<float> lr, momentum, dampening, beta1, beta2, eps, wd,
@@ -311,10 +316,19 @@ int trainMain(int argc, char **argv, Model &model) {
   resetFlagsToDefaults(); // trainMain may run more than once (tests)
   try {
     TrainOptions o = parseTrainFlags(argc, argv, model);
-    return runTraining(model, o);
+    if (o.dumpStep.empty())
+      return runTraining(model, o);
+    std::unique_ptr<Model> dumper = makeStepDumper(model, o.dumpStep);
+    return runTraining(*dumper, o);
   } catch (const InputError &e) {
     std::fflush(stdout);
     std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::invalid_argument &e) {
+    // A kernel rejected a value read from the data (a class label out of
+    // range): bad input too, so one line and status 2, not an abort.
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: bad value in the data: %s\n", e.what());
     return 2;
   }
 }

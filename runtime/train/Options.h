@@ -30,6 +30,7 @@ struct TrainOptions {
   std::string resume;
   int64_t context = 0;
   DataParallelOptions dataParallel; // --bucket-mb, --comm-timeout, ...
+  std::string dumpStep; // --dump-step FILE (runtime/train/StepDump.h)
   // Applies the hyper-parameter flags given on the command line on top of
   // the model's defaults (or a resumed run's values).
   std::function<void(Hyper &)> applyHyperFlags = [](Hyper &) {};

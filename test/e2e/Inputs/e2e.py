@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Helpers of the end-to-end tests: write .npy files, read metrics and
+checkpoints. Standard library only (no numpy).
+
+  e2e.py npy OUT DTYPE SHAPE VALUES     write OUT.npy; DTYPE f4|f8|i8|i4|u1;
+                                        SHAPE "4,2"; VALUES "1,2,3" repeated
+                                        to fill (nan/inf allowed)
+  e2e.py idx OUT DIMS VALUES N           write an IDX u8 file (gzipped if OUT
+                                        ends in .gz) of shape DIMS holding
+                                        the first N of VALUES repeated
+  e2e.py truncate FILE BYTES            drop the last BYTES bytes of FILE
+  e2e.py text OUT BYTES FILES...        first BYTES bytes of FILES, joined
+  e2e.py metrics FILE FIELDS            one line per logged step: "step=1 a=x"
+  e2e.py falls FILE K                   mean loss of the last K logged steps
+                                        below that of the first K? exit 1 if not
+  e2e.py eval FILE                      the eval accuracy line(s)
+  e2e.py accuracy REF AMP MIN MAXDIFF  eval accuracy of the metrics file AMP
+                                        >= MIN and within MAXDIFF of REF's?
+  e2e.py median FILE FIELD [SKIP]       median of FIELD over the step lines
+  e2e.py same-tensors A B               every tensor of A equals B's, bitwise
+  e2e.py tensor FILE NAME               a tensor's values, %.9g
+  e2e.py state CKPT_DIR KEY.KEY         a field of train_state.json
+"""
+import gzip
+import json
+import math
+import struct
+import sys
+
+
+def write_npy(path, dtype, shape, values):
+    fmt = {"f4": "f", "f8": "d", "i8": "q", "i4": "i", "u1": "B"}[dtype]
+    n = 1
+    for d in shape:
+        n *= d
+    vals = [values[k % len(values)] for k in range(n)]
+    if fmt in "qiB":
+        vals = [int(v) for v in vals]
+    data = struct.pack("<%d%s" % (n, fmt), *vals)
+    shape_s = "(" + "".join("%d," % d for d in shape) + ")"
+    if len(shape) > 1:
+        shape_s = shape_s[:-2] + ")"
+    header = "{'descr': '%s%s', 'fortran_order': False, 'shape': %s, }" % (
+        "|" if dtype == "u1" else "<", dtype, shape_s)
+    pad = 64 - (10 + len(header) + 1) % 64
+    header += " " * pad + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode("latin1"))
+        f.write(data)
+
+
+def parse_value(s):
+    return float(s)  # float() takes nan, inf, -inf
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    body = raw[8 + n:]
+    tensors = {}
+    for name, info in header.items():
+        b, e = info["data_offsets"]
+        assert info["dtype"] == "F32", info
+        tensors[name] = (info["shape"], body[b:e])
+    return meta, tensors
+
+
+def step_lines(path):
+    with open(path) as f:
+        return [j for j in map(json.loads, f) if "loss" in j]
+
+
+def fmt(v):
+    if isinstance(v, float):
+        return "%.9g" % v
+    return "null" if v is None else str(v)
+
+
+def main(argv):
+    cmd, args = argv[1], argv[2:]
+    if cmd == "npy":
+        out, dtype, shape, values = args
+        write_npy(out, dtype, [int(d) for d in shape.split(",")],
+                  [parse_value(v) for v in values.split(",")])
+    elif cmd == "idx":
+        out, dims, values, n = args
+        dims = [int(d) for d in dims.split(",")]
+        values = [int(v) for v in values.split(",")]
+        raw = struct.pack(">BBBB", 0, 0, 8, len(dims))
+        raw += struct.pack(">%dI" % len(dims), *dims)
+        raw += bytes(values[k % len(values)] for k in range(int(n)))
+        with (gzip.open if out.endswith(".gz") else open)(out, "wb") as f:
+            f.write(raw)
+    elif cmd == "truncate":
+        with open(args[0], "rb") as f:
+            raw = f.read()
+        with open(args[0], "wb") as f:
+            f.write(raw[:len(raw) - int(args[1])])
+    elif cmd == "text":
+        out, n, files = args[0], int(args[1]), args[2:]
+        data = b""
+        for p in files:
+            with open(p, "rb") as f:
+                data += f.read()
+        with open(out, "wb") as f:
+            f.write(data[:n])
+    elif cmd == "metrics":
+        fields = args[1].split(",")
+        for j in step_lines(args[0]):
+            print(" ".join("%s=%s" % (k, fmt(j[k])) for k in ["step"] + fields))
+    elif cmd == "falls":
+        k = int(args[1])
+        losses = [j["loss"] for j in step_lines(args[0])]
+        first = sum(losses[:k]) / k
+        last = sum(losses[-k:]) / k
+        ok = len(losses) >= 2 * k and last < first
+        print("loss %s: first %d mean %.4f, last %d mean %.4f" %
+              ("falls" if ok else "DOES NOT FALL", k, first, k, last))
+        return 0 if ok else 1
+    elif cmd == "eval":
+        with open(args[0]) as f:
+            for j in map(json.loads, f):
+                if "eval_accuracy" in j:
+                    print("eval_accuracy=%.4f" % j["eval_accuracy"])
+    elif cmd == "accuracy":
+        def acc(path):
+            with open(path) as f:
+                return [j["eval_accuracy"] for j in map(json.loads, f)
+                        if "eval_accuracy" in j][-1]
+        ref, amp = acc(args[0]), acc(args[1])
+        lo, maxdiff = float(args[2]), float(args[3])
+        ok = amp >= lo and abs(amp - ref) <= maxdiff
+        print("accuracy: reference %.4f, amp %.4f (>= %.4f), difference "
+              "%.4f (<= %.4f): %s" % (ref, amp, lo, abs(amp - ref), maxdiff,
+                                      "ok" if ok else "FAIL"))
+        return 0 if ok else 1
+    elif cmd == "median":
+        skip = int(args[2]) if len(args) > 2 else 0
+        v = sorted(j[args[1]] for j in step_lines(args[0])[skip:])
+        print("%.4g" % (v[len(v) // 2] if len(v) % 2 else
+                        (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2))
+    elif cmd == "same-tensors":
+        _, a = read_safetensors(args[0])
+        _, b = read_safetensors(args[1])
+        diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        print("tensors: %d, differing: %s" % (len(a), " ".join(diff) or "none"))
+        return 1 if diff else 0
+    elif cmd == "tensor":
+        _, t = read_safetensors(args[0])
+        shape, raw = t[args[1]]
+        vals = struct.unpack("<%df" % (len(raw) // 4), raw)
+        print(args[1], " ".join("%.9g" % v for v in vals))
+    elif cmd == "state":
+        with open(args[0] + "/train_state.json") as f:
+            j = json.load(f)
+        for k in args[1].split("."):
+            j = j[k]
+        print("%s=%s" % (args[1], fmt(j)))
+    else:
+        print("unknown command " + cmd, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
