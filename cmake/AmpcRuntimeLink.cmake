@@ -76,6 +76,17 @@ set(ampc_nvcc "")
 if(ampc_have_runtime AND TARGET ampc_cuda_kernels)
   ampc_collect_link(ampc_cuda_kernels AMPC_CUDA_LINK)
   set(ampc_nvcc "${CMAKE_CUDA_COMPILER}")
+  # The NCCL communicator is found through a weak symbol, so nothing pulls
+  # it out of its archive: link it whole (data-parallel on GPUs).
+  if(TARGET ampc_comm_nccl)
+    list(APPEND AMPC_CUDA_LINK "-Wl,--whole-archive"
+         "$<TARGET_LINKER_FILE:ampc_comm_nccl>" "-Wl,--no-whole-archive")
+    set_property(GLOBAL APPEND PROPERTY AMPC_LINK_SEEN ampc_comm_nccl)
+    get_target_property(ampc_nccl_deps ampc_comm_nccl LINK_LIBRARIES)
+    foreach(dep IN LISTS ampc_nccl_deps)
+      ampc_collect_link("${dep}" AMPC_CUDA_LINK)
+    endforeach()
+  endif()
 endif()
 list(JOIN AMPC_CUDA_LINK "|" ampc_cuda_link_joined)
 list(JOIN AMPC_CUDA_ARCHS "," ampc_cuda_archs_joined)

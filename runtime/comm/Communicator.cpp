@@ -68,8 +68,10 @@ std::unique_ptr<Communicator> createCommunicator(Backend backend, CommOptions op
   if (backend == Backend::Auto) {
     if (!launchedByMpi())
       backend = Backend::Local;
+    else if (options.gpu)
+      backend = Backend::Nccl; // GPU buffers: MPI here is not CUDA-aware
     else
-      backend = options.gpu && ncclCompiledIn() ? Backend::Nccl : Backend::Mpi;
+      backend = Backend::Mpi;
   }
   switch (backend) {
   case Backend::Local:
