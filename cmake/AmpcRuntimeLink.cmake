@@ -98,4 +98,5 @@ file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/compiler/RuntimeConfig.inc
 #define AMPC_CUDA_LINK \"${ampc_cuda_link_joined}\"
 #define AMPC_NVCC \"${ampc_nvcc}\"
 #define AMPC_CUDA_ARCHS \"${ampc_cuda_archs_joined}\"
+#define AMPC_HOST_FP16_FLAGS \"${AMPC_HOST_FP16_FLAGS}\"
 ")

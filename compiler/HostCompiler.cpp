@@ -82,7 +82,7 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
   std::string include = env("AMPC_INCLUDE_DIR");
   if (include.empty())
     include = AMPC_SOURCE_DIR;
-  // Plain -O2 (no -march): the binary runs wherever it was built for.
+  // -O2 without -march: the binary runs on any x86-64 like the build host.
   // -ffp-contract=off: no FMA contraction, so the generated loops compute
   // exactly the formulas the reference interpreter computes.
   std::vector<std::string> cmd = {cxx,       "-O2",
@@ -90,6 +90,10 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
                                   "-I" + include, cppPath.str(),
                                   "-o",      binPath.str(),
                                   "-Wl,--start-group"};
+  // Hardware binary16 conversions where the build machine has them (same
+  // results, faster); see AMPC_HAVE_F16C in CMakeLists.txt.
+  if (StringRef(AMPC_HOST_FP16_FLAGS).size())
+    cmd.insert(cmd.begin() + 1, AMPC_HOST_FP16_FLAGS);
   cmd.insert(cmd.end(), link.begin(), link.end());
   cmd.push_back("-Wl,--end-group");
   cmd.push_back("-lpthread");
