@@ -100,6 +100,33 @@ int64_t ampc::emit::arenaSize(Operation *op) {
   return a ? a.getInt() : 0;
 }
 
+std::string ampc::emit::scalarHelpers(const TargetSyntax &t, StringRef relu) {
+  std::string fn = (t.scalarQualifiers + " float ").str();
+  std::string erf = t.math("erf"), tanh = t.math("tanh"), exp = t.math("exp");
+  return "constexpr float kSqrtHalf = 0.70710678118654752440f;\n"
+         "constexpr float kSqrt2OverPi = 0.79788456080286535588f;\n"
+         "constexpr float kInvSqrt2Pi = 0.39894228040143267794f;\n"
+         "constexpr float kKappa = 0.044715f;\n" +
+         relu.str() + fn + "gelu_erf(float x) {\n" +
+         "  return 0.5f * x * (1.0f + " + erf + "(x * kSqrtHalf));\n" +
+         "}\n" + fn + "gelu_tanh(float x) {\n" +
+         "  float inner = kSqrt2OverPi * (x + kKappa * x * x * x);\n" +
+         "  return 0.5f * x * (1.0f + " + tanh + "(inner));\n" + "}\n" + fn +
+         "gelu_erf_grad(float x, float g) {\n" +
+         "  float cdf = 0.5f * (1.0f + " + erf + "(x * kSqrtHalf));\n" +
+         "  float pdf = kInvSqrt2Pi * " + exp + "(-0.5f * x * x);\n" +
+         "  return g * (cdf + x * pdf);\n" + "}\n" + fn +
+         "gelu_tanh_grad(float x, float g) {\n" +
+         "  float x2 = x * x;\n" +
+         "  float inner = kSqrt2OverPi * (x + kKappa * x2 * x);\n" +
+         "  float t = " + tanh + "(inner);\n" +
+         "  float left = 0.5f * x, right = 1.0f + t;\n" +
+         "  float dleft = 0.5f * right;\n" +
+         "  float dright = left * (1.0f - t * t) * kSqrt2OverPi * (1.0f + "
+         "3.0f * kKappa * x2);\n" +
+         "  return g * (dleft + dright);\n" + "}\n";
+}
+
 void ampc::emit::emitFileHeader(raw_ostream &os, const Program &p,
                                 const TargetSyntax &t) {
   graph::ModelOp model = p.model;

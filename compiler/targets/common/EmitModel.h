@@ -19,6 +19,11 @@
 
 namespace ampc::emit {
 
+// The scalar formulas the fused code shares with the kernel libraries
+// (GELU and its gradient, erf and tanh forms), with |relu| (the target's
+// definition of relu()) after the constants they use.
+std::string scalarHelpers(const TargetSyntax &t, llvm::StringRef relu);
+
 // The two comment lines every generated file starts with.
 void emitFileHeader(llvm::raw_ostream &os, const Program &p,
                     const TargetSyntax &t);

@@ -47,33 +47,13 @@ template <typename T> inline float round(float x) { return float(T(x)); }
 template <> inline float round<float>(float x) { return x; }
 
 // Scalar formulas, as in the CPU kernel library.
-constexpr float kSqrtHalf = 0.70710678118654752440f;
-constexpr float kSqrt2OverPi = 0.79788456080286535588f;
-constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
-constexpr float kKappa = 0.044715f;
-inline float relu(float x) { return x > 0.0f || std::isnan(x) ? x : 0.0f; }
-inline float gelu_erf(float x) {
-  return 0.5f * x * (1.0f + std::erf(x * kSqrtHalf));
-}
-inline float gelu_tanh(float x) {
-  float inner = kSqrt2OverPi * (x + kKappa * x * x * x);
-  return 0.5f * x * (1.0f + std::tanh(inner));
-}
-inline float gelu_erf_grad(float x, float g) {
-  float cdf = 0.5f * (1.0f + std::erf(x * kSqrtHalf));
-  float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
-  return g * (cdf + x * pdf);
-}
-inline float gelu_tanh_grad(float x, float g) {
-  float x2 = x * x;
-  float inner = kSqrt2OverPi * (x + kKappa * x2 * x);
-  float t = std::tanh(inner);
-  float left = 0.5f * x, right = 1.0f + t;
-  float dleft = 0.5f * right;
-  float dright = left * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kKappa * x2);
-  return g * (dleft + dright);
-}
+)cpp";
 
+constexpr const char *kRelu =
+    "inline float relu(float x) { return x > 0.0f || std::isnan(x) ? x : "
+    "0.0f; }\n";
+
+constexpr const char *kPreambleEnd = R"cpp(
 ampc::cpu::Kernel kernel(const char *name) {
   ampc::cpu::Kernel k = ampc::cpu::lookup(name);
   if (!k) {
@@ -110,7 +90,7 @@ public:
     std::string cls = className(p.model.getSymName());
     kernels = libraryKernels(p);
     emitFileHeader(os, p, kCpuSyntax);
-    os << kPreamble;
+    os << kPreamble << scalarHelpers(kCpuSyntax, kRelu) << kPreambleEnd;
     os << "class " << cls << " final : public ampc::rt::Model {\n";
     os << "public:\n";
     os.indent();

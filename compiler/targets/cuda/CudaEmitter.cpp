@@ -63,35 +63,14 @@ template <typename T> __device__ __forceinline__ float rnd(float x) {
 template <> __device__ __forceinline__ float rnd<float>(float x) { return x; }
 
 // Scalar formulas, as in runtime/cuda/Elementwise.cu.
-constexpr float kSqrtHalf = 0.70710678118654752440f;
-constexpr float kSqrt2OverPi = 0.79788456080286535588f;
-constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
-constexpr float kKappa = 0.044715f;
-__device__ __forceinline__ float relu(float x) {
+)cpp";
+
+constexpr const char *kRelu = R"cpp(__device__ __forceinline__ float relu(float x) {
   return x > 0.0f || isnan(x) ? x : 0.0f;
 }
-__device__ __forceinline__ float gelu_erf(float x) {
-  return 0.5f * x * (1.0f + erff(x * kSqrtHalf));
-}
-__device__ __forceinline__ float gelu_tanh(float x) {
-  float inner = kSqrt2OverPi * (x + kKappa * x * x * x);
-  return 0.5f * x * (1.0f + tanhf(inner));
-}
-__device__ __forceinline__ float gelu_erf_grad(float x, float g) {
-  float cdf = 0.5f * (1.0f + erff(x * kSqrtHalf));
-  float pdf = kInvSqrt2Pi * expf(-0.5f * x * x);
-  return g * (cdf + x * pdf);
-}
-__device__ __forceinline__ float gelu_tanh_grad(float x, float g) {
-  float x2 = x * x;
-  float inner = kSqrt2OverPi * (x + kKappa * x2 * x);
-  float t = tanhf(inner);
-  float left = 0.5f * x, right = 1.0f + t;
-  float dleft = 0.5f * right;
-  float dright = left * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kKappa * x2);
-  return g * (dleft + dright);
-}
+)cpp";
 
+constexpr const char *kPreambleEnd = R"cpp(
 template <typename T> __global__ void fill(T *p, int64_t n, T v) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x)
@@ -157,7 +136,7 @@ public:
     }
 
     emitFileHeader(out, p, kCudaSyntax);
-    out << kPreamble;
+    out << kPreamble << scalarHelpers(kCudaSyntax, kRelu) << kPreambleEnd;
     out << "// Fused elementwise kernels (kernel.fused_elementwise).\n"
         << parts.kernels;
     out << "// Non-splat constants, copied to the device once.\n";
