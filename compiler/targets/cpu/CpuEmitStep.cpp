@@ -10,7 +10,7 @@
 
 using namespace mlir;
 using namespace ampc;
-using namespace ampc::cpu_emit;
+using namespace ampc::emit;
 
 LogicalResult ampc::cpu_emit::emitStep(const Program &p,
                                        raw_indented_ostream &os) {

@@ -1,16 +1,22 @@
-//===- CudaEmitterImpl.h - Shared pieces of the CUDA emitter ----*- C++ -*-===//
+//===- CudaEmitterImpl.h - Pieces of the CUDA emitter -----------*- C++ -*-===//
 #ifndef AMPC_COMPILER_TARGETS_CUDA_CUDAEMITTERIMPL_H
 #define AMPC_COMPILER_TARGETS_CUDA_CUDAEMITTERIMPL_H
 
-#include "compiler/targets/cpu/CpuEmitterImpl.h"
+#include "compiler/targets/common/EmitSupport.h"
+#include "compiler/targets/common/TargetSyntax.h"
+
+#include "mlir/Support/IndentedOstream.h"
 
 #include <string>
 #include <vector>
 
 namespace ampc::cuda_emit {
 
-using cpu_emit::BlockEnv;
-using cpu_emit::Program;
+using emit::BlockEnv;
+using emit::Program;
+
+// How the CUDA target spells the shared pieces (CudaEmitBlock.cpp).
+extern const emit::TargetSyntax kCudaSyntax;
 
 // CUDA element type: float, __half, __nv_bfloat16, int32_t, ...
 std::string cudaElementType(mlir::Type type);

@@ -1,5 +1,5 @@
-//===- CpuEmitSupport.cpp - Names, types and literals for the C++ ----------===//
-#include "compiler/targets/cpu/CpuEmitterImpl.h"
+//===- EmitSupport.cpp - Names, types and literals for the C++ -------------===//
+#include "compiler/targets/common/EmitSupport.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 using namespace mlir;
-using namespace ampc::cpu_emit;
+using namespace ampc::emit;
 
 static Type elementOf(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))
@@ -15,7 +15,7 @@ static Type elementOf(Type type) {
   return type;
 }
 
-std::string ampc::cpu_emit::cppElementType(Type type) {
+std::string ampc::emit::cppElementType(Type type) {
   Type e = elementOf(type);
   if (e.isF32())
     return "float";
@@ -32,7 +32,7 @@ std::string ampc::cpu_emit::cppElementType(Type type) {
   return "<unsupported>";
 }
 
-std::string ampc::cpu_emit::dtypeOf(Type type) {
+std::string ampc::emit::dtypeOf(Type type) {
   Type e = elementOf(type);
   if (e.isF16())
     return "DType::F16";
@@ -45,7 +45,7 @@ std::string ampc::cpu_emit::dtypeOf(Type type) {
   return "DType::F32";
 }
 
-std::string ampc::cpu_emit::identifier(StringRef name) {
+std::string ampc::emit::identifier(StringRef name) {
   std::string id;
   for (char c : name)
     id += llvm::isAlnum(c) ? c : '_';
@@ -54,7 +54,7 @@ std::string ampc::cpu_emit::identifier(StringRef name) {
   return id;
 }
 
-std::string ampc::cpu_emit::doubleLiteral(double value) {
+std::string ampc::emit::doubleLiteral(double value) {
   if (std::isnan(value))
     return "std::numeric_limits<double>::quiet_NaN()";
   if (std::isinf(value))
@@ -73,7 +73,7 @@ std::string ampc::cpu_emit::doubleLiteral(double value) {
   return s;
 }
 
-std::string ampc::cpu_emit::floatLiteral(float value) {
+std::string ampc::emit::floatLiteral(float value) {
   if (std::isnan(value) || std::isinf(value))
     return "float(" + doubleLiteral(value) + ")";
   std::string s;
@@ -89,22 +89,92 @@ std::string ampc::cpu_emit::floatLiteral(float value) {
   return s + "f";
 }
 
-std::string ampc::cpu_emit::shapeList(ArrayRef<int64_t> shape) {
+std::string ampc::emit::shapeList(ArrayRef<int64_t> shape) {
   std::string s = "{";
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "}";
 }
 
-int64_t ampc::cpu_emit::byteSize(Type type) {
+int64_t ampc::emit::byteSize(Type type) {
   auto t = cast<RankedTensorType>(type);
   return t.getNumElements() *
          ((t.getElementType().getIntOrFloatBitWidth() + 7) / 8);
 }
 
-std::string ampc::cpu_emit::kernelMember(StringRef opName) {
+std::string ampc::emit::kernelMember(StringRef opName) {
   opName.consume_front("graph.");
   return "k_" + identifier(opName) + "_";
+}
+
+std::string ampc::emit::className(StringRef model) {
+  std::string name;
+  bool upper = true;
+  for (char c : model) {
+    if (!llvm::isAlnum(c)) {
+      upper = true;
+      continue;
+    }
+    name += upper ? llvm::toUpper(c) : c;
+    upper = false;
+  }
+  if (name.empty() || llvm::isDigit(name[0]))
+    name = "M" + name;
+  return name + "Model";
+}
+
+std::string ampc::emit::quoted(StringRef s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string ampc::emit::elementLiteral(Attribute a, const std::string &type) {
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return type + "(" + doubleLiteral(f.getValueAsDouble()) + ")";
+  return type + "(" + std::to_string(cast<IntegerAttr>(a).getInt()) + ")";
+}
+
+// How the loop index |i| over |out| reads an operand of shape |in| that
+// broadcasts to it (numpy rules).
+std::string ampc::emit::broadcastIndex(ArrayRef<int64_t> in,
+                                        ArrayRef<int64_t> out) {
+  if (in == out)
+    return "i";
+  int64_t inCount = 1;
+  for (int64_t d : in)
+    inCount *= d;
+  if (inCount == 1)
+    return "0";
+  size_t rank = out.size();
+  SmallVector<int64_t> padded(rank - in.size(), 1);
+  padded.append(in.begin(), in.end());
+  // A trailing block (a bias): i modulo its size.
+  size_t first = 0;
+  while (padded[first] == 1)
+    ++first;
+  if (llvm::equal(ArrayRef(padded).drop_front(first),
+                  out.drop_front(first)))
+    return "i % " + std::to_string(inCount);
+  // General: rebuild the operand's index dimension by dimension.
+  std::string expr;
+  int64_t outStride = 1, inStride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    if (padded[d] != 1) {
+      std::string term = "(i / " + std::to_string(outStride) + " % " +
+                         std::to_string(out[d]) + ")";
+      if (inStride != 1)
+        term += " * " + std::to_string(inStride);
+      expr = expr.empty() ? term : term + " + " + expr;
+    }
+    outStride *= out[d];
+    inStride *= padded[d];
+  }
+  return expr;
 }
 
 std::string BlockEnv::fresh(StringRef hint) {

@@ -1,0 +1,251 @@
+//===- EmitBlock.cpp - Function bodies: result pointers, library calls ----===//
+#include "compiler/targets/common/EmitBlock.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace ampc;
+using namespace ampc::emit;
+
+namespace {
+
+std::string approximate(Operation *op) {
+  auto a = op->getAttrOfType<StringAttr>("approximate");
+  return a && a.getValue() == "tanh" ? "tanh" : "erf";
+}
+
+// One attribute as an ampc::<target>::Attrs entry; false when it has no C++
+// form.
+bool printAttr(NamedAttribute attr, raw_ostream &os) {
+  std::string name = attr.getName().str();
+  Attribute a = attr.getValue();
+  std::string value;
+  if (auto b = dyn_cast<BoolAttr>(a))
+    value = b.getValue() ? "true" : "false";
+  else if (isa<UnitAttr>(a))
+    value = "true";
+  else if (auto i = dyn_cast<IntegerAttr>(a))
+    value = "int64_t(" + std::to_string(i.getInt()) + ")";
+  else if (auto f = dyn_cast<FloatAttr>(a))
+    value = doubleLiteral(f.getValueAsDouble());
+  else if (auto s = dyn_cast<StringAttr>(a))
+    value = "std::string(\"" + s.getValue().str() + "\")";
+  else if (auto arr = dyn_cast<DenseI64ArrayAttr>(a))
+    value = "std::vector<int64_t>" + shapeList(arr.asArrayRef());
+  else
+    return false;
+  os << "{\"" << name << "\", " << value << "}";
+  return true;
+}
+
+std::string tensorRef(Value v, const std::string &data) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return "{" + data + ", " + dtypeOf(t) + ", " + std::to_string(t.getRank()) +
+         ", " + shapeList(t.getShape()) + "}";
+}
+
+} // namespace
+
+// The scalar formula of one elementwise op on float operands |x|, the same
+// formulas as the kernel libraries (runtime/cpu/Elementwise.cpp,
+// runtime/cuda/Elementwise.cu).
+FailureOr<std::string> BlockEmitter::formula(Operation *op,
+                                             ArrayRef<std::string> x) {
+  StringRef name = op->getName().getStringRef();
+  name.consume_front("graph.");
+  auto bin = [&](StringRef sign) {
+    return x[0] + " " + sign.str() + " " + x[1];
+  };
+  if (name == "add")
+    return bin("+");
+  if (name == "sub")
+    return bin("-");
+  if (name == "mul")
+    return bin("*");
+  if (name == "div")
+    return bin("/");
+  if (name == "neg")
+    return "-" + x[0];
+  if (name == "relu")
+    return "relu(" + x[0] + ")";
+  if (name == "tanh" || name == "exp" || name == "log" || name == "sqrt")
+    return t.math(name) + "(" + x[0] + ")";
+  if (name == "sigmoid")
+    return "1.0f / (1.0f + " + t.math("exp") + "(-" + x[0] + "))";
+  if (name == "rsqrt")
+    return "1.0f / " + t.math("sqrt") + "(" + x[0] + ")";
+  if (name == "gelu")
+    return "gelu_" + approximate(op) + "(" + x[0] + ")";
+  if (name == "gelu_backward")
+    return "gelu_" + approximate(op) + "_grad(" + x[0] + ", " + x[1] + ")";
+  if (name == "relu_backward")
+    return x[0] + " > 0.0f ? " + x[1] + " : 0.0f";
+  if (name == "cast" || name == "broadcast_to")
+    return x[0];
+  if (name == "pow") {
+    double e = cast<FloatAttr>(op->getAttr("exponent")).getValueAsDouble();
+    if (float(e) == 2.0f) // the square, exactly (as torch special-cases it)
+      return x[0] + " * " + x[0];
+    return t.math("pow") + "(" + x[0] + ", float(" + doubleLiteral(e) + "))";
+  }
+  return failure();
+}
+
+LogicalResult BlockEmitter::emitFusedBody(kernel::FusedElementwiseOp op,
+                                          ArrayRef<std::string> inputs,
+                                          ArrayRef<std::string> index,
+                                          ArrayRef<std::string> results,
+                                          raw_indented_ostream &body) {
+  Block &region = op.getBody().front();
+  DenseMap<Value, std::string> scalar;
+  for (auto [j, arg] : llvm::enumerate(region.getArguments())) {
+    std::string s = "x" + std::to_string(j);
+    body << "const float " << s << " = float(" << inputs[j] << "["
+         << index[j] << "]);\n";
+    scalar[arg] = s;
+  }
+  int next = 0;
+  for (Operation &inner : region.without_terminator()) {
+    SmallVector<std::string> operands;
+    for (Value v : inner.getOperands())
+      operands.push_back(scalar.lookup(v));
+    FailureOr<std::string> f = formula(&inner, operands);
+    if (failed(f))
+      return inner.emitError() << "the " << t.name << " emitter has no "
+                               << t.fusedNoun << " formula for "
+                               << inner.getName();
+    std::string s = "y" + std::to_string(next++);
+    // Round to the op's type at the op boundary: fusing changes no number.
+    body << "const float " << s << " = " << t.roundHelper << "<"
+         << t.elementType(inner.getResult(0).getType()) << ">(" << *f
+         << ");  // " << inner.getName().getStringRef() << "\n";
+    scalar[inner.getResult(0)] = s;
+  }
+  auto yield = cast<kernel::YieldOp>(region.getTerminator());
+  for (auto [j, v] : llvm::enumerate(yield.getValues()))
+    body << results[j] << "[i] = " << t.elementType(v.getType()) << "("
+         << scalar.lookup(v) << ");\n";
+  return success();
+}
+
+LogicalResult BlockEmitter::emitLibraryCall(Operation *op) {
+  StringRef opName = op->getName().getStringRef();
+  if (op->getNumOperands() == 0 || op->getNumResults() == 0)
+    return op->emitError() << "the " << t.name
+                           << " emitter calls kernels with operands and "
+                              "results only";
+  os << "{  // ";
+  llvm::interleaveComma(op->getResults(), os,
+                        [&](Value v) { os << env.ssaName(v); });
+  os << " = " << opName << "\n";
+  os.indent();
+  // Operands in ODS order; an absent optional operand followed by a present
+  // one is a null reference (the kernel libraries' convention).
+  SmallVector<std::string> refs;
+  DenseI32ArrayAttr sizes;
+  if (auto props = dyn_cast_or_null<DictionaryAttr>(
+          op->getPropertiesAsAttribute()))
+    sizes = props.getAs<DenseI32ArrayAttr>("operandSegmentSizes");
+  if (sizes) {
+    unsigned next = 0;
+    for (int32_t size : sizes.asArrayRef()) {
+      if (size == 0)
+        refs.push_back("{nullptr, DType::F32, 0, {}}");
+      for (int32_t k = 0; k < size; ++k, ++next)
+        refs.push_back(
+            tensorRef(op->getOperand(next), env[op->getOperand(next)]));
+    }
+    while (!refs.empty() && refs.back().starts_with("{nullptr"))
+      refs.pop_back();
+  } else {
+    for (Value v : op->getOperands())
+      refs.push_back(tensorRef(v, env[v]));
+  }
+  os << "const TensorRef in[] = {";
+  llvm::interleaveComma(refs, os);
+  os << "};\n";
+  os << "const TensorRef out[] = {";
+  llvm::interleaveComma(op->getResults(), os,
+                        [&](Value v) { os << tensorRef(v, env[v]); });
+  os << "};\n";
+  bool dropout = opName == "graph.dropout";
+  // Constant attributes are built once; dropout's step changes per call.
+  os << (dropout ? "const" : "static const") << " " << t.library
+     << "::Attrs attrs{";
+  bool first = true;
+  for (NamedAttribute a : op->getAttrs()) {
+    StringRef n = a.getName().getValue();
+    // Dialect attributes (the memory plan, AMP notes) and the precision pin
+    // are not kernel arguments.
+    if (n.contains('.') || n == graph::kPrecisionAttr ||
+        n == "operandSegmentSizes")
+      continue;
+    std::string s;
+    llvm::raw_string_ostream entry(s);
+    if (!printAttr(a, entry))
+      return op->emitError() << "the " << t.name
+                             << " emitter cannot pass attribute '" << n
+                             << "' to a kernel";
+    os << (first ? "" : ", ") << s;
+    first = false;
+  }
+  if (dropout)
+    os << (first ? "" : ", ") << "{\"seed\", int64_t(seed_)}, {\"step\", "
+       << env.dropoutStep << "}" << t.dropoutExtraAttrs;
+  os << "};\n";
+  os << "call(" << kernelMember(opName) << ", in, out, attrs);\n";
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
+// Declares the pointer of every result: into the arena, or aliasing.
+LogicalResult BlockEmitter::declareResults(Operation *op) {
+  auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(kernel::kOffsetsAttr);
+  bool alias = isa<graph::ReshapeOp>(op) ||
+               (!env.training && isa<graph::DropoutOp>(op));
+  for (auto [i, r] : llvm::enumerate(op->getResults())) {
+    std::string type = t.elementType(r.getType());
+    std::string name = env.fresh("t" + env.ssaName(r).substr(1));
+    env.names[r] = name;
+    if (alias) {
+      os << type << " *" << name << " = " << env[op->getOperand(0)] << ";  // "
+         << env.ssaName(r) << " = " << op->getName().getStringRef()
+         << " (no copy)\n";
+      continue;
+    }
+    if (!offsets || offsets.size() != op->getNumResults() || offsets[i] < 0)
+      return op->emitError()
+             << "has no memory plan (run kernel-plan-memory first)";
+    os << type << " *" << name << " = reinterpret_cast<" << type
+       << " *>(arena + " << offsets[i] << ");\n";
+  }
+  return success();
+}
+
+LogicalResult BlockEmitter::emitBlock(Block &block) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>() ||
+        isa<graph::InputOp, graph::ParamOp>(op))
+      continue;
+    if (failed(declareResults(&op)))
+      return failure();
+    LogicalResult ok =
+        TypeSwitch<Operation *, LogicalResult>(&op)
+            .Case([&](kernel::FusedElementwiseOp f) { return emitFused(f); })
+            .Case([&](graph::ConstantOp c) { return emitConstant(c); })
+            .Case([&](graph::ReshapeOp) { return success(); })
+            .Default([&](Operation *o) -> LogicalResult {
+              if (!env.training && isa<graph::DropoutOp>(o))
+                return success();
+              if (o->getDialect() && o->getDialect()->getNamespace() == "graph")
+                return emitLibraryCall(o);
+              return o->emitError() << "the " << t.name
+                                    << " emitter cannot print "
+                                    << o->getName();
+            });
+    if (failed(ok))
+      return failure();
+  }
+  return success();
+}
