@@ -106,6 +106,17 @@ MatmulShape batchMatmulShape(std::string_view op, const TensorRef &a,
   return {batch, m, k, n};
 }
 
+MatmulShape linearShape(std::string_view op, const TensorRef &x,
+                        const TensorRef &w, const TensorRef *bias,
+                        const TensorRef &y) {
+  if (x.rank < 1 || w.rank != 2 || x.shape[x.rank - 1] != w.shape[1])
+    fail(op, "expected x [..., K] and weight [N, K]");
+  int64_t k = w.shape[1], n = w.shape[0], m = x.numel() / (k ? k : 1);
+  if (y.numel() != m * n || (bias && bias->numel() != n))
+    fail(op, "result or bias shape mismatch");
+  return {1, m, k, n};
+}
+
 int64_t lastDimRows(std::string_view op, const TensorRef &x, int64_t &d,
                     std::initializer_list<const TensorRef *> params) {
   if (x.rank < 1)

@@ -74,6 +74,11 @@ MatmulShape matmulShape(std::string_view op, const TensorRef &a,
                         const TensorRef &b, const TensorRef &c);
 MatmulShape batchMatmulShape(std::string_view op, const TensorRef &a,
                              const TensorRef &b, const TensorRef &c);
+// linear: x [..., K], weight [N, K], optional bias [N] -> y with M*N
+// elements, M the product of x's leading dimensions (batch = 1).
+MatmulShape linearShape(std::string_view op, const TensorRef &x,
+                        const TensorRef &w, const TensorRef *bias,
+                        const TensorRef &y);
 
 // Rows of the last dimension D (norms): returns the row count and sets |d|;
 // checks the optional [D] parameters.

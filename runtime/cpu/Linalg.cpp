@@ -45,11 +45,8 @@ void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef *bias = optional(in, 2);
   const TensorRef &y = required(op, out, 0);
-  if (x.rank < 1 || w.rank != 2 || x.shape[x.rank - 1] != w.shape[1])
-    fail(op, "expected x [..., K] and weight [N, K]");
-  int64_t k = w.shape[1], n = w.shape[0], m = x.numel() / (k ? k : 1);
-  if (y.numel() != m * n || (bias && bias->numel() != n))
-    fail(op, "result or bias shape mismatch");
+  MatmulShape s = linearShape(op, x, w, bias, y);
+  int64_t m = s.m, k = s.k, n = s.n;
   FloatIn fx(x), fw(w);
   FloatOut fy(y);
   sgemm(false, true, m, n, k, 1.0f, fx.data(), k, fw.data(), k, 0.0f,

@@ -234,12 +234,9 @@ void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef *bias = optional(in, 2);
   const TensorRef &y = required(op, out, 0);
-  if (x.rank < 1 || w.rank != 2 || x.shape[x.rank - 1] != w.shape[1])
-    fail(op, "expected x [..., K] and weight [N, K]");
+  cpu::detail::MatmulShape s = cpu::detail::linearShape(op, x, w, bias, y);
   Gemm g;
-  g.k = w.shape[1], g.n = w.shape[0], g.m = x.numel() / (g.k ? g.k : 1);
-  if (y.numel() != g.m * g.n || (bias && bias->numel() != g.n))
-    fail(op, "result or bias shape mismatch");
+  g.m = s.m, g.k = s.k, g.n = s.n;
   if (bias && bias->dtype != y.dtype)
     fail(op, "the bias must have the result's type");
   g.transB = true;
