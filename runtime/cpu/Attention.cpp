@@ -18,30 +18,6 @@ using namespace detail;
 
 namespace {
 
-struct AttnGeom {
-  int64_t batch, t, s, d, e;
-  float scale;
-  bool causal;
-};
-
-AttnGeom geometry(std::string_view op, const TensorRef &q, const TensorRef &k,
-                  const TensorRef &v, const Attrs &attrs) {
-  int r = q.rank;
-  if (r < 2 || k.rank != r || v.rank != r)
-    fail(op, "q, k and v must have equal rank >= 2");
-  AttnGeom g{1, q.shape[r - 2], k.shape[r - 2], q.shape[r - 1],
-             v.shape[r - 1], 0.0f, attrs.getBool("causal")};
-  for (int i = 0; i < r - 2; ++i) {
-    if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i])
-      fail(op, "batch/head dimensions differ");
-    g.batch *= q.shape[i];
-  }
-  if (k.shape[r - 1] != g.d || v.shape[r - 2] != g.s)
-    fail(op, "expected q [.., T, D], k [.., S, D], v [.., S, E]");
-  g.scale = float(attrs.getFloat("scale", 1.0 / std::sqrt(double(g.d))));
-  return g;
-}
-
 // P [T, S] for one (batch, head).
 void probabilities(const AttnGeom &g, const float *q, const float *k,
                    float *p) {
@@ -71,7 +47,7 @@ void attentionKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.scaled_dot_product_attention";
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &o = required(op, out, 0);
-  AttnGeom g = geometry(op, q, k, v, attrs);
+  AttnGeom g = attentionGeometry(op, q, k, v, attrs);
   if (o.numel() != g.batch * g.t * g.e)
     fail(op, "result must be [.., T, E]");
   FloatIn fq(q), fk(k), fv(v);
@@ -96,7 +72,7 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.scaled_dot_product_attention_backward";
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &gy = required(op, in, 3);
-  AttnGeom g = geometry(op, q, k, v, attrs);
+  AttnGeom g = attentionGeometry(op, q, k, v, attrs);
   const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
                   *dv = optional(out, 2);
   if (gy.numel() != g.batch * g.t * g.e || (dq && dq->numel() != q.numel()) ||

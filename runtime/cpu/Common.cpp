@@ -11,17 +11,6 @@ namespace ampc::cpu::detail {
 using num::bf16;
 using num::half;
 
-void fail(std::string_view op, const std::string &msg) {
-  throw std::invalid_argument(std::string(op) + ": " + msg);
-}
-
-const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
-                          size_t i) {
-  if (i >= refs.size() || !refs[i].data)
-    fail(op, "missing operand or result #" + std::to_string(i));
-  return refs[i];
-}
-
 bool isFloat(DType t) {
   return t == DType::F32 || t == DType::F16 || t == DType::BF16;
 }

@@ -8,6 +8,7 @@
 #ifndef AMPC_RUNTIME_CPU_COMMON_H
 #define AMPC_RUNTIME_CPU_COMMON_H
 
+#include "runtime/cpu/Geometry.h"
 #include "runtime/cpu/Kernels.h"
 
 #include <cstring>
@@ -24,16 +25,7 @@ namespace ampc::cpu {
 
 namespace detail {
 
-// Throws std::invalid_argument("<op>: <msg>").
-[[noreturn]] void fail(std::string_view op, const std::string &msg);
-
-// Operand |i|, or nullptr when absent (past the end or null data).
-inline const TensorRef *optional(std::span<const TensorRef> refs, size_t i) {
-  return i < refs.size() && refs[i].data ? &refs[i] : nullptr;
-}
-// Operand |i|; fails when absent.
-const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
-                          size_t i);
+// fail, required, optional and the op geometries: runtime/cpu/Geometry.h.
 
 bool isFloat(DType t);
 // Widens n elements of a float tensor to float.

@@ -9,39 +9,16 @@ using namespace detail;
 
 namespace {
 
-struct ConvGeom {
-  int64_t n, c, h, w;   // input
-  int64_t o, kh, kw;    // weight [O, C/groups, KH, KW]
-  int64_t oh, ow;       // result
-  int64_t sh, sw, ph, pw, dh, dw, groups, cg, og;
+struct ConvGeom : ConvShape {
   int64_t colRows() const { return cg * kh * kw; }
   int64_t colCols() const { return oh * ow; }
 };
 
-std::vector<int64_t> pair(std::string_view op, const Attrs &attrs,
-                          std::string_view name, int64_t dflt) {
-  std::vector<int64_t> v = attrs.getInts(name, {dflt, dflt});
-  if (v.size() != 2)
-    fail(op, std::string(name) + " must have two entries");
-  return v;
-}
-
-// |x| [N,C,H,W], |w| [O,C/g,KH,KW], |y| [N,O,OH,OW]: checks them together.
+// |x| [N,C,H,W], |w| [O,C/g,KH,KW], |y| [N,O,OH,OW]: checks them together,
+// including the result's spatial size.
 ConvGeom geometry(std::string_view op, const TensorRef &x, const TensorRef &w,
                   const TensorRef &y, const Attrs &attrs) {
-  if (x.rank != 4 || w.rank != 4 || y.rank != 4)
-    fail(op, "expected rank-4 NCHW tensors");
-  auto s = pair(op, attrs, "stride", 1), p = pair(op, attrs, "padding", 0),
-       d = pair(op, attrs, "dilation", 1);
-  ConvGeom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], w.shape[0],
-             w.shape[2], w.shape[3], y.shape[2], y.shape[3], s[0], s[1], p[0],
-             p[1], d[0], d[1], attrs.getInt("groups", 1), 0, 0};
-  if (g.groups < 1 || g.c % g.groups || g.o % g.groups)
-    fail(op, "groups must divide the channel counts");
-  g.cg = g.c / g.groups;
-  g.og = g.o / g.groups;
-  if (w.shape[1] != g.cg || y.shape[0] != g.n || y.shape[1] != g.o)
-    fail(op, "weight or result channels mismatch");
+  ConvGeom g{convShape(op, x, w, y, attrs)};
   int64_t eh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
   int64_t ew = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
   if (eh != g.oh || ew != g.ow)

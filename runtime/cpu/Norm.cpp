@@ -50,19 +50,6 @@ void softmaxLike(std::string_view op, std::span<const TensorRef> in,
   fy.commit();
 }
 
-// Rows of the last dimension D: returns D and the row count; checks the
-// optional [D] parameters.
-int64_t rows(std::string_view op, const TensorRef &x, int64_t &d,
-             std::initializer_list<const TensorRef *> params) {
-  if (x.rank < 1)
-    fail(op, "expected rank >= 1");
-  d = x.shape[x.rank - 1];
-  for (const TensorRef *p : params)
-    if (p && p->numel() != d)
-      fail(op, "weight/bias must be [D]");
-  return d ? x.numel() / d : 0;
-}
-
 } // namespace
 
 void softmaxKernel(std::span<const TensorRef> in,
@@ -81,7 +68,7 @@ void layerNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1), *b = optional(in, 2);
   int64_t d;
-  int64_t m = rows(op, x, d, {w, b});
+  int64_t m = lastDimRows(op, x, d, {w, b});
   float eps = float(attrs.getFloat("eps", 1e-5));
   FloatIn fx(x);
   FloatOut fy(y);
@@ -124,7 +111,7 @@ void rmsNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1);
   int64_t d;
-  int64_t m = rows(op, x, d, {w});
+  int64_t m = lastDimRows(op, x, d, {w});
   float eps = float(attrs.getFloat("eps", 1e-6));
   FloatIn fx(x);
   FloatOut fy(y);
@@ -158,7 +145,7 @@ void layerNormBackwardKernel(std::span<const TensorRef> in,
   const TensorRef *dx = optional(out, 0), *dw = optional(out, 1),
                   *db = optional(out, 2);
   int64_t d;
-  int64_t m = rows(op, x, d, {&w, dw, db});
+  int64_t m = lastDimRows(op, x, d, {&w, dw, db});
   if (gy.numel() != x.numel() || (dx && dx->numel() != x.numel()))
     fail(op, "g and dx must have x's shape");
   float eps = float(attrs.getFloat("eps", 1e-5));
@@ -208,7 +195,7 @@ void rmsNormBackwardKernel(std::span<const TensorRef> in,
   const TensorRef &gy = required(op, in, 2);
   const TensorRef *dx = optional(out, 0), *dw = optional(out, 1);
   int64_t d;
-  int64_t m = rows(op, x, d, {&w, dw});
+  int64_t m = lastDimRows(op, x, d, {&w, dw});
   if (gy.numel() != x.numel() || (dx && dx->numel() != x.numel()))
     fail(op, "g and dx must have x's shape");
   float eps = float(attrs.getFloat("eps", 1e-6));

@@ -18,16 +18,9 @@ struct PoolGeom {
 // |x| [N,C,H,W] and |y| [N,C,OH,OW]; stride defaults to kernel_size.
 PoolGeom geometry(std::string_view op, const TensorRef &x, const TensorRef &y,
                   const Attrs &attrs) {
-  if (x.rank != 4 || y.rank != 4 || x.shape[0] != y.shape[0] ||
-      x.shape[1] != y.shape[1])
-    fail(op, "expected [N,C,H,W] -> [N,C,OH,OW]");
-  auto k = attrs.getInts("kernel_size");
-  auto s = attrs.getInts("stride", k);
-  auto p = attrs.getInts("padding", {0, 0});
-  if (k.size() != 2 || s.size() != 2 || p.size() != 2)
-    fail(op, "kernel_size, stride and padding are [h, w]");
+  PoolWindow k = poolWindow(op, x, y, attrs);
   PoolGeom g{x.shape[0] * x.shape[1], x.shape[2], x.shape[3], y.shape[2],
-             y.shape[3], k[0], k[1], s[0], s[1], p[0], p[1]};
+             y.shape[3], k.kh, k.kw, k.sh, k.sw, k.ph, k.pw};
   if ((g.h + 2 * g.ph - g.kh) / g.sh + 1 != g.oh ||
       (g.w + 2 * g.pw - g.kw) / g.sw + 1 != g.ow)
     fail(op, "result spatial size does not match kernel/stride/padding");

@@ -20,29 +20,8 @@ using namespace detail;
 
 namespace {
 
-struct Geo {
-  int64_t batch, t, s, d, e;
-  float scale;
-  bool causal;
-};
-
-Geo geometry(std::string_view op, const TensorRef &q, const TensorRef &k,
-             const TensorRef &v, const Attrs &attrs) {
-  int r = q.rank;
-  if (r < 2 || k.rank != r || v.rank != r)
-    fail(op, "q, k and v must have equal rank >= 2");
-  Geo g{1, q.shape[r - 2], k.shape[r - 2], q.shape[r - 1], v.shape[r - 1],
-        0.0f, attrs.getBool("causal")};
-  for (int i = 0; i < r - 2; ++i) {
-    if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i])
-      fail(op, "batch/head dimensions differ");
-    g.batch *= q.shape[i];
-  }
-  if (k.shape[r - 1] != g.d || v.shape[r - 2] != g.s)
-    fail(op, "expected q [.., T, D], k [.., S, D], v [.., S, E]");
-  g.scale = float(attrs.getFloat("scale", 1.0 / std::sqrt(double(g.d))));
-  return g;
-}
+// Attention dims and attributes (shared with the CPU library).
+using Geo = cpu::detail::AttnGeom;
 
 // In place on FP32 scores [rows = batch*T, S]; also writes P in |tp|.
 __global__ void maskedSoftmax(float *p, void *pHalf, int tp, int64_t t,
@@ -130,7 +109,7 @@ void attentionKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.scaled_dot_product_attention";
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &o = required(op, out, 0);
-  Geo g = geometry(op, q, k, v, attrs);
+  Geo g = cpu::detail::attentionGeometry(op, q, k, v, attrs);
   if (o.numel() != g.batch * g.t * g.e)
     fail(op, "result must be [.., T, E]");
   Buffers b = buffers(g, v.dtype, false, op, stream);
@@ -154,7 +133,7 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
                   &v = required(op, in, 2), &gy = required(op, in, 3);
   const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
                   *dv = optional(out, 2);
-  Geo g = geometry(op, q, k, v, attrs);
+  Geo g = cpu::detail::attentionGeometry(op, q, k, v, attrs);
   if (gy.numel() != g.batch * g.t * g.e)
     fail(op, "g must be [.., T, E]");
   DType low = q.dtype;

@@ -47,17 +47,6 @@ void *scratch(size_t bytes, std::string_view op, cudaStream_t stream) {
 
 namespace detail {
 
-void fail(std::string_view op, const std::string &msg) {
-  throw std::invalid_argument(std::string(op) + ": " + msg);
-}
-
-const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
-                          size_t i) {
-  if (i >= refs.size() || !refs[i].data)
-    fail(op, "missing operand or result #" + std::to_string(i));
-  return refs[i];
-}
-
 int gridFor(int64_t n, int threads) {
   int64_t blocks = (n + threads - 1) / threads;
   // Enough blocks to fill any GPU; the loops are grid-stride.

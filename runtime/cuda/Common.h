@@ -2,6 +2,7 @@
 #ifndef AMPC_RUNTIME_CUDA_COMMON_H
 #define AMPC_RUNTIME_CUDA_COMMON_H
 
+#include "runtime/cpu/Geometry.h"
 #include "runtime/cuda/Kernels.h"
 
 #include <string>
@@ -9,17 +10,12 @@
 
 namespace ampc::cuda::detail {
 
-// Throws std::invalid_argument("<op>: <msg>") (bad shapes are caller bugs;
-// they are found on the warm-up step, before any capture).
-[[noreturn]] void fail(std::string_view op, const std::string &msg);
-
-// Operand |i|; fails when absent or null.
-const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
-                          size_t i);
-// Operand |i| or nullptr when absent or null.
-inline const TensorRef *optional(std::span<const TensorRef> refs, size_t i) {
-  return i < refs.size() && refs[i].data ? &refs[i] : nullptr;
-}
+// The CPU library's operand checks (runtime/cpu/Geometry.h), with the same
+// error texts. fail throws std::invalid_argument("<op>: <msg>") (bad shapes
+// are caller bugs; they are found on the warm-up step, before any capture).
+using cpu::detail::fail;
+using cpu::detail::optional;
+using cpu::detail::required;
 
 // Grid size for a grid-stride loop over |n| elements.
 int gridFor(int64_t n, int threads = 256);

@@ -19,37 +19,16 @@ using namespace detail;
 
 namespace {
 
-struct Geom {
-  int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups, cg,
-      og;
+// The shared conv2d geometry (plain data, passed to kernels by value) with
+// device-side accessors.
+struct Geom : cpu::detail::ConvShape {
   __host__ __device__ int64_t rows() const { return cg * kh * kw; }
   __host__ __device__ int64_t cols() const { return oh * ow; }
 };
 
-std::vector<int64_t> pair(std::string_view op, const Attrs &attrs,
-                          const char *name, int64_t dflt) {
-  std::vector<int64_t> v = attrs.getInts(name, {dflt, dflt});
-  if (v.size() != 2)
-    fail(op, std::string(name) + " must have two entries");
-  return v;
-}
-
 Geom geometry(std::string_view op, const TensorRef &x, const TensorRef &w,
               const TensorRef &y, const Attrs &attrs) {
-  if (x.rank != 4 || w.rank != 4 || y.rank != 4)
-    fail(op, "expected rank-4 NCHW tensors");
-  auto s = pair(op, attrs, "stride", 1), p = pair(op, attrs, "padding", 0),
-       d = pair(op, attrs, "dilation", 1);
-  Geom g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], w.shape[0],
-         w.shape[2], w.shape[3], y.shape[2], y.shape[3], s[0], s[1], p[0],
-         p[1], d[0], d[1], attrs.getInt("groups", 1), 0, 0};
-  if (g.groups < 1 || g.c % g.groups || g.o % g.groups)
-    fail(op, "groups must divide the channel counts");
-  g.cg = g.c / g.groups;
-  g.og = g.o / g.groups;
-  if (w.shape[1] != g.cg || y.shape[0] != g.n || y.shape[1] != g.o)
-    fail(op, "weight or result channels mismatch");
-  return g;
+  return Geom{cpu::detail::convShape(op, x, w, y, attrs)};
 }
 
 // col[n][r][l] for channel group |grp|, in x's type.
@@ -117,17 +96,10 @@ struct PoolGeom {
 
 PoolGeom pool(std::string_view op, const TensorRef &x, const TensorRef &y,
               const Attrs &attrs) {
-  if (x.rank != 4 || y.rank != 4 || x.shape[0] != y.shape[0] ||
-      x.shape[1] != y.shape[1])
-    fail(op, "expected [N,C,H,W] -> [N,C,OH,OW]");
-  auto k = attrs.getInts("kernel_size");
-  auto s = attrs.getInts("stride", k);
-  auto p = attrs.getInts("padding", {0, 0});
-  if (k.size() != 2 || s.size() != 2 || p.size() != 2)
-    fail(op, "kernel_size, stride and padding are [h, w]");
+  cpu::detail::PoolWindow k = cpu::detail::poolWindow(op, x, y, attrs);
   return {x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[2],
-          y.shape[3], k[0],       k[1],       s[0],       s[1],
-          p[0],       p[1]};
+          y.shape[3], k.kh,       k.kw,       k.sh,       k.sw,
+          k.ph,       k.pw};
 }
 
 // kind 0: max, 1: average (count_include_pad).

@@ -201,11 +201,9 @@ void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   constexpr std::string_view op = "graph.matmul";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &c = required(op, out, 0);
-  if (a.rank != 2 || b.rank != 2 || c.rank != 2 || a.shape[1] != b.shape[0] ||
-      c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
-    fail(op, "expected [M, K] x [K, N] -> [M, N]");
+  cpu::detail::MatmulShape s = cpu::detail::matmulShape(op, a, b, c);
   Gemm g;
-  g.m = a.shape[0], g.k = a.shape[1], g.n = b.shape[1];
+  g.m = s.m, g.k = s.k, g.n = s.n;
   g.a = a.data, g.aType = a.dtype, g.lda = g.k;
   g.b = b.data, g.bType = b.dtype, g.ldb = g.n;
   g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
@@ -218,23 +216,13 @@ void batchMatmulKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.batch_matmul";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &c = required(op, out, 0);
-  int r = a.rank;
-  if (r < 3 || b.rank != r || c.rank != r)
-    fail(op, "expected operands of equal rank >= 3");
-  int64_t batch = 1;
-  for (int d = 0; d < r - 2; ++d) {
-    if (a.shape[d] != b.shape[d] || a.shape[d] != c.shape[d])
-      fail(op, "batch dimensions differ");
-    batch *= a.shape[d];
-  }
+  cpu::detail::MatmulShape s = cpu::detail::batchMatmulShape(op, a, b, c);
   Gemm g;
-  g.m = a.shape[r - 2], g.k = a.shape[r - 1], g.n = b.shape[r - 1];
-  if (b.shape[r - 2] != g.k || c.shape[r - 2] != g.m || c.shape[r - 1] != g.n)
-    fail(op, "expected [..., M, K] x [..., K, N] -> [..., M, N]");
+  g.m = s.m, g.k = s.k, g.n = s.n;
   g.a = a.data, g.aType = a.dtype, g.lda = g.k, g.strideA = g.m * g.k;
   g.b = b.data, g.bType = b.dtype, g.ldb = g.n, g.strideB = g.k * g.n;
   g.c = c.data, g.cType = c.dtype, g.ldc = g.n, g.strideC = g.m * g.n;
-  g.batch = batch;
+  g.batch = s.batch;
   gemm(g, stream, op);
 }
 
@@ -246,12 +234,9 @@ void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef *bias = optional(in, 2);
   const TensorRef &y = required(op, out, 0);
-  if (x.rank < 1 || w.rank != 2 || x.shape[x.rank - 1] != w.shape[1])
-    fail(op, "expected x [..., K] and weight [N, K]");
+  cpu::detail::MatmulShape s = cpu::detail::linearShape(op, x, w, bias, y);
   Gemm g;
-  g.k = w.shape[1], g.n = w.shape[0], g.m = x.numel() / (g.k ? g.k : 1);
-  if (y.numel() != g.m * g.n || (bias && bias->numel() != g.n))
-    fail(op, "result or bias shape mismatch");
+  g.m = s.m, g.k = s.k, g.n = s.n;
   if (bias && bias->dtype != y.dtype)
     fail(op, "the bias must have the result's type");
   g.transB = true;

@@ -56,17 +56,6 @@ void softmaxLike(std::string_view op, bool log, std::span<const TensorRef> in,
   checkLaunch(op.data());
 }
 
-int64_t rows(std::string_view op, const TensorRef &x, int64_t &d,
-             std::initializer_list<const TensorRef *> params) {
-  if (x.rank < 1)
-    fail(op, "expected rank >= 1");
-  d = x.shape[x.rank - 1];
-  for (const TensorRef *p : params)
-    if (p && p->numel() != d)
-      fail(op, "weight/bias must be [D]");
-  return d ? x.numel() / d : 0;
-}
-
 // Layer norm (rms = false) or RMS norm of one row per block. Writes the
 // row statistics (mean, rstd) when |stats| is set.
 __global__ void normRows(const void *x, int tx, const void *w, int tw,
@@ -160,7 +149,7 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
   const TensorRef *dx = optional(out, 0), *dw = optional(out, 1),
                   *db = rms ? nullptr : optional(out, 2);
   int64_t d;
-  int64_t m = rows(op, x, d, {&w, dw, db});
+  int64_t m = cpu::detail::lastDimRows(op, x, d, {&w, dw, db});
   if (m == 0)
     return;
   float eps = float(attrs.getFloat("eps", rms ? 1e-6 : 1e-5));
@@ -446,7 +435,7 @@ void layerNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1), *b = optional(in, 2);
   int64_t d;
-  int64_t m = rows(op, x, d, {w, b});
+  int64_t m = cpu::detail::lastDimRows(op, x, d, {w, b});
   if (m == 0)
     return;
   normRows<<<unsigned(m), kThreads, 0, stream>>>(
@@ -463,7 +452,7 @@ void rmsNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1);
   int64_t d;
-  int64_t m = rows(op, x, d, {w});
+  int64_t m = cpu::detail::lastDimRows(op, x, d, {w});
   if (m == 0)
     return;
   normRows<<<unsigned(m), kThreads, 0, stream>>>(

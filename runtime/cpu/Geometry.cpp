@@ -1,0 +1,131 @@
+//===- Geometry.cpp - Host-side operand checks and op geometry ------------===//
+#include "runtime/cpu/Geometry.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace ampc::cpu::detail {
+
+void fail(std::string_view op, const std::string &msg) {
+  throw std::invalid_argument(std::string(op) + ": " + msg);
+}
+
+const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
+                          size_t i) {
+  if (i >= refs.size() || !refs[i].data)
+    fail(op, "missing operand or result #" + std::to_string(i));
+  return refs[i];
+}
+
+namespace {
+
+std::vector<int64_t> pair(std::string_view op, const Attrs &attrs,
+                          std::string_view name, int64_t dflt) {
+  std::vector<int64_t> v = attrs.getInts(name, {dflt, dflt});
+  if (v.size() != 2)
+    fail(op, std::string(name) + " must have two entries");
+  return v;
+}
+
+} // namespace
+
+ConvShape convShape(std::string_view op, const TensorRef &x,
+                    const TensorRef &w, const TensorRef &y,
+                    const Attrs &attrs) {
+  if (x.rank != 4 || w.rank != 4 || y.rank != 4)
+    fail(op, "expected rank-4 NCHW tensors");
+  auto s = pair(op, attrs, "stride", 1), p = pair(op, attrs, "padding", 0),
+       d = pair(op, attrs, "dilation", 1);
+  ConvShape g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], w.shape[0],
+              w.shape[2], w.shape[3], y.shape[2], y.shape[3], s[0], s[1], p[0],
+              p[1], d[0], d[1], attrs.getInt("groups", 1), 0, 0};
+  if (g.groups < 1 || g.c % g.groups || g.o % g.groups)
+    fail(op, "groups must divide the channel counts");
+  g.cg = g.c / g.groups;
+  g.og = g.o / g.groups;
+  if (w.shape[1] != g.cg || y.shape[0] != g.n || y.shape[1] != g.o)
+    fail(op, "weight or result channels mismatch");
+  return g;
+}
+
+PoolWindow poolWindow(std::string_view op, const TensorRef &x,
+                      const TensorRef &y, const Attrs &attrs) {
+  if (x.rank != 4 || y.rank != 4 || x.shape[0] != y.shape[0] ||
+      x.shape[1] != y.shape[1])
+    fail(op, "expected [N,C,H,W] -> [N,C,OH,OW]");
+  auto k = attrs.getInts("kernel_size");
+  auto s = attrs.getInts("stride", k);
+  auto p = attrs.getInts("padding", {0, 0});
+  if (k.size() != 2 || s.size() != 2 || p.size() != 2)
+    fail(op, "kernel_size, stride and padding are [h, w]");
+  return {k[0], k[1], s[0], s[1], p[0], p[1]};
+}
+
+AttnGeom attentionGeometry(std::string_view op, const TensorRef &q,
+                           const TensorRef &k, const TensorRef &v,
+                           const Attrs &attrs) {
+  int r = q.rank;
+  if (r < 2 || k.rank != r || v.rank != r)
+    fail(op, "q, k and v must have equal rank >= 2");
+  AttnGeom g{1, q.shape[r - 2], k.shape[r - 2], q.shape[r - 1],
+             v.shape[r - 1], 0.0f, attrs.getBool("causal")};
+  for (int i = 0; i < r - 2; ++i) {
+    if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i])
+      fail(op, "batch/head dimensions differ");
+    g.batch *= q.shape[i];
+  }
+  if (k.shape[r - 1] != g.d || v.shape[r - 2] != g.s)
+    fail(op, "expected q [.., T, D], k [.., S, D], v [.., S, E]");
+  g.scale = float(attrs.getFloat("scale", 1.0 / std::sqrt(double(g.d))));
+  return g;
+}
+
+MatmulShape matmulShape(std::string_view op, const TensorRef &a,
+                        const TensorRef &b, const TensorRef &c) {
+  if (a.rank != 2 || b.rank != 2 || c.rank != 2 || a.shape[1] != b.shape[0] ||
+      c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
+    fail(op, "expected [M, K] x [K, N] -> [M, N]");
+  return {1, a.shape[0], a.shape[1], b.shape[1]};
+}
+
+MatmulShape batchMatmulShape(std::string_view op, const TensorRef &a,
+                             const TensorRef &b, const TensorRef &c) {
+  int r = a.rank;
+  if (r < 3 || b.rank != r || c.rank != r)
+    fail(op, "expected operands of equal rank >= 3");
+  int64_t batch = 1;
+  for (int d = 0; d < r - 2; ++d) {
+    if (a.shape[d] != b.shape[d] || a.shape[d] != c.shape[d])
+      fail(op, "batch dimensions differ");
+    batch *= a.shape[d];
+  }
+  int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+  if (b.shape[r - 2] != k || c.shape[r - 2] != m || c.shape[r - 1] != n)
+    fail(op, "expected [..., M, K] x [..., K, N] -> [..., M, N]");
+  return {batch, m, k, n};
+}
+
+MatmulShape linearShape(std::string_view op, const TensorRef &x,
+                        const TensorRef &w, const TensorRef *bias,
+                        const TensorRef &y) {
+  if (x.rank < 1 || w.rank != 2 || x.shape[x.rank - 1] != w.shape[1])
+    fail(op, "expected x [..., K] and weight [N, K]");
+  int64_t k = w.shape[1], n = w.shape[0], m = x.numel() / (k ? k : 1);
+  if (y.numel() != m * n || (bias && bias->numel() != n))
+    fail(op, "result or bias shape mismatch");
+  return {1, m, k, n};
+}
+
+int64_t lastDimRows(std::string_view op, const TensorRef &x, int64_t &d,
+                    std::initializer_list<const TensorRef *> params) {
+  if (x.rank < 1)
+    fail(op, "expected rank >= 1");
+  d = x.shape[x.rank - 1];
+  for (const TensorRef *p : params)
+    if (p && p->numel() != d)
+      fail(op, "weight/bias must be [D]");
+  return d ? x.numel() / d : 0;
+}
+
+} // namespace ampc::cpu::detail

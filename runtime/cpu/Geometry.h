@@ -1,0 +1,90 @@
+//===- Geometry.h - Host-side operand checks and op geometry ----*- C++ -*-===//
+//
+// Attribute reading (with the GraphOps.td defaults) and shape resolution and
+// validation, with their error messages, shared by the CPU kernel library and
+// the CUDA kernel library (which includes this header from nvcc-compiled
+// files: keep it to plain host C++ and plain-data structs). Each library
+// adds its own accessors and library-specific checks on top.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_CPU_GEOMETRY_H
+#define AMPC_RUNTIME_CPU_GEOMETRY_H
+
+#include "runtime/cpu/Kernels.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ampc::cpu::detail {
+
+// Throws std::invalid_argument("<op>: <msg>").
+[[noreturn]] void fail(std::string_view op, const std::string &msg);
+
+// Operand |i|, or nullptr when absent (past the end or null data).
+inline const TensorRef *optional(std::span<const TensorRef> refs, size_t i) {
+  return i < refs.size() && refs[i].data ? &refs[i] : nullptr;
+}
+// Operand |i|; fails when absent.
+const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
+                          size_t i);
+
+// conv2d: |x| [N,C,H,W], |w| [O,C/g,KH,KW], |y| [N,O,OH,OW], with the
+// stride/padding/dilation/groups attributes. Plain data: the CUDA library
+// passes it (with accessors added) to kernels by value.
+struct ConvShape {
+  int64_t n, c, h, w;   // input
+  int64_t o, kh, kw;    // weight [O, C/groups, KH, KW]
+  int64_t oh, ow;       // result
+  int64_t sh, sw, ph, pw, dh, dw, groups, cg, og;
+};
+// Reads the attributes and checks ranks, groups and channel counts (not the
+// result's spatial size).
+ConvShape convShape(std::string_view op, const TensorRef &x,
+                    const TensorRef &w, const TensorRef &y,
+                    const Attrs &attrs);
+
+// max_pool2d/avg_pool2d: |x| [N,C,H,W] -> |y| [N,C,OH,OW]; stride defaults
+// to kernel_size, padding to 0.
+struct PoolWindow {
+  int64_t kh, kw, sh, sw, ph, pw;
+};
+PoolWindow poolWindow(std::string_view op, const TensorRef &x,
+                      const TensorRef &y, const Attrs &attrs);
+
+// scaled_dot_product_attention: q [.., T, D], k [.., S, D], v [.., S, E];
+// scale defaults to 1/sqrt(D).
+struct AttnGeom {
+  int64_t batch, t, s, d, e;
+  float scale;
+  bool causal;
+};
+AttnGeom attentionGeometry(std::string_view op, const TensorRef &q,
+                           const TensorRef &k, const TensorRef &v,
+                           const Attrs &attrs);
+
+// matmul [M, K] x [K, N] -> [M, N]; batch_matmul the same over equal
+// leading (batch) dimensions, batch = their product.
+struct MatmulShape {
+  int64_t batch, m, k, n;
+};
+MatmulShape matmulShape(std::string_view op, const TensorRef &a,
+                        const TensorRef &b, const TensorRef &c);
+MatmulShape batchMatmulShape(std::string_view op, const TensorRef &a,
+                             const TensorRef &b, const TensorRef &c);
+// linear: x [..., K], weight [N, K], optional bias [N] -> y with M*N
+// elements, M the product of x's leading dimensions (batch = 1).
+MatmulShape linearShape(std::string_view op, const TensorRef &x,
+                        const TensorRef &w, const TensorRef *bias,
+                        const TensorRef &y);
+
+// Rows of the last dimension D (norms): returns the row count and sets |d|;
+// checks the optional [D] parameters.
+int64_t lastDimRows(std::string_view op, const TensorRef &x, int64_t &d,
+                    std::initializer_list<const TensorRef *> params);
+
+} // namespace ampc::cpu::detail
+
+#endif
