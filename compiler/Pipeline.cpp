@@ -1,10 +1,9 @@
 //===- Pipeline.cpp - The training pipeline --------------------------------===//
 #include "compiler/Pipeline.h"
 
-#include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/raw_ostream.h"
+#include "passes/Passes.h"
 
-#include <cstdio>
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -12,13 +11,6 @@ std::string ampc::effectiveLossScale(const CompileOptions &o) {
   if (!o.lossScale.empty())
     return o.lossScale;
   return o.amp == "fp16" ? "dynamic" : "none";
-}
-
-// A number as a pass option: every digit that matters.
-static std::string num(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.17g", x);
-  return buf;
 }
 
 // "static:1024" -> 1024; nullopt when malformed.
@@ -57,62 +49,40 @@ LogicalResult ampc::buildTrainingPipeline(OpPassManager &pm,
   error = validate(o);
   if (!error.empty())
     return failure();
-  std::string ls = effectiveLossScale(o);
-  std::string s;
-  llvm::raw_string_ostream p(s);
   if (o.amp != "off" && !o.gradGiven) {
-    p << "graph-autocast{mode=" << o.amp;
-    if (!o.policy.empty())
-      p << " policy=" << o.policy;
-    p << "},";
+    GraphAutocastOptions autocast;
+    autocast.mode = o.amp;
+    autocast.policy = o.policy;
+    pm.addPass(createGraphAutocast(autocast));
   }
   if (!o.gradGiven)
-    p << "graph-autodiff,";
-  p << "train-build-step{amp=" << o.amp << " optimizer=" << o.optimizer
-    << " loss-scale=" << (staticScale(ls) ? "static" : ls);
-  if (auto scale = staticScale(ls))
-    p << " init-scale=" << num(*scale);
-  p << " clip-norm=" << num(o.clipNorm) << " clip-value=" << num(o.clipValue)
-    << " accum-steps=" << o.accumSteps
-    << " nesterov=" << (o.nesterov ? "true" : "false");
-  if (o.lr)
-    p << " lr=" << num(*o.lr);
-  if (o.momentum)
-    p << " momentum=" << num(*o.momentum);
-  if (o.weightDecay)
-    p << " weight-decay=" << num(*o.weightDecay);
-  if (o.growthInterval)
-    p << " growth-interval=" << *o.growthInterval;
-  if (o.hysteresis)
-    p << " hysteresis=" << *o.hysteresis;
-  p << "},train-fuse-epilogue,cse,kernel-fuse-elementwise,kernel-plan-memory";
+    pm.addPass(createGraphAutodiff());
 
-  // Each pass separately, so a missing one is named in the message.
-  std::string rest = s;
-  size_t depth = 0, start = 0;
-  std::vector<std::string> passes;
-  for (size_t i = 0; i <= rest.size(); ++i) {
-    if (i == rest.size() || (rest[i] == ',' && depth == 0)) {
-      passes.push_back(rest.substr(start, i - start));
-      start = i + 1;
-    } else if (rest[i] == '{') {
-      ++depth;
-    } else if (rest[i] == '}') {
-      --depth;
-    }
-  }
-  for (const std::string &pass : passes) {
-    std::string diag;
-    llvm::raw_string_ostream errs(diag);
-    if (failed(parsePassPipeline(pass, pm, errs))) {
-      llvm::StringRef name = llvm::StringRef(pass).split('{').first;
-      error = diag.find("does not refer to a registered pass") !=
-                      std::string::npos
-                  ? "the pass '" + name.str() +
-                        "' is not available in this ampc build"
-                  : "bad pipeline element '" + pass + "': " + diag;
-      return failure();
-    }
-  }
+  std::string ls = effectiveLossScale(o);
+  TrainBuildStepOptions step;
+  step.amp = o.amp;
+  step.optimizer = o.optimizer;
+  step.lossScale = staticScale(ls) ? "static" : ls;
+  if (auto scale = staticScale(ls))
+    step.initScale = *scale;
+  step.clipNorm = o.clipNorm;
+  step.clipValue = o.clipValue;
+  step.accumSteps = o.accumSteps;
+  step.nesterov = o.nesterov;
+  if (o.lr)
+    step.lr = *o.lr;
+  if (o.momentum)
+    step.momentum = *o.momentum;
+  if (o.weightDecay)
+    step.weightDecay = *o.weightDecay;
+  if (o.growthInterval)
+    step.growthInterval = *o.growthInterval;
+  if (o.hysteresis)
+    step.hysteresis = *o.hysteresis;
+  pm.addPass(createTrainBuildStep(step));
+  pm.addPass(createTrainFuseEpilogue());
+  pm.addPass(createCSEPass()); // one cast per parameter and step
+  pm.addPass(createKernelFuseElementwise());
+  pm.addPass(createKernelPlanMemory());
   return success();
 }

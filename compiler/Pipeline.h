@@ -37,8 +37,7 @@ std::string validate(const CompileOptions &options);
 // Adds the passes that take a model file to the kernel level: autocast
 // (unless amp is off), autodiff, the training step and its fused epilogue,
 // CSE (one cast per parameter and step), elementwise fusion and the memory
-// plan. Passes written elsewhere are found by name; fails with a message
-// naming the one that is missing.
+// plan. Fails with a message when the options are invalid.
 mlir::LogicalResult buildTrainingPipeline(mlir::OpPassManager &pm,
                                           const CompileOptions &options,
                                           std::string &error);

@@ -7,14 +7,13 @@
 // graph-autodiff pass builds it.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/InitAll.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/cli/Command.h"
 #include "compiler/interp/GradCheck.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -59,22 +58,10 @@ cl::opt<int64_t> maxProbes(
              "the parameter is larger (default 20)"),
     cl::sub(gradcheckCommand), cl::cat(ampc::cli::category()));
 
-// Builds `<model>_grad` with the graph-autodiff pass, looked up by name so
-// this file does not depend on the pass being linked in.
+// Builds `<model>_grad` with the graph-autodiff pass.
 mlir::LogicalResult runAutodiff(mlir::ModuleOp module) {
-  ampc::registerAllPasses();
-  std::string error;
-  raw_string_ostream errorStream(error);
-  mlir::FailureOr<mlir::OpPassManager> pipeline =
-      mlir::parsePassPipeline("builtin.module(graph-autodiff)", errorStream);
-  if (failed(pipeline)) {
-    errs() << "ampc gradcheck: the model file has no _grad function and the "
-              "graph-autodiff pass is not available in this build:\n"
-           << StringRef(error).trim() << "\n";
-    return mlir::failure();
-  }
   mlir::PassManager pm(module.getContext());
-  static_cast<mlir::OpPassManager &>(pm) = *pipeline;
+  pm.addPass(ampc::createGraphAutodiff());
   return pm.run(module);
 }
 
