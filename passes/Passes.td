@@ -11,11 +11,11 @@
 include "mlir/Pass/PassBase.td"
 
 def GraphVerifyModel : Pass<"graph-verify-model", "mlir::ModuleOp"> {
-  let summary = "Check a module holds exactly one graph.model and nothing else";
+  let summary = "Check a module holds exactly one graph.model";
   let description = [{
-    Model files hold one `graph.model`. This pass rejects files with none,
-    with several, or with other top-level ops, so every later pass and tool
-    can assume a single model.
+    Model files hold one `graph.model`. This pass rejects files with none or
+    with several, so every later pass and tool can assume a single model.
+    (Functions beside it are fine: autodiff adds `@<model>_grad`.)
   }];
 }
 
