@@ -8,7 +8,12 @@
 #       (foreach) and AdamW(fused=True): ms and TB/s against 30 B/param;
 #   B2  MLP 3 x Linear(4096) + ReLU, batch 512, AdamW: ms/step in
 #       FP32 / FP16 / BF16 vs PyTorch eager (autocast + GradScaler);
-#   B3  the GPT-2-small example: ms/step and tokens/s vs PyTorch.
+#   B3  the GPT-2-small example: ms/step and tokens/s vs PyTorch;
+#   B4  FP32 sum all-reduce (NCCL, device buffers) 1..256 MiB: the bucketed
+#       gradient all-reduce (GradBucketer, 25 MiB buckets) and one raw
+#       allreduceSum, median time (CUDA events), algbw and busbw
+#       (nccl-tests: algbw*2(n-1)/n; 0 by definition at 1 GPU, so only algbw
+#       there) at world size 1, and at all GPUs via mpirun when there are > 1.
 # Medians of >= 30 timed iterations after warm-up. PyTorch is timed with
 # CUDA events; ampc training binaries report per-step wall time with
 # --log-every 1 (the host waits for each step's stats, so this is the full
@@ -38,7 +43,7 @@ stamp "configure + build"
 cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DAMPC_WITH_CUDA=ON -DAMPC_CUDA_ARCHS="$ARCH" >"$WORK/cmake.log"
 ninja -C "$BUILD" -j"$JOBS" ampc ampc-opt ampc-translate ampc-cuda-tests \
-  ampc-epilogue-bench >"$WORK/build.log"
+  ampc-epilogue-bench ampc-allreduce-bench >"$WORK/build.log"
 AMPC=$BUILD/bin/ampc
 
 # --- GPU tests ----------------------------------------------------------------
@@ -235,6 +240,16 @@ print(json.dumps({"ms": ms, "tokens_s": B * T / (ms * 1e-3)}))
 PY
 "$PY" "$WORK/b3_torch.py" >"$WORK/b3_torch.json"
 
+# --- B4: all-reduce bandwidth (NCCL) -------------------------------------------------
+stamp "B4 all-reduce"
+NGPU=$(nvidia-smi -L | wc -l)
+B4_SIZES=1M,4M,16M,64M,256M
+"$BUILD/bin/ampc-allreduce-bench" --gpu --sizes=$B4_SIZES --iters=30 >"$WORK/b4_1.txt"
+if (( NGPU > 1 )); then
+  mpirun --allow-run-as-root -np "$NGPU" "$BUILD/bin/ampc-allreduce-bench" --gpu \
+    --sizes=$B4_SIZES --iters=30 >"$WORK/b4_$NGPU.txt"
+fi
+
 # --- the table ----------------------------------------------------------------------
 stamp "results"
 "$PY" - "$WORK" "${AMPC_B2[off]}" "${AMPC_B2[fp16]}" "${AMPC_B2[bf16]}" "$AMPC_B3" "$GPU" <<'PY'
@@ -259,5 +274,16 @@ t3 = j("b3_torch.json")
 tok = 8 * 1024 / (float(b3) * 1e-3)
 print("%-44s %9s ms %9.3f ms" % ("B3 GPT-2 small bf16 ms/step", b3, t3["ms"]))
 print("%-44s %12.0f %12.0f" % ("B3 GPT-2 small tokens/s", tok, t3["tokens_s"]))
+# B4 rows from ampc-allreduce-bench's table: size unit variant buckets time_us algbw busbw.
+for f in sorted(x for x in os.listdir(w) if x.startswith("b4_") and x.endswith(".txt")):
+    n = int(f[3:-4])
+    print("%-44s %12s %12s %12s" % ("B4 all-reduce FP32 NCCL, %d GPU%s" % (n, "s" if n > 1 else ""),
+          "time", "algbw", "busbw" if n > 1 else "(n=1: none)"))
+    for line in open(os.path.join(w, f)):
+        c = line.split()
+        if line.startswith("#") or len(c) != 7 or c[0] == "size":
+            continue
+        print("%-44s %9.3f ms %7.1f GB/s %12s" % ("   %s %s %s (%s bucket%s)" % (c[0], c[1], c[2], c[3], "s" if c[3] != "1" else ""), float(c[4]) / 1e3,
+              float(c[5]), (c[6] + " GB/s") if n > 1 else "-"))
 PY
 stamp "done"
