@@ -49,6 +49,21 @@ struct ConvGeom {
             f(g * cpg + ci, hi, wi, ci, ki, kj);
         }
   }
+  // Calls f(x index, w index, y index) for every (output, in-bounds tap)
+  // pair: the whole convolution as one loop, forward or backward.
+  template <typename F>
+  void forEachProduct(F f) const {
+    for (int64_t ni = 0; ni < n; ++ni)
+      for (int64_t oi = 0; oi < o; ++oi)
+        for (int64_t a = 0; a < oh; ++a)
+          for (int64_t b = 0; b < ow; ++b)
+            forTaps(oi, a, b,
+                    [&](int64_t ci, int64_t hi, int64_t wi, int64_t wc,
+                        int64_t ki, int64_t kj) {
+                      f(xIndex(ni, ci, hi, wi), wIndex(oi, wc, ki, kj),
+                        yIndex(ni, oi, a, b));
+                    });
+  }
 };
 
 KernelResult conv2d(const OpContext &ctx, std::span<const Tensor> in) {
@@ -77,19 +92,10 @@ KernelResult conv2dBackwardInput(const OpContext &ctx,
                                  std::span<const Tensor> in) {
   Tensor out = ctx.makeResult();
   const Tensor &gy = in[0], &wt = in[1];
-  ConvGeom g(ctx, out.shape, wt.shape, gy.shape);
-  for (int64_t ni = 0; ni < g.n; ++ni)
-    for (int64_t oi = 0; oi < g.o; ++oi)
-      for (int64_t a = 0; a < g.oh; ++a)
-        for (int64_t b = 0; b < g.ow; ++b) {
-          double gv = gy.f[g.yIndex(ni, oi, a, b)];
-          g.forTaps(oi, a, b,
-                    [&](int64_t ci, int64_t hi, int64_t wi, int64_t wc,
-                        int64_t ki, int64_t kj) {
-                      accumulate(ctx, out.f[g.xIndex(ni, ci, hi, wi)],
-                                 gv * wt.f[g.wIndex(oi, wc, ki, kj)]);
-                    });
-        }
+  ConvGeom(ctx, out.shape, wt.shape, gy.shape)
+      .forEachProduct([&](int64_t xi, int64_t wi, int64_t yi) {
+        accumulate(ctx, out.f[xi], gy.f[yi] * wt.f[wi]);
+      });
   return one(std::move(out));
 }
 
@@ -98,19 +104,10 @@ KernelResult conv2dBackwardWeight(const OpContext &ctx,
                                   std::span<const Tensor> in) {
   Tensor out = ctx.makeResult();
   const Tensor &x = in[0], &gy = in[1];
-  ConvGeom g(ctx, x.shape, out.shape, gy.shape);
-  for (int64_t ni = 0; ni < g.n; ++ni)
-    for (int64_t oi = 0; oi < g.o; ++oi)
-      for (int64_t a = 0; a < g.oh; ++a)
-        for (int64_t b = 0; b < g.ow; ++b) {
-          double gv = gy.f[g.yIndex(ni, oi, a, b)];
-          g.forTaps(oi, a, b,
-                    [&](int64_t ci, int64_t hi, int64_t wi, int64_t wc,
-                        int64_t ki, int64_t kj) {
-                      accumulate(ctx, out.f[g.wIndex(oi, wc, ki, kj)],
-                                 gv * x.f[g.xIndex(ni, ci, hi, wi)]);
-                    });
-        }
+  ConvGeom(ctx, x.shape, out.shape, gy.shape)
+      .forEachProduct([&](int64_t xi, int64_t wi, int64_t yi) {
+        accumulate(ctx, out.f[wi], gy.f[yi] * x.f[xi]);
+      });
   return one(std::move(out));
 }
 
