@@ -323,6 +323,10 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                             Types &types) {
   if (tensorOf(a.getInput()).getRank() < 1)
     return fail(loc, "layer_norm needs a tensor of rank >= 1");
+  // As in torch.nn.LayerNorm (bias only with a weight); it also keeps the
+  // text form `%x, %w[, %b]` unambiguous.
+  if (a.getBias() && !a.getWeight())
+    return fail(loc, "layer_norm with a bias needs a weight");
   if (failed(checkAffine("layer_norm", "weight", loc, a.getInput(), a.getWeight())) ||
       failed(checkAffine("layer_norm", "bias", loc, a.getInput(), a.getBias())))
     return failure();

@@ -399,3 +399,15 @@ func.func @input_outside_a_model() {
   %a = graph.input "a" : tensor<4xf32>
   return
 }
+
+// -----
+
+graph.model @layer_norm_bias_without_weight {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %b = graph.param "b" init(#graph.zeros) : tensor<8xf32>
+  // expected-error @+2 {{layer_norm with a bias needs a weight}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = "graph.layer_norm"(%x, %b) <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %l = graph.reduce_sum %y : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

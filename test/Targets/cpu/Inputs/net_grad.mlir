@@ -33,8 +33,8 @@ func.func @net_grad(%x: tensor<4x8xf32> {graph.input = "image"}, %y: tensor<4xi6
   %d = graph.dropout %r {p = 0.1, key = 7} : tensor<4x3xf16>
   %z = graph.cast %d : tensor<4x3xf16> -> tensor<4x3xf32>
   %l = graph.cross_entropy %z, %y : tensor<4x3xf32>, tensor<4xi64> -> tensor<f32>
-  // A layer norm with a bias and no weight (its value is unused).
-  %n = "graph.layer_norm"(%z, %b) <{operandSegmentSizes = array<i32: 1, 0, 1>, eps = 1.0e-5 : f64}> : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  // A layer norm with a weight and no bias (its value is unused).
+  %n = graph.layer_norm %z, %b {eps = 1.0e-5} : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
   // "Backward": the scaled seed times the logits, through the cast.
   %g = graph.mul %z, %s : tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
   %gh = graph.cast %g : tensor<4x3xf32> -> tensor<4x3xf16>
