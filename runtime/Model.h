@@ -17,6 +17,7 @@
 #include "runtime/numerics/Scaler.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ struct TensorInfo {
   std::string name;
   DType dtype = DType::F32;
   std::vector<int64_t> shape; // static; dim 0 of an input is its batch dim
+  // Integer inputs: valid values are [0, valueBound) or ignoreValue (0:
+  // unchecked). The compiler derives them from the input's consumers (the
+  // classes of a cross_entropy, the rows of an embedding table) so the
+  // runtime can name a bad data file instead of failing in a kernel.
+  int64_t valueBound = 0;
+  std::optional<int64_t> ignoreValue; // cross_entropy's ignore_index
+  std::string boundBy; // what sets the bound: "classes of the cross_entropy"
 };
 
 struct ParamInfo {

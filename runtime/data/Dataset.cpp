@@ -132,6 +132,33 @@ static void convert(const Array &a, int64_t first, int64_t count,
   }
 }
 
+// Rejects the first value of integer input |in| outside what its consumers
+// accept (TensorInfo::valueBound), naming |file| and the sample: a kernel
+// would catch it later but could not say which file it came from.
+static void checkValues(const std::vector<uint8_t> &values,
+                        const TensorInfo &in, int64_t per,
+                        const std::string &file) {
+  if (in.valueBound <= 0 || !isIntDType(in.dtype))
+    return;
+  int64_t count = int64_t(values.size()) / dtypeSize(in.dtype);
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t v;
+    if (in.dtype == DType::I32) {
+      int32_t x;
+      std::memcpy(&x, values.data() + 4 * k, 4);
+      v = x;
+    } else {
+      std::memcpy(&v, values.data() + 8 * k, 8);
+    }
+    if ((v >= 0 && v < in.valueBound) || (in.ignoreValue && v == *in.ignoreValue))
+      continue;
+    fail(file, "value " + std::to_string(v) + " at sample " +
+                   std::to_string(per > 0 ? k / per : 0) + " is outside [0, " +
+                   std::to_string(in.valueBound) + ")" +
+                   (in.boundBy.empty() ? "" : " (" + in.boundBy + ")"));
+  }
+}
+
 static bool isTargetName(const std::string &n) {
   return n == "targets" || n == "target" || n == "labels";
 }
@@ -235,6 +262,7 @@ Dataset loadDataset(const std::vector<TensorInfo> &inputs,
       ds.inputs[i].resize(size_t(n * ds.sampleBytes[i]));
       convert(a, 0, n * per, in, ds.inputs[i].data());
     }
+    checkValues(ds.inputs[i], in, per, path);
     if (i == 0 || firstFile.empty()) {
       ds.numSamples = n;
       firstFile = path;

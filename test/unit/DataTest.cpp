@@ -242,6 +242,40 @@ TEST(DataErrors, EachCaseNamesFileAndProblem) {
   }
 }
 
+// Integer inputs are checked against their compiled bound when loaded; the
+// error names the file the values came from, shifted targets included.
+TEST(DataErrors, ValuesOutsideTheBound) {
+  TempDir d;
+  std::string bytes;
+  for (int i = 0; i < 11; ++i)
+    bytes += char(10 + i);
+  std::string text = d / "text.txt";
+  test::writeBytes(text, bytes);
+  TensorInfo tokens{"tokens", DType::I32, {2, 3}, 20, std::nullopt,
+                    "rows of the embedding table"};
+  TensorInfo targets{"targets", DType::I64, {2, 3}, 20, -100,
+                     "classes of the cross_entropy"};
+  EXPECT_EQ(load({tokens, targets}, {"tokens=" + text}, 3).numSamples, 3);
+  targets.valueBound = 19; // targets are 11..19
+  EXPECT_EQ(errorOf([&] { load({tokens, targets}, {"tokens=" + text}, 3); }),
+            text + ": value 19 at sample 2 is outside [0, 19) (classes of the "
+                   "cross_entropy)");
+  tokens.valueBound = 12; // tokens are 10..18
+  EXPECT_EQ(errorOf([&] { load({tokens, targets}, {"tokens=" + text}, 3); }),
+            text + ": value 12 at sample 0 is outside [0, 12) (rows of the "
+                   "embedding table)");
+  // The ignore value passes; other negatives do not.
+  std::vector<int32_t> l = {1, -100, 0, -1};
+  std::string npy = d / "l.npy";
+  test::writeBytes(npy, test::npyBytes("<i4", {4}, test::rawBytes(l)));
+  TensorInfo label{"label", DType::I32, {1}, 2, -100, ""};
+  EXPECT_EQ(errorOf([&] { load({label}, {"label=" + npy}); }),
+            npy + ": value -1 at sample 3 is outside [0, 2)");
+  label.ignoreValue = std::nullopt;
+  EXPECT_EQ(errorOf([&] { load({label}, {"label=" + npy}); }),
+            npy + ": value -100 at sample 1 is outside [0, 2)");
+}
+
 TEST(DataErrors, DtypeCountAndInputNames) {
   TempDir d;
   std::vector<float> f3 = {0, 1, 2};

@@ -189,6 +189,60 @@ void ampc::emit::emitDefaults(raw_indented_ostream &os, const Program &p) {
   os << "}\n\n";
 }
 
+namespace {
+// One consumer's limit on an integer value: valid values are [0, bound),
+// and |ignore| too where the consumer skips it.
+struct ValueLimit {
+  int64_t bound;
+  std::optional<int64_t> ignore;
+  const char *by;
+};
+
+// The limits the consumers of |v| put on its values, through the ops that
+// only move values around (as the interpreter's gradcheck draws its random
+// integer inputs).
+void collectLimits(Value v, SmallVectorImpl<ValueLimit> &out) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto ce = dyn_cast<graph::CrossEntropyOp>(user)) {
+      if (use.getOperandNumber() == 1)
+        out.push_back(
+            {cast<RankedTensorType>(ce.getLogits().getType()).getShape().back(),
+             int64_t(ce.getIgnoreIndex()), "classes of the cross_entropy"});
+    } else if (auto emb = dyn_cast<graph::EmbeddingOp>(user)) {
+      if (use.getOperandNumber() == 0)
+        out.push_back(
+            {cast<RankedTensorType>(emb.getTable().getType()).getDimSize(0),
+             std::nullopt, "rows of the embedding table"});
+    } else if (isa<graph::ReshapeOp, graph::TransposeOp, graph::SliceOp,
+                   graph::ConcatOp>(user)) {
+      collectLimits(user->getResult(0), out);
+    }
+  }
+}
+
+// ", bound, ignore, by" for a TensorInfo initializer; empty when nothing
+// bounds |v|. The bound is the tightest consumer's; the ignore value stays
+// allowed only when every consumer skips that same value.
+std::string valueBoundFields(Value v) {
+  SmallVector<ValueLimit> limits;
+  collectLimits(v, limits);
+  if (limits.empty())
+    return "";
+  const ValueLimit *tight = &limits.front();
+  std::optional<int64_t> ignore = tight->ignore;
+  for (const ValueLimit &l : limits) {
+    if (l.bound < tight->bound)
+      tight = &l;
+    if (l.ignore != ignore)
+      ignore = std::nullopt;
+  }
+  return ", " + std::to_string(tight->bound) + ", " +
+         (ignore ? std::to_string(*ignore) : std::string("std::nullopt")) +
+         ", " + quoted(tight->by);
+}
+} // namespace
+
 void ampc::emit::emitTensorInfos(raw_indented_ostream &os, const Program &p) {
   graph::ModelOp model = p.model;
   os << "std::string name_ = " << quoted(model.getSymName()) << ";\n";
@@ -197,7 +251,8 @@ void ampc::emit::emitTensorInfos(raw_indented_ostream &os, const Program &p) {
   for (auto in : model.getBlock().getOps<graph::InputOp>()) {
     auto t = cast<RankedTensorType>(in.getType());
     os << (first ? "" : ", ") << "{" << quoted(in.getName()) << ", "
-       << dtypeOf(t) << ", " << shapeList(t.getShape()) << "}";
+       << dtypeOf(t) << ", " << shapeList(t.getShape())
+       << (t.getElementType().isInteger() ? valueBoundFields(in->getResult(0)) : "") << "}";
     first = false;
   }
   os << "};\n";

@@ -68,7 +68,7 @@
 // CHECK: std::memcpy(outputs[1], t{{[0-9]+}}, 48);  // logits
 // CHECK: s.push_back({n + ".exp_avg_sq", shape, v_[p].data()});
 
-// CHECK: std::vector<ampc::rt::TensorInfo> inputs_ = {{[{][{]}}"image", DType::F32, {4, 8}}, {"label", DType::I64, {4}}};
+// CHECK: std::vector<ampc::rt::TensorInfo> inputs_ = {{[{][{]}}"image", DType::F32, {4, 8}}, {"label", DType::I64, {4}, 3, -100, "classes of the cross_entropy"}};
 // CHECK: std::vector<ampc::rt::TensorInfo> outputs_ = {{[{][{]}}"loss", DType::F32, {}}, {"logits", DType::F32, {4, 3}}};
 // CHECK: c.amp = "fp16";
 // CHECK: c.lossScale = "dynamic";
