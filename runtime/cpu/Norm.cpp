@@ -14,6 +14,16 @@ using namespace detail;
 
 namespace {
 
+// An optional [d] affine operand widened to float; empty when absent.
+std::vector<float> widenOptional(const TensorRef *t, int64_t d) {
+  std::vector<float> v;
+  if (t) {
+    v.resize(static_cast<size_t>(d));
+    widen(*t, v.data());
+  }
+  return v;
+}
+
 template <bool Log>
 void softmaxLike(std::string_view op, std::span<const TensorRef> in,
                  std::span<const TensorRef> out, const Attrs &attrs) {
@@ -72,15 +82,7 @@ void layerNormKernel(std::span<const TensorRef> in,
   float eps = float(attrs.getFloat("eps", 1e-5));
   FloatIn fx(x);
   FloatOut fy(y);
-  std::vector<float> fw, fb;
-  if (w) {
-    fw.resize(static_cast<size_t>(d));
-    widen(*w, fw.data());
-  }
-  if (b) {
-    fb.resize(static_cast<size_t>(d));
-    widen(*b, fb.data());
-  }
+  std::vector<float> fw = widenOptional(w, d), fb = widenOptional(b, d);
   for (int64_t r = 0; r < m; ++r) {
     const float *px = fx.data() + r * d;
     float *py = fy.data() + r * d;
@@ -115,11 +117,7 @@ void rmsNormKernel(std::span<const TensorRef> in,
   float eps = float(attrs.getFloat("eps", 1e-6));
   FloatIn fx(x);
   FloatOut fy(y);
-  std::vector<float> fw;
-  if (w) {
-    fw.resize(static_cast<size_t>(d));
-    widen(*w, fw.data());
-  }
+  std::vector<float> fw = widenOptional(w, d);
   for (int64_t r = 0; r < m; ++r) {
     const float *px = fx.data() + r * d;
     float *py = fy.data() + r * d;

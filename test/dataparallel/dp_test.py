@@ -325,9 +325,9 @@ def children(pid):
 
 
 def rank_pid(mpirun_pid, rank, binary):
-    todo, seen = [mpirun_pid], set()
-    while todo:
-        p = todo.pop()
+    pending, seen = [mpirun_pid], set()
+    while pending:
+        p = pending.pop()
         if p in seen:
             continue
         seen.add(p)
@@ -338,7 +338,7 @@ def rank_pid(mpirun_pid, rank, binary):
             continue
         if ("OMPI_COMM_WORLD_RANK=%d" % rank).encode() in env and binary.encode() in cmd:
             return p
-        todo += children(p)
+        pending += children(p)
     return None
 
 
