@@ -4,7 +4,12 @@ seed and compares the per-step metrics (GPU tests; needs no numpy).
 
   compare_targets.py AMPC MODEL.mlir WORKDIR --labels NAME=RANGE ...
       [--compile-flag=--amp=fp16 ...] [--run-flag=--growth_interval=2 ...]
-      [--steps N] [--loss-rtol R] [--norm-rtol R]
+      [--steps N] [--loss-rtol R] [--norm-rtol R] [--prepare-only]
+  compare_targets.py --run-only WORKDIR
+
+--prepare-only compiles and trains on the CPU (no GPU needed); --run-only
+then trains on the GPU and compares, on a machine with no compiler
+(bench/gpu.sh prepare / run).
 
 Asserted: loss_scale, skipped and skipped_total identical at every step
 (the scaler trajectory is exact: it depends only on found_inf); loss and
@@ -40,27 +45,28 @@ def inputs_of(model):
             for m in pat.finditer(open(model).read())]
 
 
-def run(cmd):
+def run(cmd, cwd=None):
     print("+ " + " ".join(cmd), flush=True)
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+                       text=True, cwd=cwd)
     print(r.stdout[-4000:], flush=True)
     if r.returncode:
-        sys.exit("command failed: %s" % cmd[0])
+        sys.exit("command failed (exit %d): %s" % (r.returncode, cmd[0]))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("ampc")
-    ap.add_argument("model")
-    ap.add_argument("workdir")
-    ap.add_argument("--labels", action="append", default=[])
-    ap.add_argument("--compile-flag", action="append", default=[])
-    ap.add_argument("--run-flag", action="append", default=[])
-    ap.add_argument("--steps", type=int, default=8)
-    ap.add_argument("--loss-rtol", type=float, default=2e-2)
-    ap.add_argument("--norm-rtol", type=float, default=5e-2)
-    a = ap.parse_args()
+def train(workdir, job, target):
+    """Runs WORKDIR/train_TARGET on the job's data; returns its metrics."""
+    metrics = target + ".jsonl"
+    run(["./train_" + target, "--data", job["data"], "--steps", str(job["steps"]),
+         "--seed", "7", "--log_every", "1", "--metrics", metrics]
+        + job["run_flags"], cwd=workdir)
+    return [json.loads(l) for l in open(os.path.join(workdir, metrics)) if l.strip()]
+
+
+def prepare(a):
+    """Writes the data, compiles both targets and trains on the CPU. Needs
+    the compiler and nvcc, not a GPU; the work directory then holds all the
+    GPU run needs (job.json, the data, train_cuda, cpu.jsonl)."""
     os.makedirs(a.workdir, exist_ok=True)
     ranges = dict(kv.split("=") for kv in a.labels)
     rng = random.Random(1234)
@@ -76,40 +82,67 @@ def main():
         else:
             hi = int(ranges.get(name, 2))
             vals = [rng.randrange(hi) for _ in range(n)]
-        path = os.path.join(a.workdir, name + ".npy")
-        write_npy(path, descr, fmt, shape, vals)
-        data.append("%s=%s" % (name, path))
-    results = {}
+        write_npy(os.path.join(a.workdir, name + ".npy"), descr, fmt, shape, vals)
+        data.append("%s=%s.npy" % (name, name))  # relative: the folder may move
+    job = {"model": os.path.basename(a.model), "data": ",".join(data),
+           "steps": a.steps, "run_flags": a.run_flag,
+           "loss_rtol": a.loss_rtol, "norm_rtol": a.norm_rtol}
     for target in ("cpu", "cuda"):
-        binary = os.path.join(a.workdir, "train_" + target)
-        run([a.ampc, "compile", a.model, "--target=" + target, "-o", binary]
-            + a.compile_flag)
-        metrics = os.path.join(a.workdir, target + ".jsonl")
-        run([binary, "--data", ",".join(data), "--steps", str(a.steps),
-             "--seed", "7", "--log_every", "1", "--metrics", metrics]
-            + a.run_flag)
-        results[target] = [json.loads(l) for l in open(metrics) if l.strip()]
-    cpu, gpu = results["cpu"], results["cuda"]
-    if len(cpu) != a.steps or len(gpu) != a.steps:
+        run([a.ampc, "compile", a.model, "--target=" + target, "-o",
+             os.path.join(a.workdir, "train_" + target)] + a.compile_flag)
+    train(a.workdir, job, "cpu")
+    with open(os.path.join(a.workdir, "job.json"), "w") as f:
+        json.dump(job, f)
+
+
+def compare(workdir):
+    """Trains on the GPU and compares with the CPU run of prepare()."""
+    job = json.load(open(os.path.join(workdir, "job.json")))
+    cpu = [json.loads(l) for l in open(os.path.join(workdir, "cpu.jsonl")) if l.strip()]
+    gpu = train(workdir, job, "cuda")
+    steps = job["steps"]
+    if len(cpu) != steps or len(gpu) != steps:
         sys.exit("expected %d metric lines, got %d (cpu) and %d (cuda)" %
-                 (a.steps, len(cpu), len(gpu)))
+                 (steps, len(cpu), len(gpu)))
     bad = []
     for c, g in zip(cpu, gpu):
         for key in ("loss_scale", "skipped", "skipped_total"):
             if c[key] != g[key]:
                 bad.append("step %d: %s cpu %r cuda %r" % (c["step"], key, c[key], g[key]))
-        for key, tol in (("loss", a.loss_rtol), ("grad_norm", a.norm_rtol)):
+        for key, tol in (("loss", job["loss_rtol"]), ("grad_norm", job["norm_rtol"])):
             if c["skipped"]:
                 continue  # meaningless on an overflowing step
             x, y = float(c[key]), float(g[key])
             if abs(x - y) > tol * max(abs(x), 1e-6):
                 bad.append("step %d: %s cpu %g cuda %g" % (c["step"], key, x, y))
-        print("step %d: loss %s / %s  scale %s / %s  skipped %s / %s" % (
-            c["step"], c["loss"], g["loss"], c["loss_scale"], g["loss_scale"],
-            c["skipped"], g["skipped"]))
+        print("step %d: loss %s / %s  norm %s / %s  scale %s / %s  skipped %s / %s" % (
+            c["step"], c["loss"], g["loss"], c["grad_norm"], g["grad_norm"],
+            c["loss_scale"], g["loss_scale"], c["skipped"], g["skipped"]))
     if bad:
-        sys.exit("cpu and cuda disagree:\n  " + "\n  ".join(bad))
-    print("OK: %d steps agree" % a.steps)
+        sys.exit("%s: cpu and cuda disagree:\n  %s" % (job["model"], "\n  ".join(bad)))
+    print("OK: %s, %d steps agree" % (job["model"], steps))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--run-only":
+        return compare(sys.argv[2])
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ampc")
+    ap.add_argument("model")
+    ap.add_argument("workdir")
+    ap.add_argument("--labels", action="append", default=[])
+    ap.add_argument("--compile-flag", action="append", default=[])
+    ap.add_argument("--run-flag", action="append", default=[])
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--loss-rtol", type=float, default=2e-2)
+    ap.add_argument("--norm-rtol", type=float, default=5e-2)
+    ap.add_argument("--prepare-only", action="store_true",
+                    help="compile and train on the CPU only; finish on a GPU "
+                    "machine with --run-only WORKDIR")
+    a = ap.parse_args()
+    prepare(a)
+    if not a.prepare_only:
+        compare(a.workdir)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,42 @@
+# B1 of bench/gpu.sh: PyTorch's unscale_ + clip_grad_norm_ + AdamW over GPT-2 shapes.
+import json, sys, torch
+
+def sizes(vocab, ctx, d, layers):
+    s = [vocab * d, ctx * d]
+    for _ in range(layers):
+        s += [d, d, d * 3 * d, 3 * d, d * d, d, d, d, d * 4 * d, 4 * d, 4 * d * d, d]
+    return s + [d, d]
+
+def median_ms(fn, iters=50, warmup=10):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(iters):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record(); fn(); b.record(); b.synchronize()
+        times.append(a.elapsed_time(b))
+    times.sort()
+    return times[len(times) // 2]
+
+preset = sys.argv[1]
+shape = sizes(50257, 1024, 1600, 48) if preset == "1.5b" else sizes(50257, 1024, 768, 12)
+params = [torch.zeros(n, device="cuda", requires_grad=True) for n in shape]
+for p in params:  # FP32 grads (autocast keeps FP32 masters), scaled by 65536
+    p.grad = torch.full_like(p, 1.0)
+out = {"preset": preset, "params": sum(shape)}
+for name, kw in (("foreach", dict(foreach=True)), ("fused", dict(fused=True))):
+    opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01, **kw)
+    scaler = torch.amp.GradScaler("cuda", init_scale=65536.0)
+    def step():
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(params, 1.0, foreach=True)
+        scaler.step(opt)
+        scaler.update()
+        for p in params:  # unscale_ divided them in place
+            p.grad.fill_(1.0)
+    # Refill cost measured alone and subtracted.
+    fill = median_ms(lambda: [p.grad.fill_(1.0) for p in params])
+    out[name + "_ms"] = median_ms(step) - fill
+    del opt
+print(json.dumps(out))

@@ -1,0 +1,41 @@
+# B3 of bench/gpu.sh: PyTorch GPT-2 small, bf16 autocast, batch 8 x 1024.
+import json, math, torch, torch.nn as nn, torch.nn.functional as F
+torch.backends.cuda.matmul.allow_tf32 = False
+V, T, D, H, L, B = 50257, 1024, 768, 12, 12, 8
+class Block(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.ln1, s.ln2 = nn.LayerNorm(D), nn.LayerNorm(D)
+        s.qkv, s.proj = nn.Linear(D, 3 * D), nn.Linear(D, D)
+        s.fc, s.out = nn.Linear(D, 4 * D), nn.Linear(4 * D, D)
+    def forward(s, x):
+        q, k, v = s.qkv(s.ln1(x)).split(D, dim=-1)
+        sh = lambda t: t.view(B, T, H, D // H).transpose(1, 2)
+        a = F.scaled_dot_product_attention(sh(q), sh(k), sh(v), is_causal=True)
+        x = x + s.proj(a.transpose(1, 2).reshape(B, T, D))
+        return x + s.out(F.gelu(s.fc(s.ln2(x)), approximate="tanh"))
+class GPT(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.wte, s.wpe = nn.Embedding(V, D), nn.Embedding(T, D)
+        s.blocks = nn.ModuleList(Block() for _ in range(L)); s.ln = nn.LayerNorm(D)
+    def forward(s, idx):
+        x = s.wte(idx) + s.wpe(torch.arange(T, device=idx.device))
+        for b in s.blocks: x = b(x)
+        return s.ln(x) @ s.wte.weight.t()
+def median_ms(fn, iters=30, warmup=5):
+    for _ in range(warmup): fn()
+    ts = []
+    for _ in range(iters):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); fn(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b))
+    ts.sort(); return ts[len(ts) // 2]
+m = GPT().cuda(); opt = torch.optim.AdamW(m.parameters(), lr=3e-4, fused=True)
+idx = torch.randint(0, V, (B, T), device="cuda"); tgt = torch.randint(0, V, (B, T), device="cuda")
+def step():
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = F.cross_entropy(m(idx).view(-1, V).float(), tgt.view(-1))
+    opt.zero_grad(set_to_none=True); loss.backward()
+    torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0, foreach=True); opt.step()
+ms = median_ms(step)
+print(json.dumps({"ms": ms, "tokens_s": B * T / (ms * 1e-3)}))
