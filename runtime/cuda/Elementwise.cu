@@ -41,6 +41,7 @@ struct Map {
   float param;       // pow's exponent, dropout's scale
   double p;          // dropout probability
   uint64_t streamKey; // dropout
+  uint64_t maskBase;  // dropout: shard * numel (the global-batch index of i)
 };
 
 __device__ float apply(const Map &m, float x, float g, int64_t i) {
@@ -84,8 +85,9 @@ __device__ float apply(const Map &m, float x, float g, int64_t i) {
   case Fn::Dropout:
     if (m.p <= 0.0)
       return x;
-    return num::dropoutKeep(m.streamKey, uint64_t(i), m.p) ? x * m.param
-                                                           : 0.0f;
+    return num::dropoutKeep(m.streamKey, m.maskBase + uint64_t(i), m.p)
+               ? x * m.param
+               : 0.0f;
   }
   return x;
 }
@@ -223,13 +225,24 @@ struct SliceSpec {
   std::vector<int64_t> starts, steps;
 };
 
+// runtime/cpu's checks (limits, ranges, result shape): without them a bad
+// slice reads or writes out of bounds on the device.
 SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
                     const TensorRef &y, const Attrs &attrs) {
   SliceSpec s{attrs.getInts("starts"),
               attrs.getInts("strides", std::vector<int64_t>(x.rank, 1))};
-  if (int(s.starts.size()) != x.rank || int(s.steps.size()) != x.rank ||
-      y.rank != x.rank)
-    fail(op, "starts/strides must have one entry per dimension");
+  auto limits = attrs.getInts("limits");
+  if (int(s.starts.size()) != x.rank || int(limits.size()) != x.rank ||
+      int(s.steps.size()) != x.rank || y.rank != x.rank)
+    fail(op, "starts/limits/strides must have one entry per dimension");
+  for (int d = 0; d < x.rank; ++d) {
+    int64_t st = s.steps[d];
+    if (st < 1 || s.starts[d] < 0 || limits[d] > x.shape[d])
+      fail(op, "slice out of range");
+    int64_t n = limits[d] > s.starts[d] ? (limits[d] - s.starts[d] + st - 1) / st : 0;
+    if (n != y.shape[d])
+      fail(op, "result shape does not match the slice");
+  }
   return s;
 }
 
@@ -277,7 +290,8 @@ void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
             stream, e);
 }
 
-// Attributes p, key, seed and step. Generated code for a captured step
+// Attributes p, key, seed, step and shard (as runtime/cpu: element i draws
+// mask index shard * numel + i). Generated code for a captured step
 // passes the step through "step" at capture time and therefore recaptures
 // per step only when dropout is present (see the CUDA emitter).
 void dropoutKernel(std::span<const TensorRef> in,
@@ -297,6 +311,7 @@ void dropoutKernel(std::span<const TensorRef> in,
   m.streamKey = num::dropoutStreamKey(uint64_t(attrs.getInt("seed", 0)),
                                       uint64_t(attrs.getInt("step", 0)),
                                       uint64_t(attrs.getInt("key", 0)));
+  m.maskBase = uint64_t(attrs.getInt("shard", 0)) * uint64_t(y.numel());
   if (p >= 1.0)
     m.p = 2.0; // every uniform draw is < 2: all dropped
   int64_t n = y.numel();

@@ -150,8 +150,19 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
                   *db = rms ? nullptr : optional(out, 2);
   int64_t d;
   int64_t m = cpu::detail::lastDimRows(op, x, d, {&w, dw, db});
-  if (m == 0)
+  if (g.numel() != x.numel() || (dx && dx->numel() != x.numel()))
+    fail(op, "g and dx must have x's shape");
+  if (m == 0) {
+    // No rows (a grid of 0 blocks is a launch error): dweight and dbias are
+    // empty sums, zero as on the CPU (all-zero bits are +0 in every format).
+    for (const TensorRef *t : {dw, db})
+      if (t)
+        check(cudaMemsetAsync(t->data, 0,
+                              size_t(t->numel()) * cpu::dtypeSize(t->dtype),
+                              stream),
+              op.data());
     return;
+  }
   float eps = float(attrs.getFloat("eps", rms ? 1e-6 : 1e-5));
   auto *stats = static_cast<float2 *>(
       scratch(size_t(m) * sizeof(float2), op, stream));
@@ -266,7 +277,8 @@ Ce ceSetup(std::string_view op, const TensorRef &logits, const TensorRef &lab,
       scratch(size_t(4 * p.rows + 1) * sizeof(float), op, stream));
   p.lse = s, p.nll = s + p.rows, p.smooth = s + 2 * p.rows,
   p.counted = s + 3 * p.rows, p.count = s + 4 * p.rows;
-  ceRows<<<unsigned(p.rows), kThreads, 0, stream>>>(
+  if (p.rows > 0) // a grid of 0 blocks is a launch error; ceFinish gives NaN
+    ceRows<<<unsigned(p.rows), kThreads, 0, stream>>>(
       logits.data, int(logits.dtype), lab.data, int(lab.dtype), p.classes,
       p.ignore, p.lse, p.nll, p.smooth, p.counted);
   return p;
@@ -501,7 +513,8 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
   ceFinish<<<1, 1024, 0, stream>>>(p.nll, p.smooth, p.counted, p.rows,
                                    p.smoothing, p.classes, nullptr, 0,
                                    p.count);
-  ceBackwardRows<<<unsigned(p.rows), kThreads, 0, stream>>>(
+  if (p.rows > 0)
+    ceBackwardRows<<<unsigned(p.rows), kThreads, 0, stream>>>(
       logits.data, int(logits.dtype), lab.data, int(lab.dtype), g.data,
       int(g.dtype), p.lse, p.count, dx.data, int(dx.dtype), p.classes,
       p.ignore, float(1.0 - p.smoothing),
@@ -552,6 +565,8 @@ void reduceMaxBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.reduce_max_backward";
   const TensorRef &x = required(op, in, 0), &g = required(op, in, 1);
   const TensorRef &dx = required(op, out, 0);
+  if (dx.numel() != x.numel())
+    fail(op, "dx must have x's shape");
   Reduce r = reduction(op, x, g, attrs);
   int64_t outs = g.numel();
   if (outs == 0)
