@@ -158,7 +158,8 @@ __global__ void poolBackwardKernel(PoolGeom g, const void *x, int tx,
             if (yy < 0 || yy >= g.h || xx < 0 || xx >= g.w)
               continue;
             float v = ld(x, tx, (nc * g.h + yy) * g.w + xx);
-            if (bestY < 0 || v > best || (isnan(v) && !isnan(best))) {
+            // As the CPU's argmaxWindow: every NaN takes over.
+            if (bestY < 0 || v > best || isnan(v)) {
               best = v;
               bestY = yy;
               bestX = xx;
@@ -183,7 +184,7 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   Geom g = geometry(op, x, w, y, attrs);
   if (bias && bias->numel() != g.o)
     fail(op, "bias must be [O]");
-  size_t esz = cpu::dtypeSize(x.dtype);
+  size_t esz = cpu::dtypeSize(x.dtype), wsz = cpu::dtypeSize(w.dtype);
   size_t colBytes = size_t(g.n * g.rows() * g.cols()) * esz;
   size_t accBytes = size_t(y.numel()) * sizeof(float);
   char *s = static_cast<char *>(scratch(colBytes + accBytes + 256, op, stream));
@@ -196,7 +197,8 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                                                      int(x.dtype));
     Gemm m;
     m.m = g.og, m.n = g.cols(), m.k = g.rows();
-    m.a = static_cast<const char *>(w.data) + grp * g.og * g.rows() * esz;
+    // The group's weight rows: in w's element size (the columns are x's).
+    m.a = static_cast<const char *>(w.data) + grp * g.og * g.rows() * wsz;
     m.aType = w.dtype, m.lda = g.rows(), m.strideA = 0;
     m.b = col, m.bType = x.dtype, m.ldb = g.cols(),
     m.strideB = g.rows() * g.cols();

@@ -202,7 +202,11 @@ private:
        << "check(cudaMemcpy(state_, &s, sizeof(s), cudaMemcpyHostToDevice), "
           "\"state\");\n"
        << "iteration_ = 0;\n"
-       << "tensorsOut_ = stateOut_ = false;\n";
+       << "tensorsOut_ = stateOut_ = false;\n"
+       << "// The memset and the pageable copies above ran on the legacy "
+          "stream, which\n// does not order stream_ (non-blocking): let them "
+          "land first.\n"
+       << "check(cudaDeviceSynchronize(), \"initialize\");\n";
     os.unindent();
     os << "}\n\n";
   }
@@ -276,8 +280,12 @@ private:
           "\"input\");\n"
        << "check(cudaEventRecord(copied_[slot], copyStream_), \"record\");\n"
        << "check(cudaStreamWaitEvent(stream_, copied_[slot], 0), \"wait\");\n"
+       << "// Two graphs: micro == 0 writes the gradients, micro > 0 adds. "
+          "The body gets\n// the real micro: without graphs (dropout) it "
+          "keys the masks.\n"
        << "int v = micro > 0 ? 1 : 0;\n"
-       << "replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(v); });\n"
+       << "replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(micro); "
+          "});\n"
        << "check(cudaEventRecord(consumed_, stream_), \"record\");\n";
     os.unindent();
     os << "}\n\n";
@@ -341,9 +349,10 @@ private:
                         int index, Value v) {
                       os << type << " *" << name << " = static_cast<" << type
                          << " *>(din_[" << index << "]);\n"
-                         << "check(cudaMemcpy(" << name << ", inputs["
+                         << "check(cudaMemcpyAsync(" << name << ", inputs["
                          << index << "], " << byteSize(v.getType())
-                         << ", cudaMemcpyHostToDevice), \"input\");\n";
+                         << ", cudaMemcpyHostToDevice, stream_), "
+                            "\"input\");\n";
                     });
     os << "\n";
     if (failed(emitCudaBlock(p.model.getBlock(), env, parts, os)))
@@ -498,7 +507,11 @@ private:
        << "for (int p = 0; p < kNumParams; ++p)\n"
        << "  ts.push_back({g_[p], w_[p], m_[p], v_[p], nullptr, kNumel[p]});\n"
        << "epilogue_ = std::make_unique<ampc::cuda::Epilogue>(std::move(ts), "
-          "ec);\n";
+          "ec);\n"
+       << "// The constant and epilogue-table uploads are pageable copies on "
+          "the legacy\n// stream: they may return before the DMA lands, and "
+          "stream_ does not wait for it.\n"
+       << "check(cudaDeviceSynchronize(), \"setup\");\n";
     os.unindent();
     os << "}\n\n";
 
@@ -564,11 +577,15 @@ private:
        << "// Host copies handed out (checkpoint save or load) go back before "
           "the next step.\n"
        << "void uploadIfPending() {\n"
+       << "  if (!tensorsOut_ && !stateOut_)\n    return;\n"
        << "  if (tensorsOut_)\n    uploadTensors();\n"
        << "  if (stateOut_)\n"
        << "    check(cudaMemcpy(state_, &hostState_, sizeof(hostState_), "
           "cudaMemcpyHostToDevice), \"upload\");\n"
        << "  tensorsOut_ = stateOut_ = false;\n"
+       << "  // Pageable cudaMemcpy on the legacy stream may return before the "
+          "DMA lands;\n  // stream_ (non-blocking) would not wait for it.\n"
+       << "  check(cudaDeviceSynchronize(), \"upload\");\n"
        << "}\n\n";
 
     emitTensorInfos(os, p);

@@ -35,7 +35,7 @@
 // CHECK: accumulate<<<grid(24), 256, 0, stream_>>>(g_[0],
 // CHECK-LABEL: void forwardBackward(const void *const *inputs, int micro) override {
 // CHECK: cudaMemcpyAsync(din_[i], hin_[slot][i], size_t(kInputBytes[i]), cudaMemcpyHostToDevice, copyStream_)
-// CHECK: replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(v); });
+// CHECK: replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(micro); });
 
 // The epilogue: two device kernels, then the stats to pinned memory; the
 // host waits only when the runtime wants the stats.
