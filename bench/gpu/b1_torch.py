@@ -28,6 +28,9 @@ out = {"preset": preset, "params": sum(shape)}
 for name, kw in (("foreach", dict(foreach=True)), ("fused", dict(fused=True))):
     opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01, **kw)
     scaler = torch.amp.GradScaler("cuda", init_scale=65536.0)
+    # unscale_ needs the scale tensor that scale() creates (a training step
+    # scales its loss first); once is enough, update() keeps it.
+    scaler.scale(torch.ones((), device="cuda"))
     def step():
         scaler.unscale_(opt)
         torch.nn.utils.clip_grad_norm_(params, 1.0, foreach=True)

@@ -49,6 +49,8 @@ for f in sorted(x for x in os.listdir(res) if x.startswith("b4_") and x.endswith
     n = int(f[3:-4])
     print("%-46s %12s %12s %12s" % ("B4 all-reduce FP32 NCCL, %d GPU%s" % (n, "s" * (n > 1)),
                                     "time", "algbw", "busbw" if n > 1 else "(n=1: none)"))
+    if n == 1:
+        print("   (one GPU: nothing crosses a link; the times are the call and bucketing overhead)")
     for line in open(os.path.join(res, f)):
         c = line.split()
         if line.startswith("#") or len(c) != 7 or c[0] == "size":

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
 
+#include <algorithm>
 #include <vector>
 
 namespace ampc::cuda {
@@ -121,25 +122,112 @@ __global__ void normBackwardRows(const void *x, int tx, const void *w, int tw,
   }
 }
 
-// dweight[j] = sum_r g*xhat, dbias[j] = sum_r g: one thread per column,
-// rows in order (deterministic).
-__global__ void normParamGrads(const void *x, int tx, const void *g, int tg,
-                               const float2 *stats, int64_t m, int64_t d,
-                               void *dw, int tdw, void *db, int tdb) {
+// --- column sums -----------------------------------------------------------
+//
+// Sums over the rows of an [m, d] row-major view, two sums per column at
+// once. Blocks of 32 columns x 8 row lanes each sum a chunk of rows (the
+// lanes combined in a fixed order), then one thread per column adds the
+// chunks in order: deterministic, coalesced across the warp, and enough
+// blocks for every SM even when d is small. (One thread per column looping
+// over all rows gave GPT-2's d = 768 six blocks of latency-bound loads.)
+
+constexpr int kColLanes = 8;
+
+struct ColumnPlan {
+  int64_t chunks, rowsPerChunk;
+};
+
+ColumnPlan columnPlan(int64_t m, int64_t d) {
+  int64_t colBlocks = (d + 31) / 32;
+  // About 2048 blocks in all, at least kColLanes rows per chunk.
+  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(
+      2048 / colBlocks, (m + kColLanes - 1) / kColLanes));
+  int64_t per = (m + chunks - 1) / chunks;
+  return {(m + per - 1) / per, per};
+}
+
+// partial[c * d + j] = (sum, sum) of f(r, j) over rows r of chunk c.
+template <class F>
+__global__ void columnPartials(F f, int64_t m, int64_t d, int64_t rowsPerChunk,
+                               float2 *partial) {
+  __shared__ float2 lanes[kColLanes][32];
+  int64_t j = int64_t(blockIdx.x) * 32 + threadIdx.x;
+  int64_t r0 = int64_t(blockIdx.y) * rowsPerChunk;
+  int64_t r1 = r0 + rowsPerChunk < m ? r0 + rowsPerChunk : m;
+  float2 acc = make_float2(0.0f, 0.0f);
+  if (j < d)
+    for (int64_t r = r0 + threadIdx.y; r < r1; r += kColLanes) {
+      float2 v = f(r, j);
+      acc.x += v.x;
+      acc.y += v.y;
+    }
+  lanes[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && j < d) {
+    for (int l = 1; l < kColLanes; ++l) {
+      acc.x += lanes[l][threadIdx.x].x;
+      acc.y += lanes[l][threadIdx.x].y;
+    }
+    partial[int64_t(blockIdx.y) * d + j] = acc;
+  }
+}
+
+// a[j] = sum.x / divisor, b[j] = sum.y over the chunks (either may be null).
+__global__ void columnFinish(const float2 *partial, int64_t chunks, int64_t d,
+                             float divisor, void *a, int ta, void *b, int tb) {
   int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= d)
     return;
-  float sw = 0.0f, sb = 0.0f;
-  for (int64_t r = 0; r < m; ++r) {
-    float gv = ld(g, tg, r * d + j);
-    sw += gv * ((ld(x, tx, r * d + j) - stats[r].x) * stats[r].y);
-    sb += gv;
+  float2 s = make_float2(0.0f, 0.0f);
+  for (int64_t c = 0; c < chunks; ++c) {
+    float2 v = partial[c * d + j];
+    s.x += v.x;
+    s.y += v.y;
   }
-  if (dw)
-    st(dw, tdw, j, sw);
-  if (db)
-    st(db, tdb, j, sb);
+  if (a)
+    st(a, ta, j, divisor == 1.0f ? s.x : s.x / divisor);
+  if (b)
+    st(b, tb, j, s.y);
 }
+
+// Bytes of partials columnSums needs (to be carved from the op's scratch).
+size_t columnScratch(int64_t m, int64_t d) {
+  return size_t(columnPlan(m, d).chunks * d) * sizeof(float2);
+}
+
+template <class F>
+void columnSums(F f, int64_t m, int64_t d, float2 *partial, float divisor,
+                void *a, int ta, void *b, int tb, cudaStream_t stream) {
+  ColumnPlan p = columnPlan(m, d);
+  columnPartials<<<dim3(unsigned((d + 31) / 32), unsigned(p.chunks)),
+                   dim3(32, kColLanes), 0, stream>>>(f, m, d, p.rowsPerChunk,
+                                                     partial);
+  columnFinish<<<unsigned((d + 255) / 256), 256, 0, stream>>>(
+      partial, p.chunks, d, divisor, a, ta, b, tb);
+}
+
+// (g * xhat, g) of row r, column j: the norm's weight and bias gradients.
+struct NormParamTerms {
+  const void *x, *g;
+  int tx, tg;
+  const float2 *stats;
+  int64_t d;
+  __device__ float2 operator()(int64_t r, int64_t j) const {
+    float gv = ld(g, tg, r * d + j);
+    return make_float2(gv * ((ld(x, tx, r * d + j) - stats[r].x) * stats[r].y),
+                       gv);
+  }
+};
+
+// (x, 0): plain column sums (reduce_sum / reduce_mean over leading axes).
+struct ColumnValues {
+  const void *x;
+  int tx;
+  int64_t d;
+  __device__ float2 operator()(int64_t r, int64_t j) const {
+    return make_float2(ld(x, tx, r * d + j), 0.0f);
+  }
+};
 
 void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
                   std::span<const TensorRef> out, const Attrs &attrs,
@@ -164,8 +252,10 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
     return;
   }
   float eps = float(attrs.getFloat("eps", rms ? 1e-6 : 1e-5));
-  auto *stats = static_cast<float2 *>(
-      scratch(size_t(m) * sizeof(float2), op, stream));
+  size_t statsBytes = (size_t(m) * sizeof(float2) + 255) & ~size_t(255);
+  char *s = static_cast<char *>(scratch(
+      statsBytes + (dw || db ? columnScratch(m, d) : 0), op, stream));
+  auto *stats = reinterpret_cast<float2 *>(s);
   normRows<<<unsigned(m), kThreads, 0, stream>>>(
       x.data, int(x.dtype), nullptr, 0, nullptr, 0, nullptr, 0, d, eps, rms,
       stats);
@@ -174,10 +264,10 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
         x.data, int(x.dtype), w.data, int(w.dtype), g.data, int(g.dtype),
         dx->data, int(dx->dtype), d, rms, stats);
   if (dw || db)
-    normParamGrads<<<unsigned((d + 127) / 128), 128, 0, stream>>>(
-        x.data, int(x.dtype), g.data, int(g.dtype), stats, m, d,
-        dw ? dw->data : nullptr, dw ? int(dw->dtype) : 0,
-        db ? db->data : nullptr, db ? int(db->dtype) : 0);
+    columnSums(NormParamTerms{x.data, g.data, int(x.dtype), int(g.dtype), stats, d},
+               m, d, reinterpret_cast<float2 *>(s + statsBytes), 1.0f,
+               dw ? dw->data : nullptr, dw ? int(dw->dtype) : 0,
+               db ? db->data : nullptr, db ? int(db->dtype) : 0, stream);
   checkLaunch(op.data());
 }
 
@@ -291,6 +381,7 @@ struct Reduce {
   int64_t keptDims[cpu::kMaxRank], keptStrides[cpu::kMaxRank];
   int64_t redDims[cpu::kMaxRank], redStrides[cpu::kMaxRank];
   int64_t count; // elements per output
+  bool leading;  // the reduced axes are the leading ones: column sums
 };
 
 Reduce reduction(std::string_view op, const TensorRef &x, const TensorRef &y,
@@ -304,6 +395,7 @@ Reduce reduction(std::string_view op, const TensorRef &x, const TensorRef &y,
     reduced[normAxis(op, a, x.rank)] = true;
   Reduce r{};
   r.count = 1;
+  r.leading = true;
   int64_t stride = 1, kept = 1;
   int64_t strides[cpu::kMaxRank];
   for (int d = x.rank - 1; d >= 0; --d) {
@@ -312,6 +404,7 @@ Reduce reduction(std::string_view op, const TensorRef &x, const TensorRef &y,
   }
   for (int d = 0; d < x.rank; ++d) {
     if (reduced[d]) {
+      r.leading &= r.keptRank == 0;
       r.redDims[r.redRank] = x.shape[d];
       r.redStrides[r.redRank++] = strides[d];
       r.count *= x.shape[d];
@@ -399,6 +492,16 @@ void reduce(std::string_view op, int kind, std::span<const TensorRef> in,
   Reduce r = reduction(op, x, y, attrs);
   if (y.numel() == 0)
     return;
+  if (kind != 2 && r.leading && r.count > 0) {
+    // Bias gradients (sums over batch and sequence): column sums.
+    auto *partial = static_cast<float2 *>(
+        scratch(columnScratch(r.count, y.numel()), op, stream));
+    columnSums(ColumnValues{x.data, int(x.dtype), y.numel()}, r.count,
+               y.numel(), partial, kind == 1 ? float(r.count) : 1.0f, y.data,
+               int(y.dtype), nullptr, 0, stream);
+    checkLaunch(op.data());
+    return;
+  }
   reduceKernel<<<unsigned(y.numel()), kThreads, 0, stream>>>(
       r, x.data, int(x.dtype), y.data, int(y.dtype), kind, nullptr, nullptr);
   checkLaunch(op.data());

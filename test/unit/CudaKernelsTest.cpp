@@ -72,29 +72,46 @@ TEST(CudaRegistry, SameOpsAsTheCpuLibrary) {
   EXPECT_EQ(cuda::lookup("graph.nope"), nullptr);
 }
 
-// Runs op |name| on the CPU and the GPU (FP32 tensors) and compares.
-void compareOp(const char *name, std::vector<std::vector<float>> ins,
-               std::vector<std::vector<int64_t>> inShapes,
-               std::vector<int64_t> outShape, const cpu::Attrs &attrs,
-               float rtol = 1e-5f, float atol = 1e-5f) {
-  int64_t outN = 1;
-  for (int64_t d : outShape)
-    outN *= d;
-  std::vector<float> hostOut(outN), devOut(outN);
-  std::vector<TensorRef> cin, gin;
-  std::vector<std::unique_ptr<Dev>> keep;
+// Runs op |name| on the CPU and the GPU (FP32 tensors) and compares every
+// output.
+void compareOutputs(const char *name, std::vector<std::vector<float>> ins,
+                    std::vector<std::vector<int64_t>> inShapes,
+                    std::vector<std::vector<int64_t>> outShapes,
+                    const cpu::Attrs &attrs, float rtol, float atol) {
+  std::vector<TensorRef> cin, gin, cout, gout;
+  std::vector<std::unique_ptr<Dev>> keep, devOuts;
+  std::vector<std::vector<float>> hostOuts;
   for (size_t i = 0; i < ins.size(); ++i) {
     cin.push_back(cpu::makeRef(ins[i].data(), DType::F32, inShapes[i]));
     keep.push_back(std::make_unique<Dev>(ins[i]));
     gin.push_back(cpu::makeRef(keep.back()->p, DType::F32, inShapes[i]));
   }
-  Dev out(devOut);
-  TensorRef co = cpu::makeRef(hostOut.data(), DType::F32, outShape);
-  TensorRef go = cpu::makeRef(out.p, DType::F32, outShape);
-  cpu::lookup(name)(cin, std::span<const TensorRef>(&co, 1), attrs);
-  cuda::lookup(name)(gin, std::span<const TensorRef>(&go, 1), attrs, nullptr);
+  hostOuts.reserve(outShapes.size());
+  for (const auto &shape : outShapes) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    hostOuts.emplace_back(n);
+    // NaN-filled device outputs: an element the kernel never writes fails.
+    devOuts.push_back(std::make_unique<Dev>(std::vector<float>(n, NAN)));
+    cout.push_back(cpu::makeRef(hostOuts.back().data(), DType::F32, shape));
+    gout.push_back(cpu::makeRef(devOuts.back()->p, DType::F32, shape));
+  }
+  cpu::lookup(name)(cin, cout, attrs);
+  cuda::lookup(name)(gin, gout, attrs, nullptr);
   cuda::check(cudaDeviceSynchronize(), "sync");
-  expectNear(out.get(), hostOut, rtol, atol);
+  for (size_t i = 0; i < outShapes.size(); ++i) {
+    SCOPED_TRACE(std::string(name) + " output " + std::to_string(i));
+    expectNear(devOuts[i]->get(), hostOuts[i], rtol, atol);
+  }
+}
+
+void compareOp(const char *name, std::vector<std::vector<float>> ins,
+               std::vector<std::vector<int64_t>> inShapes,
+               std::vector<int64_t> outShape, const cpu::Attrs &attrs,
+               float rtol = 1e-5f, float atol = 1e-5f) {
+  compareOutputs(name, std::move(ins), std::move(inShapes), {outShape}, attrs,
+                 rtol, atol);
 }
 
 TEST(CudaKernels, LinearWithBias) {
@@ -121,6 +138,36 @@ TEST(CudaKernels, ReduceSumOverAxes) {
   REQUIRE_GPU();
   compareOp("graph.reduce_sum", {randoms(2 * 3 * 4)}, {{2, 3, 4}}, {4},
             {{"axes", {0, 1}}, {"keepdim", false}}, 1e-5f, 1e-5f);
+}
+
+// Column sums (bias gradients): leading axes reduced, several row chunks;
+// a non-leading axis takes the general path.
+TEST(CudaKernels, ReduceOverLeadingAxesInChunks) {
+  REQUIRE_GPU();
+  compareOp("graph.reduce_sum", {randoms(64 * 50 * 33)}, {{64, 50, 33}}, {33},
+            {{"axes", {0, 1}}, {"keepdim", false}}, 1e-4f, 1e-4f);
+  compareOp("graph.reduce_mean", {randoms(700 * 3)}, {{700, 3}}, {1, 3},
+            {{"axes", {0}}, {"keepdim", true}}, 1e-4f, 1e-5f);
+  compareOp("graph.reduce_sum", {randoms(5000)}, {{5000}}, {},
+            {{"axes", {0}}, {"keepdim", false}}, 1e-4f, 1e-4f);
+  compareOp("graph.reduce_sum", {randoms(6 * 40 * 7)}, {{6, 40, 7}}, {6, 7},
+            {{"axes", {1}}, {"keepdim", false}}, 1e-5f, 1e-5f);
+}
+
+// dx, dweight, dbias; rows in many chunks (600) and a wide row (1000).
+TEST(CudaKernels, NormBackwardGradients) {
+  REQUIRE_GPU();
+  for (auto [m, d] : {std::pair<int64_t, int64_t>{600, 96}, {5, 1000}}) {
+    SCOPED_TRACE("m " + std::to_string(m) + " d " + std::to_string(d));
+    compareOutputs("graph.layer_norm_backward",
+                   {randoms(m * d), randoms(d, 1, 2), randoms(m * d, 1, 3)},
+                   {{m, d}, {d}, {m, d}}, {{m, d}, {d}, {d}}, {{"eps", 1e-5}},
+                   1e-4f, 1e-4f);
+    compareOutputs("graph.rms_norm_backward",
+                   {randoms(m * d), randoms(d, 1, 2), randoms(m * d, 1, 3)},
+                   {{m, d}, {d}, {m, d}}, {{m, d}, {d}}, {{"eps", 1e-6}},
+                   1e-4f, 1e-4f);
+  }
 }
 
 TEST(CudaKernels, TransposeAndBroadcastAdd) {
