@@ -57,9 +57,8 @@ prepare() {
   mkdir -p "$work"/{bin,cmp,models,res}
   work=$(cd "$work" && pwd)
   stamp "configure + build ($build, sm_$arch)"
-  if [[ ! -f "$build/build.ninja" ]]; then
-    cmake -G Ninja -S "$ROOT" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-      -DAMPC_WITH_CUDA=ON -DAMPC_CUDA_ARCHS="$arch" >"$work/cmake.log"
+  if [[ ! -f "$build/build.ninja" ]]; then  # packages, configure, full build
+    AMPC_BUILD_DIR=$build AMPC_CUDA_ARCHS=$arch bash "$ROOT/scripts/setup.sh"
   fi
   ninja -C "$build" ampc ampc-cuda-tests ampc-epilogue-bench \
     ampc-allreduce-bench >"$work/build.log" || { tail -30 "$work/build.log"; exit 1; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ampc needs from Debian (only what is missing), then configures
-# and builds it with Ninja into build/. Idempotent; safe to re-run.
+# and builds it with Ninja into build/ (AMPC_BUILD_DIR; AMPC_CUDA_ARCHS
+# overrides the GPU architectures, default 80;90). Idempotent.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${AMPC_BUILD_DIR:-$ROOT/build}
@@ -39,6 +40,7 @@ export PATH="$PATH:/usr/local/cuda/bin"
 
 echo "[setup] configuring $BUILD"
 cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-  -DAMPC_PYTHON="$VENV/bin/python" >/dev/null
+  -DAMPC_PYTHON="$VENV/bin/python" \
+  ${AMPC_CUDA_ARCHS:+-DAMPC_CUDA_ARCHS="$AMPC_CUDA_ARCHS"} >/dev/null
 echo "[setup] building (ninja)"
 ninja -C "$BUILD"
