@@ -1,4 +1,4 @@
-//===- Elementwise.cu - Elementwise ops, casts, dropout, shapes, embedding -===//
+//===- Elementwise.cu - Elementwise ops, casts, dropout, shapes -----------===//
 //
 // One map kernel (the op is a run-time code, the dtypes are read per
 // element) and one strided-copy kernel serve every op here: few
@@ -415,77 +415,6 @@ void broadcastToKernel(std::span<const TensorRef> in,
                        std::span<const TensorRef> out, const Attrs &,
                        cudaStream_t stream) {
   launchMap("graph.broadcast_to", Fn::Copy, in.first(1), out, stream);
-}
-
-namespace {
-
-// Rows of an id out of range are zero (the device cannot report them without
-// a host sync; the data loader checks token ids against the vocabulary).
-__global__ void embeddingRows(const void *ids, int tid, const void *table,
-                              int tt, void *y, int ty, int64_t v, int64_t d,
-                              int64_t n) {
-  AMPC_GRID_STRIDE(i, n) {
-    int64_t r = i / d, j = i % d, id = ldId(ids, tid, r);
-    st(y, ty, i, id >= 0 && id < v ? ld(table, tt, id * d + j) : 0.0f);
-  }
-}
-
-// FP32 scatter-add with atomics (like PyTorch's default, the order of the
-// float additions is not fixed), then one rounding to dtable's type.
-__global__ void embeddingScatter(const void *ids, int tid, const void *g,
-                                 int tg, float *acc, int64_t v, int64_t d,
-                                 int64_t n) {
-  AMPC_GRID_STRIDE(i, n) {
-    int64_t r = i / d, j = i % d, id = ldId(ids, tid, r);
-    if (id >= 0 && id < v)
-      atomicAdd(acc + id * d + j, ld(g, tg, i));
-  }
-}
-
-__global__ void narrowKernel(const float *x, void *y, int ty, int64_t n) {
-  AMPC_GRID_STRIDE(i, n) { st(y, ty, i, x[i]); }
-}
-
-} // namespace
-
-void embeddingKernel(std::span<const TensorRef> in,
-                     std::span<const TensorRef> out, const Attrs &,
-                     cudaStream_t stream) {
-  constexpr std::string_view op = "graph.embedding";
-  const TensorRef &ids = required(op, in, 0), &table = required(op, in, 1);
-  const TensorRef &y = required(op, out, 0);
-  if (table.rank != 2 || y.numel() != ids.numel() * table.shape[1])
-    fail(op, "expected table [V, D] and a result [..., D]");
-  int64_t n = y.numel();
-  if (n)
-    embeddingRows<<<gridFor(n), 256, 0, stream>>>(
-        ids.data, int(ids.dtype), table.data, int(table.dtype), y.data,
-        int(y.dtype), table.shape[0], table.shape[1], n);
-  checkLaunch("embedding");
-}
-
-void embeddingBackwardKernel(std::span<const TensorRef> in,
-                             std::span<const TensorRef> out, const Attrs &,
-                             cudaStream_t stream) {
-  constexpr std::string_view op = "graph.embedding_backward";
-  const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
-  const TensorRef &dt = required(op, out, 0);
-  if (dt.rank != 2 || g.numel() != ids.numel() * dt.shape[1])
-    fail(op, "expected dtable [V, D] and g [..., D]");
-  int64_t total = dt.numel(), n = g.numel();
-  float *acc = dt.dtype == DType::F32
-                   ? static_cast<float *>(dt.data)
-                   : static_cast<float *>(
-                         scratch(size_t(total) * sizeof(float), op, stream));
-  check(cudaMemsetAsync(acc, 0, size_t(total) * sizeof(float), stream), op.data());
-  if (n)
-    embeddingScatter<<<gridFor(n), 256, 0, stream>>>(
-        ids.data, int(ids.dtype), g.data, int(g.dtype), acc, dt.shape[0],
-        dt.shape[1], n);
-  if (dt.dtype != DType::F32)
-    narrowKernel<<<gridFor(total), 256, 0, stream>>>(acc, dt.data,
-                                                      int(dt.dtype), total);
-  checkLaunch("embedding_backward");
 }
 
 } // namespace ampc::cuda

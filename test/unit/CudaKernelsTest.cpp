@@ -170,6 +170,40 @@ TEST(CudaKernels, NormBackwardGradients) {
   }
 }
 
+// Repeated ids: the sorted backward sums each row in position order, as the
+// CPU does, so the gradients are bitwise equal; rows no id names are zero.
+TEST(CudaKernels, EmbeddingBackwardIsTheCpuSum) {
+  REQUIRE_GPU();
+  const int64_t n = 300, v = 20, d = 40;
+  std::vector<int64_t> ids(n);
+  std::mt19937 rng(5);
+  for (int64_t &id : ids)
+    id = int64_t(rng() % 17);
+  std::vector<float> g = randoms(n * d, 1.0f, 6), host(v * d);
+  int64_t *dIds = nullptr;
+  cuda::check(cudaMalloc(&dIds, n * sizeof(int64_t)), "malloc");
+  cuda::check(cudaMemcpy(dIds, ids.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice),
+              "h2d");
+  Dev dg(g), dt(std::vector<float>(v * d, NAN));
+  TensorRef cin[] = {cpu::makeRef(ids.data(), DType::I64, {n}),
+                     cpu::makeRef(g.data(), DType::F32, {n, d})};
+  TensorRef gin[] = {cpu::makeRef(dIds, DType::I64, {n}),
+                     cpu::makeRef(dg.p, DType::F32, {n, d})};
+  TensorRef cout = cpu::makeRef(host.data(), DType::F32, {v, d});
+  TensorRef gout = cpu::makeRef(dt.p, DType::F32, {v, d});
+  cpu::lookup("graph.embedding_backward")(std::span<const TensorRef>(cin),
+                                          std::span<const TensorRef>(&cout, 1), {});
+  cuda::lookup("graph.embedding_backward")(std::span<const TensorRef>(gin),
+                                           std::span<const TensorRef>(&gout, 1), {},
+                                           nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  cudaFree(dIds);
+  std::vector<float> dev = dt.get();
+  for (int64_t i = 0; i < v * d; ++i)
+    ASSERT_EQ(dev[i], host[i]) << "at " << i;
+  EXPECT_EQ(dev[19 * d], 0.0f);
+}
+
 TEST(CudaKernels, TransposeAndBroadcastAdd) {
   REQUIRE_GPU();
   compareOp("graph.transpose", {randoms(2 * 3 * 4)}, {{2, 3, 4}}, {4, 2, 3},

@@ -1,0 +1,130 @@
+//===- Embedding.cu - embedding and its deterministic backward -------------===//
+//
+// The backward sorts the ids (a stable radix sort of (id, position) pairs,
+// CUB) and lets one block sum each id's gradient rows in position order, in
+// FP32, rounding once into dtable. That is the CPU library's order exactly,
+// so the result is bitwise the CPU's and the same on every run (an atomic
+// scatter-add is neither), and a half dtable needs no FP32 copy of the
+// table. Sorting launches kernels only: capturable in a CUDA graph.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/Common.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+
+namespace ampc::cuda {
+
+using namespace detail;
+
+namespace {
+
+// Rows of an id out of range are zero (the device cannot report them without
+// a host sync; the data loader checks token ids against the vocabulary).
+__global__ void embeddingRows(const void *ids, int tid, const void *table,
+                              int tt, void *y, int ty, int64_t v, int64_t d,
+                              int64_t n) {
+  AMPC_GRID_STRIDE(i, n) {
+    int64_t r = i / d, j = i % d, id = ldId(ids, tid, r);
+    st(y, ty, i, id >= 0 && id < v ? ld(table, tt, id * d + j) : 0.0f);
+  }
+}
+
+// Sort keys: the id, or v (sorted last, then skipped) when out of range.
+__global__ void embeddingKeys(const void *ids, int tid, int64_t v, int64_t n,
+                              uint32_t *keys, int32_t *positions) {
+  AMPC_GRID_STRIDE(i, n) {
+    int64_t id = ldId(ids, tid, i);
+    keys[i] = uint32_t(id >= 0 && id < v ? id : v);
+    positions[i] = int32_t(i);
+  }
+}
+
+// Block b starts a run of equal sorted keys (or returns): it sums rows
+// g[position] of the run, in the sorted (= position) order.
+__global__ void embeddingRuns(const uint32_t *keys, const int32_t *positions,
+                              int64_t n, const void *g, int tg, void *dt,
+                              int tdt, int64_t v, int64_t d) {
+  int64_t b = blockIdx.x;
+  uint32_t key = keys[b];
+  if (key >= v || (b > 0 && keys[b - 1] == key))
+    return;
+  int64_t end = b + 1;
+  while (end < n && keys[end] == key)
+    ++end;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    float s = 0.0f;
+    for (int64_t e = b; e < end; ++e)
+      s += ld(g, tg, int64_t(positions[e]) * d + j);
+    st(dt, tdt, int64_t(key) * d + j, s);
+  }
+}
+
+int bitsFor(int64_t v) {
+  int bits = 1;
+  while ((int64_t(1) << bits) <= v)
+    ++bits;
+  return bits;
+}
+
+} // namespace
+
+void embeddingKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &,
+                     cudaStream_t stream) {
+  constexpr std::string_view op = "graph.embedding";
+  const TensorRef &ids = required(op, in, 0), &table = required(op, in, 1);
+  const TensorRef &y = required(op, out, 0);
+  if (table.rank != 2 || y.numel() != ids.numel() * table.shape[1])
+    fail(op, "expected table [V, D] and a result [..., D]");
+  int64_t n = y.numel();
+  if (n)
+    embeddingRows<<<gridFor(n), 256, 0, stream>>>(
+        ids.data, int(ids.dtype), table.data, int(table.dtype), y.data,
+        int(y.dtype), table.shape[0], table.shape[1], n);
+  checkLaunch("embedding");
+}
+
+void embeddingBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out, const Attrs &,
+                             cudaStream_t stream) {
+  constexpr std::string_view op = "graph.embedding_backward";
+  const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
+  const TensorRef &dt = required(op, out, 0);
+  if (dt.rank != 2 || g.numel() != ids.numel() * dt.shape[1])
+    fail(op, "expected dtable [V, D] and g [..., D]");
+  int64_t v = dt.shape[0], d = dt.shape[1], n = ids.numel();
+  if (v >= INT32_MAX || n >= INT32_MAX)
+    fail(op, "more than 2^31 ids or table rows");
+  // Rows no id names stay zero (all-zero bits are +0 in every format).
+  check(cudaMemsetAsync(dt.data, 0, size_t(dt.numel()) * cpu::dtypeSize(dt.dtype),
+                        stream),
+        op.data());
+  if (n == 0 || d == 0) {
+    checkLaunch("embedding_backward");
+    return;
+  }
+  int bits = bitsFor(v); // keys are 0..v
+  size_t sortBytes = 0;  // a size query: no work is enqueued
+  check(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, (uint32_t *)nullptr,
+                                        (uint32_t *)nullptr, (int32_t *)nullptr,
+                                        (int32_t *)nullptr, int(n), 0, bits,
+                                        stream),
+        "embedding_backward: sort size");
+  size_t idBytes = (size_t(n) * sizeof(int32_t) + 255) & ~size_t(255);
+  char *s = static_cast<char *>(scratch(4 * idBytes + sortBytes, op, stream));
+  auto *keysIn = reinterpret_cast<uint32_t *>(s);
+  auto *posIn = reinterpret_cast<int32_t *>(s + idBytes);
+  auto *keys = reinterpret_cast<uint32_t *>(s + 2 * idBytes);
+  auto *positions = reinterpret_cast<int32_t *>(s + 3 * idBytes);
+  embeddingKeys<<<gridFor(n), 256, 0, stream>>>(ids.data, int(ids.dtype), v, n,
+                                                keysIn, posIn);
+  check(cub::DeviceRadixSort::SortPairs(s + 4 * idBytes, sortBytes, keysIn, keys,
+                                        posIn, positions, int(n), 0, bits,
+                                        stream),
+        "embedding_backward: sort");
+  embeddingRuns<<<unsigned(n), d < 256 ? 128 : 256, 0, stream>>>(
+      keys, positions, n, g.data, int(g.dtype), dt.data, int(dt.dtype), v, d);
+  checkLaunch("embedding_backward");
+}
+
+} // namespace ampc::cuda
