@@ -166,6 +166,9 @@ run() {
   if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
     stamp "GPU tests"
     gtest cuda-kernels "$work/bin/ampc-cuda-tests"
+    # The same conv2d checks on the im2col path (cuDNN's fallback).
+    gtest cuda-kernels-im2col env AMPC_CUDA_CONV=im2col \
+      "$work/bin/ampc-cuda-tests" --gtest_filter='CudaKernels.Conv2d*'
     for t in "$work"/cmp/*/; do
       t=${t%/}
       gtest "gpu-vs-cpu.$(basename "$t")" "$PY" "$work/compare_targets.py" --run-only "$t"

@@ -26,6 +26,9 @@ if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 
 if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvcc")):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", os.path.join(config.cuda_bin_dir, "nvcc")))
+    # runtime/cuda built with cuDNN (CMake AMPC_WITH_CUDNN).
+    if getattr(config, "ampc_with_cudnn", "").upper() in ("ON", "1", "TRUE", "YES"):
+        config.available_features.add("cudnn")
 # Data the end-to-end tests train on (Debian packages dataset-fashion-mnist
 # and fortunes, which scripts/setup.sh installs; the tests fail without them).
 fmnist = "/usr/share/datasets/fashion-mnist"

@@ -1,14 +1,23 @@
-//===- ConvPool.cu - conv2d (im2col + cuBLASLt) and pooling ----------------===//
+//===- ConvPool.cu - conv2d (cuDNN or im2col + cuBLASLt) and pooling -------===//
 //
-// conv2d: per channel group, the columns of every image [N, Cg*KH*KW, OH*OW]
-// and one strided-batched GEMM with the group's weight. Backward input is a
-// GEMM into FP32 columns and a gathering col2im (deterministic); backward
-// weight accumulates the images' GEMMs in FP32 (beta = 1), rounded once.
+// conv2d and its backward ops run on cuDNN (runtime/cuda/Cudnn.h) when the
+// build has it and cuDNN supports the configuration; AMPC_CUDA_CONV=im2col
+// forces the im2col path below, which also takes everything cuDNN refuses.
+// Both accumulate in FP32 and round each result once; a bias is added in
+// FP32 before that rounding (f32: added to cuDNN's FP32 result; f16/bf16:
+// the bias is written into y first and cuDNN blends it in with beta = 1).
+//
+// im2col: per channel group, the columns of every image [N, Cg*KH*KW,
+// OH*OW] and one strided-batched GEMM with the group's weight. Backward
+// input is a GEMM into FP32 columns and a gathering col2im (deterministic);
+// backward weight accumulates the images' GEMMs in FP32 (beta = 1), rounded
+// once.
 // Pools: one thread per output (forward) or per input element (backward,
 // a gather: deterministic).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
+#include "runtime/cuda/Cudnn.h"
 #include "runtime/cuda/Gemm.h"
 
 #include <vector>
@@ -26,9 +35,18 @@ struct Geom : cpu::detail::ConvShape {
   __host__ __device__ int64_t cols() const { return oh * ow; }
 };
 
+// Checks the result's spatial size as runtime/cpu does (cuDNN's descriptors
+// must agree with it).
 Geom geometry(std::string_view op, const TensorRef &x, const TensorRef &w,
               const TensorRef &y, const Attrs &attrs) {
-  return Geom{cpu::detail::convShape(op, x, w, y, attrs)};
+  Geom g{cpu::detail::convShape(op, x, w, y, attrs)};
+  if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1 || g.ph < 0 || g.pw < 0)
+    fail(op, "stride and dilation must be positive, padding non-negative");
+  int64_t eh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+  int64_t ew = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  if (eh != g.oh || ew != g.ow)
+    fail(op, "result spatial size does not match stride/padding/dilation");
+  return g;
 }
 
 // col[n][r][l] for channel group |grp|, in x's type.
@@ -78,16 +96,46 @@ __global__ void col2imKernel(Geom g, int64_t grp, const float *col, void *dx,
   }
 }
 
-// y = acc + bias[channel], rounded once.
+// y = acc + bias[channel], rounded once (acc null: 0; acc may be y itself
+// when y is f32).
 __global__ void biasNarrow(const float *acc, const void *bias, int tb,
                            void *y, int ty, int64_t o, int64_t l,
                            int64_t total) {
   AMPC_GRID_STRIDE(i, total) {
-    float v = acc[i];
+    float v = acc ? acc[i] : 0.0f;
     if (bias)
       v += ld(bias, tb, (i / l) % o);
     st(y, ty, i, v);
   }
+}
+
+// conv2d on cuDNN; false when the call takes the im2col path. The bias is
+// added in FP32 before the result's one rounding: f32 y is cuDNN's FP32
+// result, the bias added in place; an f16/bf16 y first holds the bias
+// (exact: only a bias of y's type qualifies) and cuDNN adds its FP32 result
+// to it (beta = 1) before rounding.
+bool conv2dCudnn(std::string_view op, const Geom &g, const TensorRef &x,
+                 const TensorRef &w, const TensorRef *bias, const TensorRef &y,
+                 cudaStream_t stream) {
+  bool blend = bias && y.dtype != DType::F32;
+  if (blend && bias->dtype != y.dtype)
+    return false;
+  ConvPlan *p = convPlan(ConvPass::Forward, g, x.dtype, w.dtype, y.dtype,
+                         stream, op);
+  if (!p)
+    return false;
+  if (blend)
+    biasNarrow<<<gridFor(y.numel()), 256, 0, stream>>>(
+        nullptr, bias->data, int(bias->dtype), y.data, int(y.dtype), g.o,
+        g.cols(), y.numel());
+  if (!convRun(*p, x.data, w.data, y.data, blend ? 1.0f : 0.0f, stream, op))
+    return false; // y is rewritten whole by the im2col path
+  if (bias && !blend)
+    biasNarrow<<<gridFor(y.numel()), 256, 0, stream>>>(
+        static_cast<const float *>(y.data), bias->data, int(bias->dtype),
+        y.data, int(y.dtype), g.o, g.cols(), y.numel());
+  checkLaunch(op.data());
+  return true;
 }
 
 struct PoolGeom {
@@ -184,6 +232,8 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   Geom g = geometry(op, x, w, y, attrs);
   if (bias && bias->numel() != g.o)
     fail(op, "bias must be [O]");
+  if (conv2dCudnn(op, g, x, w, bias, y, stream))
+    return;
   size_t esz = cpu::dtypeSize(x.dtype), wsz = cpu::dtypeSize(w.dtype);
   size_t colBytes = size_t(g.n * g.rows() * g.cols()) * esz;
   size_t accBytes = size_t(y.numel()) * sizeof(float);
@@ -221,6 +271,10 @@ void conv2dBackwardInputKernel(std::span<const TensorRef> in,
   const TensorRef &gy = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef &dx = required(op, out, 0);
   Geom g = geometry(op, dx, w, gy, attrs);
+  if (ConvPlan *p = convPlan(ConvPass::BackwardData, g, dx.dtype, w.dtype,
+                             gy.dtype, stream, op))
+    if (convRun(*p, dx.data, w.data, gy.data, 0.0f, stream, op))
+      return;
   size_t esz = cpu::dtypeSize(w.dtype), gsz = cpu::dtypeSize(gy.dtype);
   auto *col = static_cast<float *>(scratch(
       size_t(g.n * g.rows() * g.cols()) * sizeof(float), op, stream));
@@ -251,6 +305,10 @@ void conv2dBackwardWeightKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
   const TensorRef &dw = required(op, out, 0);
   Geom g = geometry(op, x, dw, gy, attrs);
+  if (ConvPlan *p = convPlan(ConvPass::BackwardFilter, g, x.dtype, dw.dtype,
+                             gy.dtype, stream, op))
+    if (convRun(*p, x.data, dw.data, gy.data, 0.0f, stream, op))
+      return;
   size_t esz = cpu::dtypeSize(x.dtype), gsz = cpu::dtypeSize(gy.dtype);
   size_t colBytes = size_t(g.n * g.rows() * g.cols()) * esz;
   size_t accBytes = size_t(dw.numel()) * sizeof(float);

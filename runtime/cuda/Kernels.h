@@ -10,7 +10,10 @@
 // Numerics: FP32 math on half inputs (softmax, norms, losses, reductions
 // accumulate in float), each result rounded once to its element type;
 // GEMMs are cuBLASLt with FP32 compute/accumulation (CUBLAS_COMPUTE_32F,
-// no TF32) and the bias added in the epilogue.
+// no TF32) and the bias added in the epilogue. conv2d and its backward ops
+// run on cuDNN when built with it (FP32 compute type, no TF32 for f32
+// tensors, deterministic algorithms), else or where cuDNN declines on
+// im2col + cuBLASLt; AMPC_CUDA_CONV=im2col forces the latter.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_RUNTIME_CUDA_KERNELS_H
@@ -43,11 +46,12 @@ std::span<const std::string_view> registeredOps();
 
 // Creates the cuBLASLt handle and the GEMM workspace (outside any capture).
 // Kernels call it themselves; calling it first keeps allocation out of the
-// first step.
+// first step. The cuDNN handle is made by the first conv2d call (outside
+// capture), so models without convolutions never load cuDNN.
 void initialize();
 
 // Library scratch memory of at least |bytes| (im2col columns, attention
-// scores). Stream-ordered: valid until the next kernel of the library on the
+// scores, cuDNN workspaces). Stream-ordered: valid until the next kernel of the library on the
 // same stream. Grows only outside stream capture (the warm-up step); asking
 // for more while capturing is an error naming the op.
 void *scratch(size_t bytes, std::string_view op, cudaStream_t stream);

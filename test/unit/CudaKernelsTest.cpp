@@ -212,6 +212,57 @@ TEST(CudaKernels, TransposeAndBroadcastAdd) {
             {3, 4}, {}, 0, 0);
 }
 
+// conv2d and both backward ops against runtime/cpu, through cuda::lookup:
+// cuDNN when the build has it (AMPC_CUDA_CONV=im2col runs the same checks
+// on the im2col path). Stride 2, padding 1, groups 1 and 2; then a
+// rectangular case (every stride/padding/dilation pair unequal, H != W,
+// KH != KW) that catches swapped descriptor dimensions. Each geometry runs
+// twice (bias and none: the second call takes the cached plan).
+TEST(CudaKernels, Conv2dForwardAndBackward) {
+  REQUIRE_GPU();
+  struct Case {
+    int64_t n, c, h, w, o, kh, kw, groups;
+    std::vector<int64_t> stride, padding, dilation;
+  };
+  const Case cases[] = {
+      {2, 4, 9, 9, 6, 3, 3, 1, {2, 2}, {1, 1}, {1, 1}},
+      {2, 4, 9, 9, 6, 3, 3, 2, {2, 2}, {1, 1}, {1, 1}},
+      {3, 4, 10, 8, 6, 3, 2, 2, {2, 1}, {1, 0}, {1, 2}},
+  };
+  for (const Case &k : cases) {
+    int64_t oh = (k.h + 2 * k.padding[0] - k.dilation[0] * (k.kh - 1) - 1) /
+                     k.stride[0] + 1;
+    int64_t ow = (k.w + 2 * k.padding[1] - k.dilation[1] * (k.kw - 1) - 1) /
+                     k.stride[1] + 1;
+    std::vector<int64_t> xs{k.n, k.c, k.h, k.w},
+        ws{k.o, k.c / k.groups, k.kh, k.kw}, ys{k.n, k.o, oh, ow};
+    auto numel = [](const std::vector<int64_t> &s) {
+      int64_t n = 1;
+      for (int64_t d : s)
+        n *= d;
+      return size_t(n);
+    };
+    SCOPED_TRACE("groups " + std::to_string(k.groups) + " x " +
+                 std::to_string(k.h) + "x" + std::to_string(k.w) + " kernel " +
+                 std::to_string(k.kh) + "x" + std::to_string(k.kw));
+    cpu::Attrs attrs{{"stride", k.stride},
+                     {"padding", k.padding},
+                     {"dilation", k.dilation},
+                     {"groups", k.groups}};
+    auto x = randoms(numel(xs), 1, 4), w = randoms(numel(ws), 1, 5),
+         b = randoms(size_t(k.o), 1, 6), gy = randoms(numel(ys), 1, 7);
+    compareOp("graph.conv2d", {x, w, b}, {xs, ws, {k.o}}, ys, attrs, 1e-4f,
+              1e-4f);
+    compareOp("graph.conv2d", {x, w}, {xs, ws}, ys, attrs, 1e-4f, 1e-4f);
+    for (int rep = 0; rep < 2; ++rep) {
+      compareOp("graph.conv2d_backward_input", {gy, w}, {ys, ws}, xs, attrs,
+                1e-4f, 1e-4f);
+      compareOp("graph.conv2d_backward_weight", {x, gy}, {xs, ys}, ws, attrs,
+                1e-4f, 1e-4f);
+    }
+  }
+}
+
 // The device epilogue against runtime/cpu/Epilogue (AdamW, clip by norm),
 // then an overflow: skipped, scale backed off, weights unchanged.
 TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
