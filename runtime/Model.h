@@ -16,7 +16,9 @@
 #include "runtime/numerics/Init.h"
 #include "runtime/numerics/Scaler.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -141,12 +143,25 @@ public:
   // the loss is reported by step().
   virtual void forwardBackward(const void *const *inputs, int micro) = 0;
 
-  // Gradient buffers (FP32, one per parameter, in params() order): the
-  // runtime all-reduces them between forwardBackward() and step().
+  // Gradient buffers (FP32, one per parameter, in params() order; device
+  // memory on a GPU model): the runtime all-reduces them between
+  // forwardBackward() and step().
   virtual float *grad(int param) = 0;
   // Sum of micro-batch losses since the last step(); all-reduced with the
   // gradients in data-parallel runs.
   virtual float *lossAccumulator() = 0;
+
+  // GPU models: the stream (a cudaStream_t) forwardBackward() and step()
+  // queue their work on, so that collectives on grad() and lossAccumulator()
+  // can be ordered after the backward (Communicator::setProducerStream).
+  // Null for host models.
+  virtual void *computeStream() { return nullptr; }
+  // Copies |bytes| at |src| (inside grad() or lossAccumulator(), which are
+  // device memory on a GPU model) to the host buffer |dst|, after the work
+  // queued so far. For debugging paths (--dump-step): it may block.
+  virtual void copyToHost(void *dst, const void *src, size_t bytes) {
+    std::memcpy(dst, src, bytes);
+  }
 
   // The fused epilogue: unscale, non-finite check, global norm, clip,
   // optimizer update skipped on overflow, loss-scale update. |gradDivisor|

@@ -103,7 +103,8 @@ public:
   // stream), with the deadline. Host backends copy synchronously.
   virtual void flush() {}
   // NCCL only: the stream whose work (the backward) must finish before a
-  // started collective reads its buffer. Ignored by host backends.
+  // started collective reads its buffer (the training loop passes
+  // Model::computeStream()). Ignored by host backends.
   virtual void setProducerStream(void *stream) { (void)stream; }
 
   // Blocking typed helpers.

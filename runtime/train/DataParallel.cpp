@@ -44,6 +44,13 @@ void DataParallel::allReduceGradients() {
   if (world_ == 1)
     return;
   if (!bucketer_) {
+    // A GPU model computes on its own (non-blocking) stream: the collectives
+    // must start after the backward queued there, not after the legacy
+    // default stream (NCCL's producer unless set). The other direction needs
+    // nothing more: finish() and reduceLoss() block until the communication
+    // stream is done, so step() queues the epilogue after the reduced data.
+    if (void *stream = model_.computeStream())
+      comm_->setProducerStream(stream);
     // In the order the backward finishes them (reverse params() order), so
     // a backend that overlaps can start the last layers' buckets first.
     std::vector<GradBuffer> grads;

@@ -82,6 +82,15 @@ public:
   }
   float *grad(int param) override { return m.grad(param); }
   float *lossAccumulator() override { return m.lossAccumulator(); }
+  // The wrapper is the Model the loop sees: pass everything through.
+  void setDataShard(int rank, int worldSize) override {
+    m.setDataShard(rank, worldSize);
+  }
+  void setStatsWanted(bool wanted) override { m.setStatsWanted(wanted); }
+  void *computeStream() override { return m.computeStream(); }
+  void copyToHost(void *dst, const void *src, size_t bytes) override {
+    m.copyToHost(dst, src, bytes);
+  }
   StepStats step(const Hyper &h, float gradDivisor) override {
     if (done)
       return m.step(h, gradDivisor);
@@ -91,7 +100,7 @@ public:
         {"iteration", std::to_string(iteration)},
         {"seed", std::to_string(seed)},
         {"grad_divisor", str(gradDivisor)},
-        {"loss_sum", str(*m.lossAccumulator())}};
+        {"loss_sum", str(lossSum())}};
     const CompileConfig &c = m.config();
     meta["amp"] = c.amp;
     meta["optimizer"] = c.optimizer;
@@ -128,9 +137,10 @@ public:
     state("before");
     for (size_t i = 0; i < m.params().size(); ++i) {
       const ParamInfo &p = m.params()[i];
-      const float *g = m.grad(int(i));
-      tensors.push_back(
-          {"grad." + p.name, p.shape, std::vector<float>(g, g + numel(p.shape))});
+      // Device memory on the CUDA target: copied, never dereferenced.
+      std::vector<float> g(size_t(numel(p.shape)));
+      m.copyToHost(g.data(), m.grad(int(i)), g.size() * sizeof(float));
+      tensors.push_back({"grad." + p.name, p.shape, std::move(g)});
     }
     StepStats s = m.step(h, gradDivisor);
     scalerMeta("after");
@@ -157,6 +167,12 @@ public:
   int64_t &optimizerStep() override { return m.optimizerStep(); }
 
 private:
+  float lossSum() {
+    float v = 0;
+    m.copyToHost(&v, m.lossAccumulator(), sizeof v);
+    return v;
+  }
+
   Model &m;
   std::string path;
   bool done = false;

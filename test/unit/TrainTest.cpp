@@ -221,6 +221,50 @@ TEST(Train, CheckpointIsReadableSafetensors) {
   EXPECT_EQ(st["data"]["batch_in_epoch"], 10);
 }
 
+// --dump-step on a model whose gradients and loss accumulator are not host
+// memory (the CUDA target's are on the device): it reads them only through
+// Model::copyToHost, and passes setDataShard through to the model.
+TEST(Train, DumpStepReadsDeviceBuffersThroughCopyToHost) {
+  struct DeviceLike : SoftmaxClassifier {
+    // What grad() and lossAccumulator() hand out: NaN, never the values.
+    std::vector<float> fakeGrad[2] = {std::vector<float>(12, NAN),
+                                      std::vector<float>(3, NAN)};
+    float fakeLoss = NAN;
+    int copies = 0, shardRank = -1, shardWorld = -1;
+    float *grad(int p) override { return fakeGrad[p].data(); }
+    float *lossAccumulator() override { return &fakeLoss; }
+    void copyToHost(void *dst, const void *src, size_t bytes) override {
+      ++copies;
+      const float *real = src == &fakeLoss ? SoftmaxClassifier::lossAccumulator()
+                          : src == fakeGrad[0].data() ? SoftmaxClassifier::grad(0)
+                                                      : SoftmaxClassifier::grad(1);
+      std::memcpy(dst, real, bytes);
+    }
+    void setDataShard(int rank, int world) override {
+      shardRank = rank;
+      shardWorld = world;
+    }
+  } m;
+  TempDir d;
+  writeBlobs(d);
+  ASSERT_EQ(runMain(m, {"--data=" + dataFlag(d), "--steps=1",
+                        "--dump-step=" + (d / "step.safetensors")}),
+            0);
+  EXPECT_EQ(m.copies, 3); // two gradients and the loss accumulator
+  EXPECT_EQ(m.shardRank, 0);
+  EXPECT_EQ(m.shardWorld, 1);
+  rt::SafetensorsFile f = rt::readSafetensors(d / "step.safetensors");
+  EXPECT_EQ(f.metadata["loss_sum"], f.metadata["loss"]); // one micro, one rank
+  // step() unscaled the gradients in place (divisor 1, scale a power of 2).
+  float inv = 1.0f / std::stof(f.metadata["before.scale"]);
+  for (int p = 0; p < 2; ++p) {
+    const std::vector<float> &g = f.tensors["grad." + m.params()[size_t(p)].name].data;
+    ASSERT_EQ(g.size(), m.fakeGrad[p].size());
+    for (size_t i = 0; i < g.size(); ++i)
+      EXPECT_EQ(g[i] * inv, m.SoftmaxClassifier::grad(p)[i]) << p << " " << i;
+  }
+}
+
 std::string errorOfRun(rt::Model &m, std::vector<std::string> args, int *rc) {
   testing::internal::CaptureStderr();
   *rc = runMain(m, std::move(args));

@@ -35,7 +35,9 @@ const TargetSyntax ampc::cuda_emit::kCudaSyntax = {
     /*scalarQualifiers=*/"__device__ __forceinline__",
     /*roundHelper=*/"rnd",
     /*fusedNoun=*/"kernel",
-    /*dropoutExtraAttrs=*/"",
+    // Dropout masks differ per data-parallel rank (setDataShard), drawn as
+    // on the CPU target.
+    /*dropoutExtraAttrs=*/", {\"shard\", shard_}",
 };
 
 namespace {

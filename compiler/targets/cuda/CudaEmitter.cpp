@@ -299,8 +299,26 @@ private:
           "&state_->lossAccumulator; }  // device\n"
        << "void beginStep(int64_t iteration) override { iteration_ = "
           "iteration; }\n"
+       << "// Dropout masks differ per data-parallel rank, as on the CPU "
+          "target.\n"
+       << "void setDataShard(int rank, int) override { shard_ = rank; }\n"
        << "void setStatsWanted(bool wanted) override { statsWanted_ = wanted; "
-          "}\n\n";
+          "}\n"
+       << "// NCCL orders the gradient all-reduce after the work queued "
+          "here.\n"
+       << "void *computeStream() override {\n"
+       << "  setup();\n"
+       << "  return stream_;\n"
+       << "}\n"
+       << "// grad() and lossAccumulator() are device memory (--dump-step "
+          "reads them here).\n"
+       << "void copyToHost(void *dst, const void *src, size_t bytes) "
+          "override {\n"
+       << "  setup();\n"
+       << "  check(cudaStreamSynchronize(stream_), \"sync\");\n"
+       << "  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "
+          "\"copyToHost\");\n"
+       << "}\n\n";
     os << "// train.fused_epilogue {optimizer = \"" << e.getOptimizer()
        << "\", loss_scale = \"" << e.getLossScale() << "\""
        << (e.getClipNorm() ? ", clip_norm" : "")
@@ -626,6 +644,7 @@ private:
        << "int fbRuns_[2] = {}, stepRuns_ = 0;\n"
        << "std::unique_ptr<ampc::cuda::Epilogue> epilogue_;\n"
        << "int64_t iteration_ = 0;\n"
+       << "int64_t shard_ = 0;  // data-parallel rank (dropout masks)\n"
        << "uint64_t seed_ = 0;\n";
     emitKernelMembers(os, kernels, kCudaSyntax);
     os.unindent();

@@ -29,6 +29,9 @@
 // CHECK-NOT: cudaMemcpy(
 // CHECK: fused_{{[0-9]+}}<<<grid({{[0-9]+}}), 256, 0, stream_>>>(
 // CHECK: call(k_linear_, in, out, attrs);
+// The dropout's mask follows the data-parallel rank, as on the CPU target.
+// CHECK: const ampc::cuda::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed_)}, {"step", int64_t(iteration_ * 1 + micro)}, {"shard", shard_}};
+// CHECK-NEXT: call(k_dropout_, in, out, attrs);
 // CHECK: (&state_->scaler.scale)
 // CHECK: addLoss<<<1, 1, 0, stream_>>>(&state_->lossAccumulator,
 // CHECK: cudaMemcpyAsync(g_[0],
@@ -36,6 +39,17 @@
 // CHECK-LABEL: void forwardBackward(const void *const *inputs, int micro) override {
 // CHECK: cudaMemcpyAsync(din_[i], hin_[slot][i], size_t(kInputBytes[i]), cudaMemcpyHostToDevice, copyStream_)
 // CHECK: replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(micro); });
+
+// Data parallel: the rank keys dropout; NCCL orders the all-reduce after
+// stream_; --dump-step copies the device gradients through copyToHost.
+// CHECK: void setDataShard(int rank, int) override { shard_ = rank; }
+// CHECK: void *computeStream() override {
+// CHECK-NEXT: setup();
+// CHECK-NEXT: return stream_;
+// CHECK: void copyToHost(void *dst, const void *src, size_t bytes) override {
+// CHECK-NEXT: setup();
+// CHECK-NEXT: cudaStreamSynchronize(stream_)
+// CHECK-NEXT: cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost)
 
 // The epilogue: two device kernels, then the stats to pinned memory; the
 // host waits only when the runtime wants the stats.
@@ -58,6 +72,7 @@
 // CHECK: ec.clipNorm = true;
 // CHECK: cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal)
 // CHECK: cudaGraphLaunch(exec, stream_)
+// CHECK: int64_t shard_ = 0;
 // CHECK: const ampc::cuda::Kernel k_linear_ = kernel("graph.linear");
 // CHECK: int main(int argc, char **argv) {
 
