@@ -9,6 +9,10 @@
 #   bench/gpu.sh run WORK                the GPU part: needs the driver, the
 #                                        CUDA libraries, python3 with torch;
 #                                        no compiler, no MLIR, no network
+#   bench/gpu.sh check WORK [BUILD_DIR]  back where it was prepared: the GPU
+#                                        run's dumped first steps (cmp/*/
+#                                        step1.st) against the reference
+#                                        interpreter (ampc-stepcheck)
 #
 # The split exists because building needs no GPU: prepare on a build host,
 # copy WORK (or its tarball) to a GPU machine, run there.
@@ -229,12 +233,38 @@ run() {
   ! grep -q FAIL "$res/tests.txt"
 }
 
+# --- check: the GPU run's dumped first steps vs the reference interpreter ----
+check() {
+  local work=$1 build=$2 t model amp tol fails=0
+  ninja -C "$build" ampc-stepcheck >/dev/null
+  for t in "$work"/cmp/*/; do
+    [[ -f "$t/step1.st" ]] || continue
+    read -r model amp < <("$PY" -c 'import json, sys
+j = json.load(open(sys.argv[1])); print(j["model_path"], j["amp"])' "$t/job.json")
+    # The e2e tests' tolerances (test/e2e/examples-*.test), FP32 loosened
+    # for FMA and cuBLASLt's summation order.
+    case $amp in
+      off)  tol="--loss-tol=1e-5 --grad-tol=5e-3 --step-tol=5e-3" ;;
+      fp16) tol="--loss-tol=1e-4 --grad-tol=1e-2 --step-tol=1e-2" ;;
+      *)    tol="--loss-tol=1e-3 --grad-tol=2e-2 --step-tol=2e-2" ;;
+    esac
+    echo "== $(basename "$t") ($amp)"
+    "$build/bin/ampc-stepcheck" "$model" "$t/step1.st" --amp="$amp" $tol \
+      --epilogue-tol=2e-6 || fails=$((fails + 1))
+  done
+  echo "stepcheck: $fails failed"
+  (( fails == 0 ))
+}
+
 case "${1:-}" in
+  check)   [[ $# -ge 2 ]] || die "usage: bench/gpu.sh check WORK [BUILD_DIR]"
+           check "$2" "${3:-$ROOT/build-gpu}" ;;
   prepare) [[ $# -ge 2 ]] || die "usage: bench/gpu.sh prepare WORK [BUILD_DIR]"
            prepare "$2" "${3:-$ROOT/build-gpu}" ;;
   run)     [[ $# -eq 2 ]] || die "usage: bench/gpu.sh run WORK"
            run "$2" ;;
-  -h|--help) sed -n '2,33p' "$0" ;;
+  -h|--help) sed -n '2,39p' "$0" ;;
   *)       build=${1:-$ROOT/build-gpu}
-           prepare "$build/gpu-bench" "$build" && run "$build/gpu-bench" ;;
+           prepare "$build/gpu-bench" "$build" && run "$build/gpu-bench" &&
+             check "$build/gpu-bench" "$build" ;;
 esac

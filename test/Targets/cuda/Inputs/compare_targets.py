@@ -9,7 +9,8 @@ seed and compares the per-step metrics (GPU tests; needs no numpy).
 
 --prepare-only compiles and trains on the CPU (no GPU needed); --run-only
 then trains on the GPU and compares, on a machine with no compiler
-(bench/gpu.sh prepare / run).
+(bench/gpu.sh prepare / run). The GPU run also dumps its first step
+(WORKDIR/step1.st, --dump-step) for ampc-stepcheck.
 
 Asserted: loss_scale, skipped and skipped_total identical at every step
 (the scaler trajectory is exact: it depends only on found_inf); loss and
@@ -84,7 +85,9 @@ def prepare(a):
             vals = [rng.randrange(hi) for _ in range(n)]
         write_npy(os.path.join(a.workdir, name + ".npy"), descr, fmt, shape, vals)
         data.append("%s=%s.npy" % (name, name))  # relative: the folder may move
-    job = {"model": os.path.basename(a.model), "data": ",".join(data),
+    amp = [f.split("=", 1)[1] for f in a.compile_flag if f.startswith("--amp=")]
+    job = {"model": os.path.basename(a.model), "model_path": os.path.abspath(a.model),
+           "amp": (amp or ["off"])[-1], "data": ",".join(data),
            "steps": a.steps, "run_flags": a.run_flag,
            "loss_rtol": a.loss_rtol, "norm_rtol": a.norm_rtol}
     for target in ("cpu", "cuda"):
@@ -121,6 +124,10 @@ def compare(workdir):
     if bad:
         sys.exit("%s: cpu and cuda disagree:\n  %s" % (job["model"], "\n  ".join(bad)))
     print("OK: %s, %d steps agree" % (job["model"], steps))
+    # The first step once more, dumped for ampc-stepcheck (the reference
+    # interpreter; bench/gpu.sh check, gpu-vs-cpu.test).
+    run(["./train_cuda", "--data", job["data"], "--steps", "1", "--seed", "7",
+         "--dump-step", "step1.st"] + job["run_flags"], cwd=workdir)
 
 
 def main():
