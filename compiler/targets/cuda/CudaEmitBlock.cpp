@@ -2,14 +2,21 @@
 //
 // One statement group per op, headed by the IR it comes from. Fused
 // elementwise regions become one grid-stride __global__ kernel each (every
-// inner op rounds to its result type, as on the CPU target); when every
-// operand is read at the loop index and the count is a multiple of 4, each
-// thread handles 4 consecutive elements (wider, aligned accesses). The
+// inner op rounds to its result type, as on the CPU target). When every
+// operand is read at the loop index ("flat"), each thread handles V
+// consecutive elements, V = 16 bytes / the smallest element size among the
+// operands and results, loaded and stored as aligned Packs (16-byte vector
+// accesses; 2 x 16 bytes for the wider types), if the count is a multiple
+// of V and every pointer is known to be aligned to its pack (see
+// knownAlignment). Otherwise a flat region with a count that is a multiple
+// of 4 takes 4 elements per thread with scalar accesses, and any other one
+// element per thread. The per-element code is the same on every path. The
 // shared walk is common/EmitBlock.h.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cuda/CudaEmitterImpl.h"
 #include "compiler/targets/common/EmitBlock.h"
+#include "passes/TrainStep.h"
 
 using namespace mlir;
 using namespace ampc;
@@ -50,6 +57,52 @@ public:
 private:
   FileParts &parts;
 
+  // What the generated program's allocations guarantee (CudaEmitter.cpp,
+  // setup()): cudaMalloc returns 256-byte aligned memory, for the arena
+  // (arena_), each model input (din_[i]) and the FP32 parameter block, in
+  // which every parameter starts at a multiple of 64 floats (kOffset). Each
+  // of those sites says that this code relies on it.
+  static constexpr int64_t kBaseAlign = 256;
+
+  // Bytes the device address bound to |v| is known to be a multiple of (a
+  // power of two; 1 when nothing is known, e.g. the loss scale, which
+  // points into the DeviceState).
+  int64_t knownAlignment(Value v) {
+    if (auto r = dyn_cast<OpResult>(v)) {
+      Operation *def = r.getOwner();
+      // Aliases, exactly as declareResults (common/EmitBlock.cpp) binds them.
+      if (isa<graph::ReshapeOp>(def) ||
+          (!env.training && isa<graph::DropoutOp>(def)))
+        return knownAlignment(def->getOperand(0));
+      // graph.input -> din_[k], graph.param -> w_[k] (bindModelValues, no
+      // parameter suffix: CudaEmitter.cpp).
+      if (isa<graph::InputOp, graph::ParamOp>(def))
+        return kBaseAlign;
+      // arena + offset (kernel-plan-memory: multiples of 64 bytes; checked
+      // here, not assumed).
+      auto offsets =
+          def->getAttrOfType<DenseI64ArrayAttr>(kernel::kOffsetsAttr);
+      unsigned n = r.getResultNumber();
+      if (!offsets || n >= offsets.size() || offsets[n] < 0)
+        return 1;
+      int64_t off = offsets[n];
+      return off == 0 ? kBaseAlign : std::min(kBaseAlign, off & -off);
+    }
+    // Arguments of @grad: inputs -> din_[k], parameters -> w_[k]
+    // (bindGradArguments); the loss scale is not known to be aligned.
+    auto arg = cast<BlockArgument>(v);
+    auto fn = dyn_cast_or_null<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (fn && (fn.getArgAttr(arg.getArgNumber(), kGraphInputAttr) ||
+               fn.getArgAttr(arg.getArgNumber(), kGraphParamAttr)))
+      return kBaseAlign;
+    return 1;
+  }
+
+  static int64_t elementBytes(Type type) {
+    Type e = cast<RankedTensorType>(type).getElementType();
+    return (e.getIntOrFloatBitWidth() + 7) / 8; // i1 -> bool, 1 byte
+  }
+
   LogicalResult emitFused(kernel::FusedElementwiseOp op) override {
     auto shape = cast<RankedTensorType>(op.getResult(0).getType()).getShape();
     int64_t count = 1;
@@ -75,8 +128,26 @@ private:
       args.push_back(env[r]);
       results.push_back("r" + std::to_string(k));
     }
-    // Four elements per thread when every access is at the loop index.
-    bool vec4 = flat && count % 4 == 0;
+    // V elements per thread as aligned packs (16-byte vector accesses) when
+    // every access is at the loop index, the count is a multiple of V and
+    // every pointer is aligned to its pack (V times its element size).
+    SmallVector<Value> values(op.getInputs());
+    values.append(op.getResults().begin(), op.getResults().end());
+    int64_t minBytes = 16;
+    for (Value v : values)
+      minBytes = std::min(minBytes, elementBytes(v.getType()));
+    int64_t vec = 16 / minBytes;
+    bool packed = flat && 16 % minBytes == 0 && count % vec == 0;
+    for (Value v : values)
+      packed &= knownAlignment(v) % (vec * elementBytes(v.getType())) == 0;
+    auto packType = [&](Value v) {
+      return "Pack<" + cudaElementType(v.getType()) + ", " +
+             std::to_string(vec) + ">";
+    };
+    // Otherwise four elements per thread when every access is at the loop
+    // index (scalar accesses: the alignment is not known).
+    bool vec4 = !packed && flat && count % 4 == 0;
+    int64_t perThread = packed ? vec : vec4 ? 4 : 1;
 
     std::string k;
     llvm::raw_string_ostream ks(k);
@@ -86,32 +157,54 @@ private:
     ks << "\n__global__ void __launch_bounds__(256) " << name << "(";
     llvm::interleaveComma(params, ks);
     ks << ") {\n";
-    if (vec4)
-      ks << "  for (int64_t q = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; "
-            "q < "
-         << count / 4
-         << "; q += int64_t(gridDim.x) * blockDim.x) {\n"
-            "#pragma unroll\n"
+    std::string loop = "int64_t(blockIdx.x) * blockDim.x + threadIdx.x; ";
+    std::string step = "; q += int64_t(gridDim.x) * blockDim.x) {\n";
+    SmallVector<std::string> packIns, packOuts;
+    if (packed) {
+      ks << "  // " << vec << " elements per thread in aligned packs (" << count
+         << " % " << vec << " == 0, every pointer aligned to its pack).\n"
+         << "  for (int64_t q = " << loop << "q < " << count / vec << step;
+      for (auto [j, in] : llvm::enumerate(op.getInputs())) {
+        std::string pt = packType(in), n = "in" + std::to_string(j);
+        ks << "  const " << pt << " " << n << " = reinterpret_cast<const " << pt
+           << " *>(" << inputs[j] << ")[q];\n";
+        packIns.push_back(n + ".v");
+      }
+      for (auto [j, r] : llvm::enumerate(op.getResults())) {
+        std::string n = "out" + std::to_string(j);
+        ks << "  " << packType(r) << " " << n << ";\n";
+        packOuts.push_back(n + ".v");
+      }
+      ks << "#pragma unroll\n"
+         << "  for (int i = 0; i < " << vec << "; ++i) {\n";
+    } else if (vec4) {
+      ks << "  for (int64_t q = " << loop << "q < " << count / 4 << step
+         << "#pragma unroll\n"
             "  for (int64_t i = 4 * q; i < 4 * q + 4; ++i) {\n";
-    else
-      ks << "  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; "
-            "i < "
-         << count << "; i += int64_t(gridDim.x) * blockDim.x) {\n  {\n";
+    } else {
+      ks << "  for (int64_t i = " << loop << "i < " << count
+         << "; i += int64_t(gridDim.x) * blockDim.x) {\n  {\n";
+    }
     {
       raw_indented_ostream body(ks);
       body.indent().indent();
-      if (failed(emitFusedBody(op, inputs, index, results, body)))
+      if (failed(packed ? emitFusedBody(op, packIns, index, packOuts, body)
+                        : emitFusedBody(op, inputs, index, results, body)))
         return failure();
     }
-    ks << "  }\n  }\n}\n\n";
+    ks << "  }\n";
+    for (auto [j, r] : llvm::enumerate(op.getResults()))
+      if (packed)
+        ks << "  reinterpret_cast<" << packType(r) << " *>(" << results[j]
+           << ")[q] = out" << j << ";\n";
+    ks << "  }\n}\n\n";
     parts.kernels += k;
 
     os << "// ";
     llvm::interleaveComma(op.getResults(), os,
                           [&](Value v) { os << env.ssaName(v); });
     os << " = fused kernel " << name << "\n";
-    os << name << "<<<grid(" << (vec4 ? count / 4 : count)
-       << "), 256, 0, stream_>>>(";
+    os << name << "<<<grid(" << count / perThread << "), 256, 0, stream_>>>(";
     llvm::interleaveComma(args, os);
     os << ");\n";
     return success();

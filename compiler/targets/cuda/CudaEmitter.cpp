@@ -62,6 +62,12 @@ template <typename T> __device__ __forceinline__ float rnd(float x) {
 }
 template <> __device__ __forceinline__ float rnd<float>(float x) { return x; }
 
+// N consecutive elements, aligned to their size: a fused kernel's 16-byte
+// (or wider) vector load or store. Only on pointers known to be aligned.
+template <class T, int N> struct alignas(sizeof(T) * N) Pack {
+  T v[N];
+};
+
 // Scalar formulas, as in runtime/cuda/Elementwise.cu.
 )cpp";
 
@@ -427,7 +433,9 @@ private:
     SmallVector<int64_t> offsets;
     for (int64_t n : sizes) {
       offsets.push_back(total);
-      total += (n + 63) / 64 * 64; // 256-byte aligned tensors
+      // 256-byte aligned tensors (fused kernels' packed accesses rely on it:
+      // CudaEmitBlock.cpp, knownAlignment).
+      total += (n + 63) / 64 * 64;
     }
     int64_t arena =
         std::max(arenaSize(p.grad), arenaSize(p.model.getOperation()));
@@ -488,6 +496,9 @@ private:
        << "hostW_.assign(kTotal, 0.0f);\n"
        << "hostM_.assign(kTotal, 0.0f);\n"
        << (sgd() ? "" : "hostV_.assign(kTotal, 0.0f);\n")
+       // arena_, din_[i] and the parameter blocks come from cudaMalloc (256-byte
+       // aligned), which fused kernels' packed accesses rely on
+       // (CudaEmitBlock.cpp, knownAlignment): keep them so.
        << "check(cudaMalloc(&arena_, kArenaBytes + 256), \"cudaMalloc(arena)\");\n"
        << "check(cudaMalloc(&state_, sizeof(ampc::cuda::DeviceState)), "
           "\"cudaMalloc(state)\");\n"

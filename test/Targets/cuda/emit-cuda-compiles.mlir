@@ -5,3 +5,9 @@
 // RUN:   --train-fuse-epilogue --cse --kernel-fuse-elementwise --kernel-plan-memory \
 // RUN:   | ampc-translate --ampc-emit-cuda -o %t.cu
 // RUN: %nvcc -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I%src -c %t.cu -o %t.o
+// The packed kernels (f32, bf16, f32 as 2 x 16 bytes) and both fallbacks.
+// RUN: ampc-opt %S/Inputs/vec_grad.mlir \
+// RUN:   --train-build-step="amp=bf16 loss-scale=none optimizer=sgd" \
+// RUN:   --train-fuse-epilogue --cse --kernel-fuse-elementwise --kernel-plan-memory \
+// RUN:   | ampc-translate --ampc-emit-cuda -o %t.vec.cu
+// RUN: %nvcc -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I%src -c %t.vec.cu -o %t.vec.o
