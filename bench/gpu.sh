@@ -85,6 +85,9 @@ prepare() {
   "$PY" "$cmp" "$ampc" "$ROOT/examples/gpt/gpt_tiny.mlir" "$work/cmp/gpt_fp16" --prepare-only \
     --labels tokens=256 --labels targets=256 --compile-flag=--amp=fp16 \
     --compile-flag=--clip-norm=1 --steps 6 $arch_flag >"$work/cmp/gpt_fp16.log"
+  "$PY" "$cmp" "$ampc" "$ROOT/test/Targets/cuda/Inputs/mlp_dropout.mlir" "$work/cmp/dropout" \
+    --prepare-only --labels label=10 --compile-flag=--amp=fp16 --compile-flag=--accum-steps=2 \
+    --steps 8 $arch_flag >"$work/cmp/dropout.log"
   "$PY" "$cmp" "$ampc" "$ROOT/examples/mlp/mlp.mlir" "$work/cmp/scaler" --prepare-only \
     --labels label=10 --compile-flag=--amp=fp16 --run-flag=--init_scale=1e9 \
     --run-flag=--growth_interval=3 --steps 24 $arch_flag >"$work/cmp/scaler.log"

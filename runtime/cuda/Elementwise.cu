@@ -42,9 +42,14 @@ struct Map {
   double p;          // dropout probability
   uint64_t streamKey; // dropout
   uint64_t maskBase;  // dropout: shard * numel (the global-batch index of i)
+  // Dropout in a replayed graph: the step is read from the device (the key
+  // is derived per thread from seed, *stepAt and key) instead of streamKey.
+  const int64_t *stepAt;
+  uint64_t seed, key;
 };
 
-__device__ float apply(const Map &m, float x, float g, int64_t i) {
+__device__ float apply(const Map &m, float x, float g, int64_t i,
+                       uint64_t streamKey) {
   switch (m.fn) {
   case Fn::Add: return x + g;
   case Fn::Sub: return x - g;
@@ -85,7 +90,7 @@ __device__ float apply(const Map &m, float x, float g, int64_t i) {
   case Fn::Dropout:
     if (m.p <= 0.0)
       return x;
-    return num::dropoutKeep(m.streamKey, m.maskBase + uint64_t(i), m.p)
+    return num::dropoutKeep(streamKey, m.maskBase + uint64_t(i), m.p)
                ? x * m.param
                : 0.0f;
   }
@@ -93,6 +98,8 @@ __device__ float apply(const Map &m, float x, float g, int64_t i) {
 }
 
 __global__ void mapKernel(Map m, int64_t n) {
+  uint64_t streamKey = m.stepAt ? num::dropoutStreamKey(m.seed, uint64_t(*m.stepAt), m.key)
+                                : m.streamKey;
   AMPC_GRID_STRIDE(i, n) {
     int64_t ia = 0, ib = 0, rem = i;
     for (int d = m.rank - 1; d >= 0; --d) {
@@ -103,7 +110,7 @@ __global__ void mapKernel(Map m, int64_t n) {
     }
     float x = ld(m.a, m.ta, ia);
     float g = m.b ? ld(m.b, m.tb, ib) : 0.0f;
-    st(m.y, m.ty, i, apply(m, x, g, i));
+    st(m.y, m.ty, i, apply(m, x, g, i, streamKey));
   }
 }
 
@@ -291,9 +298,9 @@ void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
 }
 
 // Attributes p, key, seed, step and shard (as runtime/cpu: element i draws
-// mask index shard * numel + i). Generated code for a captured step
-// passes the step through "step" at capture time and therefore recaptures
-// per step only when dropout is present (see the CUDA emitter).
+// mask index shard * numel + i). Generated code also passes step_at, the
+// device address of the current step, so that a step captured in a CUDA
+// graph draws new masks on every replay (see the CUDA emitter).
 void dropoutKernel(std::span<const TensorRef> in,
                    std::span<const TensorRef> out, const Attrs &attrs,
                    cudaStream_t stream) {
@@ -312,6 +319,9 @@ void dropoutKernel(std::span<const TensorRef> in,
                                       uint64_t(attrs.getInt("step", 0)),
                                       uint64_t(attrs.getInt("key", 0)));
   m.maskBase = uint64_t(attrs.getInt("shard", 0)) * uint64_t(y.numel());
+  m.stepAt = reinterpret_cast<const int64_t *>(intptr_t(attrs.getInt("step_at", 0)));
+  m.seed = uint64_t(attrs.getInt("seed", 0));
+  m.key = uint64_t(attrs.getInt("key", 0));
   if (p >= 1.0)
     m.p = 2.0; // every uniform draw is < 2: all dropped
   int64_t n = y.numel();

@@ -44,7 +44,9 @@ const TargetSyntax ampc::cuda_emit::kCudaSyntax = {
     /*fusedNoun=*/"kernel",
     // Dropout masks differ per data-parallel rank (setDataShard), drawn as
     // on the CPU target.
-    /*dropoutExtraAttrs=*/", {\"shard\", shard_}",
+    // step_at: the device copy of the step, which replayed graphs read.
+    /*dropoutExtraAttrs=*/", {\"shard\", shard_}, {\"step_at\", "
+                          "int64_t(reinterpret_cast<intptr_t>(dropStep_))}",
 };
 
 namespace {

@@ -10,9 +10,10 @@
 // Per step: inputs are copied into pinned staging (double-buffered) and on
 // a copy stream to the device; forwardBackward() and step() each run
 // eagerly once (warm-up: library scratch, cuBLASLt plans), are captured
-// into a CUDA graph on their second call and replayed after that. The
-// statistics go to pinned memory inside the step graph; the host waits for
-// them only when the runtime asks (Model::setStatsWanted, log steps).
+// into a CUDA graph on their second call and replayed after that (dropout
+// reads its step from device memory, so it replays too). The statistics go
+// to pinned memory inside the step graph; the host waits for them only
+// when the runtime asks (Model::setStatsWanted, log steps).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cuda/CudaEmitter.h"
@@ -89,6 +90,9 @@ __global__ void accumulate(float *g, const float *x, int64_t n) {
        i += int64_t(gridDim.x) * blockDim.x)
     g[i] += x[i];
 }
+
+// The dropout step counter moves on by one micro-batch (inside the graph).
+__global__ void advance(int64_t *counter) { *counter += 1; }
 
 // The loss of one micro-batch joins the device-side accumulator.
 template <typename T> __global__ void addLoss(float *acc, const T *loss) {
@@ -208,6 +212,7 @@ private:
        << "check(cudaMemcpy(state_, &s, sizeof(s), cudaMemcpyHostToDevice), "
           "\"state\");\n"
        << "iteration_ = 0;\n"
+       << "dropStepNext_ = -1;\n"
        << "tensorsOut_ = stateOut_ = false;\n"
        << "// The memset and the pageable copies above ran on the legacy "
           "stream, which\n// does not order stream_ (non-blocking): let them "
@@ -286,12 +291,28 @@ private:
           "\"input\");\n"
        << "check(cudaEventRecord(copied_[slot], copyStream_), \"record\");\n"
        << "check(cudaStreamWaitEvent(stream_, copied_[slot], 0), \"wait\");\n"
-       << "// Two graphs: micro == 0 writes the gradients, micro > 0 adds. "
-          "The body gets\n// the real micro: without graphs (dropout) it "
-          "keys the masks.\n"
-       << "int v = micro > 0 ? 1 : 0;\n"
-       << "replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(micro); "
-          "});\n"
+       << "// Two graphs: micro == 0 writes the gradients, micro > 0 adds.\n"
+       << "int v = micro > 0 ? 1 : 0;\n";
+    if (hasDropout)
+      os << "// Dropout reads its step (iteration * accum + micro) from "
+            "dropStep_, which\n// every run advances; set it where the "
+            "count breaks (first step, resume).\n"
+         << "const int64_t step = iteration_ * " << accumSteps(p)
+         << " + micro;\n"
+         << "if (step != dropStepNext_) {\n"
+         << "  check(cudaMemcpyAsync(dropStep_, &step, sizeof step, "
+            "cudaMemcpyHostToDevice, stream_), \"dropout step\");\n"
+         << "  check(cudaStreamSynchronize(stream_), \"dropout step\");\n"
+         << "}\n"
+         << "dropStepNext_ = step + 1;\n"
+         << "replay(fbExec_[v], fbRuns_[v], [&] {\n"
+         << "  runForwardBackward(micro);\n"
+         << "  advance<<<1, 1, 0, stream_>>>(dropStep_);\n"
+         << "});\n";
+    else
+      os << "replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(micro); "
+            "});\n";
+    os
        << "check(cudaEventRecord(consumed_, stream_), \"record\");\n";
     os.unindent();
     os << "}\n\n";
@@ -458,10 +479,7 @@ private:
        << "static constexpr int64_t kArenaBytes = " << arena << ";\n"
        << "static constexpr int kNumConstants = " << parts.constants.size()
        << ";\n"
-       << "// Dropout keys its masks on the iteration, which a replayed graph "
-          "cannot change.\n"
-       << "static constexpr bool kUseGraphs = "
-       << (hasDropout ? "false" : "true") << ";\n\n";
+       << "\n";
 
     os << "// Device memory, streams, graphs; made on first use (never in a "
           "static constructor).\n"
@@ -502,6 +520,9 @@ private:
        << "check(cudaMalloc(&arena_, kArenaBytes + 256), \"cudaMalloc(arena)\");\n"
        << "check(cudaMalloc(&state_, sizeof(ampc::cuda::DeviceState)), "
           "\"cudaMalloc(state)\");\n"
+       << (hasDropout ? "check(cudaMalloc(&dropStep_, sizeof(int64_t)), "
+                        "\"cudaMalloc(dropout step)\");\n"
+                      : "")
        << "check(cudaMallocHost(&pinnedStats_, sizeof(ampc::rt::StepStats)), "
           "\"cudaMallocHost\");\n"
        << "for (int i = 0; i < kNumInputs; ++i) {\n"
@@ -548,7 +569,7 @@ private:
           "a graph the\n// second time, and replays the graph from then on.\n"
        << "template <class F> void replay(cudaGraphExec_t &exec, int &runs, "
           "F body) {\n"
-       << "  if (!kUseGraphs || runs++ == 0) {\n"
+       << "  if (runs++ == 0) {\n"
        << "    body();\n"
        << "    return;\n"
        << "  }\n"
@@ -656,6 +677,8 @@ private:
        << "std::unique_ptr<ampc::cuda::Epilogue> epilogue_;\n"
        << "int64_t iteration_ = 0;\n"
        << "int64_t shard_ = 0;  // data-parallel rank (dropout masks)\n"
+       << "int64_t *dropStep_ = nullptr;  // dropout's step, on the device\n"
+       << "int64_t dropStepNext_ = -1;    // what dropStep_ holds next\n"
        << "uint64_t seed_ = 0;\n";
     emitKernelMembers(os, kernels, kCudaSyntax);
     os.unindent();

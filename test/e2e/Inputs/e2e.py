@@ -5,6 +5,8 @@ checkpoints. Standard library only (no numpy).
   e2e.py npy OUT DTYPE SHAPE VALUES     write OUT.npy; DTYPE f4|f8|i8|i4|u1;
                                         SHAPE "4,2"; VALUES "1,2,3" repeated
                                         to fill (nan/inf allowed)
+  e2e.py random OUT DTYPE SHAPE [HI]    write OUT.npy of seeded random values:
+                                        N(0, 1) floats, or integers in [0, HI)
   e2e.py idx OUT DIMS VALUES N           write an IDX u8 file (gzipped if OUT
                                         ends in .gz) of shape DIMS holding
                                         the first N of VALUES repeated
@@ -24,6 +26,7 @@ checkpoints. Standard library only (no numpy).
 import gzip
 import json
 import math
+import random
 import struct
 import sys
 
@@ -86,6 +89,15 @@ def main(argv):
         out, dtype, shape, values = args
         write_npy(out, dtype, [int(d) for d in shape.split(",")],
                   [parse_value(v) for v in values.split(",")])
+    elif cmd == "random":
+        out, dtype, shape = args[:3]
+        shape = [int(d) for d in shape.split(",")]
+        rng, n = random.Random(1), math.prod(shape)
+        if dtype.startswith("f"):
+            vals = [rng.gauss(0.0, 1.0) for _ in range(n)]
+        else:
+            vals = [rng.randrange(int(args[3])) for _ in range(n)]
+        write_npy(out, dtype, shape, vals)
     elif cmd == "idx":
         out, dims, values, n = args
         dims = [int(d) for d in dims.split(",")]

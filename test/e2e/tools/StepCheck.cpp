@@ -185,11 +185,13 @@ std::optional<GradRun> runGrad(mlir::ModuleOp module, const Dump &d,
   ampc::interp::InterpOptions opts;
   opts.numerics = numerics;
   opts.seed = std::stoull(d.meta("seed"));
-  opts.step = std::stoull(d.meta("iteration"));
+  const uint64_t iteration = std::stoull(d.meta("iteration"));
   ampc::interp::Interpreter interp(opts);
   const int accum = std::stoi(d.meta("accum_steps"));
   GradRun r;
   for (int micro = 0; micro < accum; ++micro) {
+    // Dropout's step, as the binaries key it: one per micro-batch.
+    interp.setStep(iteration * uint64_t(accum) + uint64_t(micro));
     std::string suffix = accum > 1 ? "." + std::to_string(micro) : "";
     std::vector<Tensor> args;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
