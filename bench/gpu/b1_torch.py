@@ -1,5 +1,6 @@
 # B1 of bench/gpu.sh: PyTorch's unscale_ + clip_grad_norm_ + AdamW over GPT-2 shapes.
 import json, sys, torch
+from cuda_timing import median_ms
 
 def sizes(vocab, ctx, d, layers):
     s = [vocab * d, ctx * d]
@@ -7,17 +8,6 @@ def sizes(vocab, ctx, d, layers):
         s += [d, d, d * 3 * d, 3 * d, d * d, d, d, d, d * 4 * d, 4 * d, 4 * d * d, d]
     return s + [d, d]
 
-def median_ms(fn, iters=50, warmup=10):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iters):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); b.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return times[len(times) // 2]
 
 preset = sys.argv[1]
 shape = sizes(50257, 1024, 1600, 48) if preset == "1.5b" else sizes(50257, 1024, 768, 12)

@@ -1,13 +1,7 @@
 # B2 of bench/gpu.sh: PyTorch MLP 3 x Linear(4096) + ReLU, batch 512 (TORCH_COMPILE=0 skips torch.compile).
 import json, os, torch, torch.nn as nn
+from cuda_timing import median_ms
 torch.backends.cuda.matmul.allow_tf32 = False  # ampc computes FP32 GEMMs in FP32
-def median_ms(fn, iters=50, warmup=10):
-    for _ in range(warmup): fn()
-    ts = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b))
-    ts.sort(); return ts[len(ts) // 2]
 out = {}
 x = torch.randn(512, 4096, device="cuda"); y = torch.randint(0, 4096, (512,), device="cuda")
 for amp, dt in (("off", None), ("fp16", torch.float16), ("bf16", torch.bfloat16)):

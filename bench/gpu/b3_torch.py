@@ -1,5 +1,6 @@
 # B3 of bench/gpu.sh: PyTorch GPT-2 small, bf16 autocast, batch 8 x 1024.
 import json, math, torch, torch.nn as nn, torch.nn.functional as F
+from cuda_timing import median_ms
 torch.backends.cuda.matmul.allow_tf32 = False
 V, T, D, H, L, B = 50257, 1024, 768, 12, 12, 8
 class Block(nn.Module):
@@ -23,13 +24,6 @@ class GPT(nn.Module):
         x = s.wte(idx) + s.wpe(torch.arange(T, device=idx.device))
         for b in s.blocks: x = b(x)
         return s.ln(x) @ s.wte.weight.t()
-def median_ms(fn, iters=30, warmup=5):
-    for _ in range(warmup): fn()
-    ts = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b))
-    ts.sort(); return ts[len(ts) // 2]
 m = GPT().cuda(); opt = torch.optim.AdamW(m.parameters(), lr=3e-4, fused=True)
 idx = torch.randint(0, V, (B, T), device="cuda"); tgt = torch.randint(0, V, (B, T), device="cuda")
 def step():
@@ -37,5 +31,5 @@ def step():
         loss = F.cross_entropy(m(idx).view(-1, V).float(), tgt.view(-1))
     opt.zero_grad(set_to_none=True); loss.backward()
     torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0, foreach=True); opt.step()
-ms = median_ms(step)
+ms = median_ms(step, iters=30, warmup=5)
 print(json.dumps({"ms": ms, "tokens_s": B * T / (ms * 1e-3)}))

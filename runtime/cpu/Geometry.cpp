@@ -128,4 +128,24 @@ int64_t lastDimRows(std::string_view op, const TensorRef &x, int64_t &d,
   return d ? x.numel() / d : 0;
 }
 
+// Reads starts/limits/strides for |x| and checks |y|'s shape against them.
+SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
+                    const TensorRef &y, const Attrs &attrs) {
+  SliceSpec s{attrs.getInts("starts"), {}};
+  auto limits = attrs.getInts("limits");
+  s.steps = attrs.getInts("strides", std::vector<int64_t>(size_t(x.rank), 1));
+  if (int(s.starts.size()) != x.rank || int(limits.size()) != x.rank ||
+      int(s.steps.size()) != x.rank || y.rank != x.rank)
+    fail(op, "starts/limits/strides must have one entry per dimension");
+  for (int d = 0; d < x.rank; ++d) {
+    int64_t st = s.steps[d];
+    if (st < 1 || s.starts[d] < 0 || limits[d] > x.shape[d])
+      fail(op, "slice out of range");
+    int64_t n = limits[d] > s.starts[d] ? (limits[d] - s.starts[d] + st - 1) / st : 0;
+    if (n != y.shape[d])
+      fail(op, "result shape does not match the slice");
+  }
+  return s;
+}
+
 } // namespace ampc::cpu::detail

@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ampc::cpu::detail {
 
@@ -84,6 +85,15 @@ MatmulShape linearShape(std::string_view op, const TensorRef &x,
 // checks the optional [D] parameters.
 int64_t lastDimRows(std::string_view op, const TensorRef &x, int64_t &d,
                     std::initializer_list<const TensorRef *> params);
+
+// graph.slice / slice_backward: starts and strides of |x| (the sliced
+// operand) after checking limits, ranges and |y|'s shape. Without these
+// checks a bad slice reads or writes out of bounds (on the device too).
+struct SliceSpec {
+  std::vector<int64_t> starts, steps;
+};
+SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
+                    const TensorRef &y, const Attrs &attrs);
 
 } // namespace ampc::cpu::detail
 

@@ -14,6 +14,8 @@
 namespace ampc::cuda {
 
 using namespace detail;
+using cpu::detail::SliceSpec;
+using cpu::detail::sliceSpec;
 
 namespace {
 
@@ -228,30 +230,6 @@ void sameType(std::string_view op, const TensorRef &a, const TensorRef &b) {
     fail(op, "operand and result element types differ");
 }
 
-struct SliceSpec {
-  std::vector<int64_t> starts, steps;
-};
-
-// runtime/cpu's checks (limits, ranges, result shape): without them a bad
-// slice reads or writes out of bounds on the device.
-SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
-                    const TensorRef &y, const Attrs &attrs) {
-  SliceSpec s{attrs.getInts("starts"),
-              attrs.getInts("strides", std::vector<int64_t>(x.rank, 1))};
-  auto limits = attrs.getInts("limits");
-  if (int(s.starts.size()) != x.rank || int(limits.size()) != x.rank ||
-      int(s.steps.size()) != x.rank || y.rank != x.rank)
-    fail(op, "starts/limits/strides must have one entry per dimension");
-  for (int d = 0; d < x.rank; ++d) {
-    int64_t st = s.steps[d];
-    if (st < 1 || s.starts[d] < 0 || limits[d] > x.shape[d])
-      fail(op, "slice out of range");
-    int64_t n = limits[d] > s.starts[d] ? (limits[d] - s.starts[d] + st - 1) / st : 0;
-    if (n != y.shape[d])
-      fail(op, "result shape does not match the slice");
-  }
-  return s;
-}
 
 } // namespace
 
