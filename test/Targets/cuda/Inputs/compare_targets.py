@@ -15,7 +15,9 @@ then trains on the GPU and compares, on a machine with no compiler
 Asserted: loss_scale, skipped and skipped_total identical at every step
 (the scaler trajectory is exact: it depends only on found_inf); loss and
 grad_norm within the relative tolerances (different summation orders, FMA
-and cuBLASLt vs OpenBLAS change the last bits, which compound over steps).
+and cuBLASLt vs OpenBLAS change the last bits, which compound over steps);
+the evaluation after training (--eval on the training data: the eval
+forward pass) within the loss tolerance, its accuracy within 2 points.
 """
 import argparse
 import json
@@ -59,8 +61,8 @@ def train(workdir, job, target):
     """Runs WORKDIR/train_TARGET on the job's data; returns its metrics."""
     metrics = target + ".jsonl"
     run(["./train_" + target, "--data", job["data"], "--steps", str(job["steps"]),
-         "--seed", "7", "--log_every", "1", "--metrics", metrics]
-        + job["run_flags"], cwd=workdir)
+         "--seed", "7", "--log_every", "1", "--metrics", metrics,
+         "--eval", job["data"]] + job["run_flags"], cwd=workdir)
     return [json.loads(l) for l in open(os.path.join(workdir, metrics)) if l.strip()]
 
 
@@ -103,6 +105,12 @@ def compare(workdir):
     job = json.load(open(os.path.join(workdir, "job.json")))
     cpu = [json.loads(l) for l in open(os.path.join(workdir, "cpu.jsonl")) if l.strip()]
     gpu = train(workdir, job, "cuda")
+    # The last record is the evaluation after training (the forward pass of
+    # evaluate(), on the training data).
+    cpu_eval = [r for r in cpu if "eval_loss" in r]
+    gpu_eval = [r for r in gpu if "eval_loss" in r]
+    cpu = [r for r in cpu if "eval_loss" not in r]
+    gpu = [r for r in gpu if "eval_loss" not in r]
     steps = job["steps"]
     if len(cpu) != steps or len(gpu) != steps:
         sys.exit("expected %d metric lines, got %d (cpu) and %d (cuda)" %
@@ -121,6 +129,20 @@ def compare(workdir):
         print("step %d: loss %s / %s  norm %s / %s  scale %s / %s  skipped %s / %s" % (
             c["step"], c["loss"], g["loss"], c["grad_norm"], g["grad_norm"],
             c["loss_scale"], g["loss_scale"], c["skipped"], g["skipped"]))
+    if len(cpu_eval) != 1 or len(gpu_eval) != 1:
+        bad.append("expected one eval record each, got %d (cpu) and %d (cuda)" %
+                   (len(cpu_eval), len(gpu_eval)))
+    else:
+        c, g = cpu_eval[0], gpu_eval[0]
+        x, y = c["eval_loss"], g["eval_loss"]
+        if x is None or y is None or abs(x - y) > job["loss_rtol"] * max(abs(x), 1e-6):
+            bad.append("eval loss: cpu %r cuda %r" % (x, y))
+        # A near-tie between two logits may go either way: 2 points.
+        if abs(c.get("eval_accuracy", 0) - g.get("eval_accuracy", 0)) > 0.02:
+            bad.append("eval accuracy: cpu %r cuda %r" %
+                       (c.get("eval_accuracy"), g.get("eval_accuracy")))
+        print("eval: loss %s / %s  accuracy %s / %s" % (
+            x, y, c.get("eval_accuracy"), g.get("eval_accuracy")))
     if bad:
         sys.exit("%s: cpu and cuda disagree:\n  %s" % (job["model"], "\n  ".join(bad)))
     print("OK: %s, %d steps agree" % (job["model"], steps))
