@@ -153,6 +153,17 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
               pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &alignC,
               sizeof(alignC)),
           "alignment");
+  if (tc != CUDA_R_32F) {
+    // Split-K partial sums in FP32 only: the in-place and output-type
+    // schemes would add them in the half output type, so the result would
+    // not be the FP32 accumulation rounded once (PyTorch's
+    // allow_*_reduced_precision_reduction = False).
+    uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+    checkLt(cublasLtMatmulPreferenceSetAttribute(
+                pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes,
+                sizeof(schemes)),
+            "reduction schemes");
+  }
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   checkLt(cublasLtMatmulAlgoGetHeuristic(gHandle, p.desc, p.la, p.lb, p.lc,
