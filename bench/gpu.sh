@@ -180,6 +180,14 @@ run() {
       t=${t%/}
       gtest "gpu-vs-cpu.$(basename "$t")" "$PY" "$work/compare_targets.py" --run-only "$t"
     done
+    # Resume is bitwise (test/Targets/cuda/gpu-resume.test, on this data).
+    gtest gpu-resume bash -c 'cd "$1/cmp/mlp_fp16" && d=image=image.npy,label=label.npy &&
+      rm -rf ck-full ck-split &&
+      ./train_cuda --data $d --steps 8 --checkpoint-dir ck-full >/dev/null &&
+      ./train_cuda --data $d --steps 4 --checkpoint-dir ck-split >/dev/null &&
+      ./train_cuda --data $d --steps 8 --resume ck-split --checkpoint-dir ck-split >/dev/null &&
+      cmp ck-full/step-00000008/model.safetensors ck-split/step-00000008/model.safetensors &&
+      cmp ck-full/step-00000008/train_state.json ck-split/step-00000008/train_state.json' _ "$work"
     grep -c PASS "$res/tests.txt" | sed 's/$/ GPU tests passed/'
   fi
 
