@@ -221,6 +221,20 @@ __global__ void poolBackwardKernel(PoolGeom g, const void *x, int tx,
   }
 }
 
+// Scratch for im2col columns (|esz| bytes per element) and an FP32
+// accumulator of |accElems| after them, 256-byte aligned.
+struct ColumnsAndAcc {
+  void *col;
+  float *acc;
+};
+ColumnsAndAcc columnsAndAccumulator(const Geom &g, size_t esz, int64_t accElems,
+                                    std::string_view op, cudaStream_t stream) {
+  size_t colBytes = (size_t(g.n * g.rows() * g.cols()) * esz + 255) & ~size_t(255);
+  char *s = static_cast<char *>(
+      scratch(colBytes + size_t(accElems) * sizeof(float), op, stream));
+  return {s, reinterpret_cast<float *>(s + colBytes)};
+}
+
 } // namespace
 
 void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
@@ -235,11 +249,7 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   if (conv2dCudnn(op, g, x, w, bias, y, stream))
     return;
   size_t esz = cpu::dtypeSize(x.dtype), wsz = cpu::dtypeSize(w.dtype);
-  size_t colBytes = size_t(g.n * g.rows() * g.cols()) * esz;
-  size_t accBytes = size_t(y.numel()) * sizeof(float);
-  char *s = static_cast<char *>(scratch(colBytes + accBytes + 256, op, stream));
-  void *col = s;
-  auto *acc = reinterpret_cast<float *>(s + ((colBytes + 255) & ~size_t(255)));
+  auto [col, acc] = columnsAndAccumulator(g, esz, y.numel(), op, stream);
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     int64_t total = g.n * g.rows() * g.cols();
     im2colKernel<<<gridFor(total), 256, 0, stream>>>(g, grp, x.data,
@@ -310,11 +320,7 @@ void conv2dBackwardWeightKernel(std::span<const TensorRef> in,
     if (convRun(*p, x.data, dw.data, gy.data, 0.0f, stream, op))
       return;
   size_t esz = cpu::dtypeSize(x.dtype), gsz = cpu::dtypeSize(gy.dtype);
-  size_t colBytes = size_t(g.n * g.rows() * g.cols()) * esz;
-  size_t accBytes = size_t(dw.numel()) * sizeof(float);
-  char *s = static_cast<char *>(scratch(colBytes + accBytes + 256, op, stream));
-  void *col = s;
-  auto *acc = reinterpret_cast<float *>(s + ((colBytes + 255) & ~size_t(255)));
+  auto [col, acc] = columnsAndAccumulator(g, esz, dw.numel(), op, stream);
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     int64_t total = g.n * g.rows() * g.cols();
     im2colKernel<<<gridFor(total), 256, 0, stream>>>(g, grp, x.data,
