@@ -38,3 +38,6 @@ config.substitutions.append(("%fortunes", fortunes))
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 
+# AMPC_RECORD=1 re-records the expected values of e2e/examples-bitwise.test.
+if os.environ.get("AMPC_RECORD"):
+    config.environment["AMPC_RECORD"] = os.environ["AMPC_RECORD"]

@@ -72,6 +72,19 @@ def read_safetensors(path):
     return meta, tensors
 
 
+def digest(path):
+    """One SHA-256 over every tensor of a safetensors file (name, shape, raw
+    bytes) in name order: equal digests mean bitwise-equal tensors."""
+    import hashlib
+    _, t = read_safetensors(path)
+    h = hashlib.sha256()
+    for k in sorted(t):
+        shape, raw = t[k]
+        h.update(("%s%s" % (k, shape)).encode())
+        h.update(raw)
+    return "tensors=%d sha256=%s" % (len(t), h.hexdigest())
+
+
 def step_lines(path):
     with open(path) as f:
         return [j for j in map(json.loads, f) if "loss" in j]
@@ -161,6 +174,40 @@ def main(argv):
         diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
         print("tensors: %d, differing: %s" % (len(a), " ".join(diff) or "none"))
         return 1 if diff else 0
+    elif cmd == "golden":
+        # The metrics of every logged step (timings left out) and the
+        # checkpoint's digest, against a recorded file; AMPC_RECORD=1
+        # (re)writes the file instead.
+        import os
+        golden, metrics, ckdir = args
+        fields = ["loss", "loss_scale", "grad_norm", "clip_coef", "skipped",
+                  "skipped_total", "lr"]
+        lines = [" ".join("%s=%s" % (k, fmt(j[k])) for k in ["step"] + fields)
+                 for j in step_lines(metrics)]
+        with open(os.path.join(ckdir, "latest")) as f:
+            latest = f.read().strip()
+        lines.append("checkpoint " + digest(
+            os.path.join(ckdir, latest, "model.safetensors")))
+        if os.environ.get("AMPC_RECORD"):
+            with open(golden, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            print("recorded " + golden)
+            return 0
+        with open(golden) as f:
+            want = f.read().splitlines()
+        bad = [(i, w, g) for i, (w, g) in enumerate(zip(want, lines)) if w != g]
+        if len(want) != len(lines):
+            print("FAIL: %d lines recorded, %d now" % (len(want), len(lines)))
+            return 1
+        for i, w, g in bad[:5]:
+            print("FAIL line %d:\n  recorded %s\n  now      %s" % (i + 1, w, g))
+        if bad:
+            return 1
+        print("bitwise as recorded: %d steps and the checkpoint" % (len(lines) - 1))
+    elif cmd == "digest":
+        # One SHA-256 over every tensor (name, shape, raw bytes) in name
+        # order: equal digests mean bitwise-equal checkpoints.
+        print(digest(args[0]))
     elif cmd == "tensor":
         _, t = read_safetensors(args[0])
         shape, raw = t[args[1]]
