@@ -97,6 +97,29 @@ struct StepStats {
   float scaleUsed = 1;  // the loss scale this step ran with
 };
 
+// Everything the generated code knows of its model besides the math: the
+// metadata Model's accessors return, the compiled-in configuration and
+// defaults, and the size of the memory plan's arena. The generated class
+// hands it to its base (cpu::HostModel, cuda::DeviceModel), which owns the
+// storage and the fixed logic.
+struct ModelSpec {
+  std::string name;
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs; // [0] is the loss
+  std::vector<ParamInfo> params;
+  CompileConfig config;
+  Hyper defaults;
+  int64_t arenaBytes = 0;        // intermediates of one step (kernel.arena_size)
+  int64_t arenaBytesNoReuse = 0; // the same without buffer reuse (reported)
+};
+
+// A parameter with its initializer resolved against its shape (fans, gains).
+inline ParamInfo makeParam(std::string name, std::vector<int64_t> shape,
+                           const num::InitAttrs &init) {
+  num::InitSpec spec = num::resolveInit(init, shape);
+  return {std::move(name), std::move(shape), spec};
+}
+
 // A named FP32 tensor the runtime checkpoints: master weights and optimizer
 // moments ("fc1.weight", "fc1.weight.exp_avg", ...).
 struct StateTensor {

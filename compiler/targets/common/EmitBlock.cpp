@@ -67,7 +67,7 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
   if (name == "neg")
     return "-" + x[0];
   if (name == "relu")
-    return "relu(" + x[0] + ")";
+    return "ampc::num::relu(" + x[0] + ")";
   if (name == "tanh" || name == "exp" || name == "log" || name == "sqrt")
     return t.math(name) + "(" + x[0] + ")";
   if (name == "sigmoid")
@@ -75,9 +75,13 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
   if (name == "rsqrt")
     return "1.0f / " + t.math("sqrt") + "(" + x[0] + ")";
   if (name == "gelu")
-    return "gelu_" + approximate(op) + "(" + x[0] + ")";
+    return (approximate(op) == "tanh" ? "ampc::num::geluTanh("
+                                      : "ampc::num::geluErf(") +
+           x[0] + ")";
   if (name == "gelu_backward")
-    return "gelu_" + approximate(op) + "_grad(" + x[0] + ", " + x[1] + ")";
+    return (approximate(op) == "tanh" ? "ampc::num::geluTanhGrad("
+                                      : "ampc::num::geluErfGrad(") +
+           x[0] + ", " + x[1] + ")";
   if (name == "relu_backward")
     return x[0] + " > 0.0f ? " + x[1] + " : 0.0f";
   if (name == "cast" || name == "broadcast_to")

@@ -100,33 +100,6 @@ int64_t ampc::emit::arenaSize(Operation *op) {
   return a ? a.getInt() : 0;
 }
 
-std::string ampc::emit::scalarHelpers(const TargetSyntax &t, StringRef relu) {
-  std::string fn = (t.scalarQualifiers + " float ").str();
-  std::string erf = t.math("erf"), tanh = t.math("tanh"), exp = t.math("exp");
-  return "constexpr float kSqrtHalf = 0.70710678118654752440f;\n"
-         "constexpr float kSqrt2OverPi = 0.79788456080286535588f;\n"
-         "constexpr float kInvSqrt2Pi = 0.39894228040143267794f;\n"
-         "constexpr float kKappa = 0.044715f;\n" +
-         relu.str() + fn + "gelu_erf(float x) {\n" +
-         "  return 0.5f * x * (1.0f + " + erf + "(x * kSqrtHalf));\n" +
-         "}\n" + fn + "gelu_tanh(float x) {\n" +
-         "  float inner = kSqrt2OverPi * (x + kKappa * x * x * x);\n" +
-         "  return 0.5f * x * (1.0f + " + tanh + "(inner));\n" + "}\n" + fn +
-         "gelu_erf_grad(float x, float g) {\n" +
-         "  float cdf = 0.5f * (1.0f + " + erf + "(x * kSqrtHalf));\n" +
-         "  float pdf = kInvSqrt2Pi * " + exp + "(-0.5f * x * x);\n" +
-         "  return g * (cdf + x * pdf);\n" + "}\n" + fn +
-         "gelu_tanh_grad(float x, float g) {\n" +
-         "  float x2 = x * x;\n" +
-         "  float inner = kSqrt2OverPi * (x + kKappa * x2 * x);\n" +
-         "  float t = " + tanh + "(inner);\n" +
-         "  float left = 0.5f * x, right = 1.0f + t;\n" +
-         "  float dleft = 0.5f * right;\n" +
-         "  float dright = left * (1.0f - t * t) * kSqrt2OverPi * (1.0f + "
-         "3.0f * kKappa * x2);\n" +
-         "  return g * (dleft + dright);\n" + "}\n";
-}
-
 void ampc::emit::emitFileHeader(raw_ostream &os, const Program &p,
                                 const TargetSyntax &t) {
   graph::ModelOp model = p.model;
@@ -153,9 +126,8 @@ int64_t ampc::emit::accumSteps(const Program &p) {
   return accum ? accum.getInt() : 1;
 }
 
-void ampc::emit::emitDefaults(raw_indented_ostream &os, const Program &p) {
-  // Hyper's fields by their snake-case names in train.defaults.
-  static const std::pair<const char *, const char *> fields[] = {
+// Hyper's fields by their snake-case names in train.defaults.
+static const std::pair<const char *, const char *> kHyperFields[] = {
       {"lr", "lr"},
       {"momentum", "momentum"},
       {"dampening", "dampening"},
@@ -172,11 +144,13 @@ void ampc::emit::emitDefaults(raw_indented_ostream &os, const Program &p) {
       {"hysteresis", "hysteresis"},
       {"min_scale", "minScale"},
       {"max_scale", "maxScale"}};
+
+void ampc::emit::emitDefaults(raw_indented_ostream &os, const Program &p) {
   os << "ampc::rt::Hyper defaults() const override {\n";
   os.indent();
   os << "ampc::rt::Hyper h;  // compiled-in defaults; runtime flags "
         "override them\n";
-  for (auto [key, field] : fields) {
+  for (auto [key, field] : kHyperFields) {
     Attribute a = p.defaults.get(key);
     if (auto f = dyn_cast_or_null<FloatAttr>(a))
       os << "h." << field << " = "
@@ -289,6 +263,79 @@ void ampc::emit::emitCompileConfig(raw_indented_ostream &os, const Program &p,
      << "  c.accumSteps = " << accumSteps(p) << ";\n"
      << "  return c;\n"
      << "}();\n";
+}
+
+void ampc::emit::emitModelSpec(raw_indented_ostream &os, const Program &p,
+                               const TargetSyntax &t) {
+  graph::ModelOp model = p.model;
+  auto tensorInfo = [&](StringRef name, Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    std::string bound =
+        type.getElementType().isInteger() ? valueBoundFields(v) : "";
+    return "{" + quoted(name) + ", " + dtypeOf(type) + ", " +
+           shapeList(type.getShape()) + bound + "}";
+  };
+  os << "static ampc::rt::ModelSpec spec() {\n";
+  os.indent();
+  os << "ampc::rt::ModelSpec s;\n"
+     << "s.name = " << quoted(model.getSymName()) << ";\n";
+  os << "s.inputs = {";
+  llvm::interleaveComma(model.getBlock().getOps<graph::InputOp>(), os,
+                        [&](graph::InputOp in) {
+                          os << tensorInfo(in.getName(), in.getResult());
+                        });
+  os << "};\n";
+  os << "s.outputs = {";
+  graph::OutputOp out = model.getOutputOp();
+  for (auto [i, v] : llvm::enumerate(out.getValues()))
+    os << (i ? ", " : "")
+       << tensorInfo(cast<StringAttr>(out.getNames()[i]).getValue(), v);
+  os << "};\n";
+  os << "s.params = {\n";
+  for (auto param : model.getBlock().getOps<graph::ParamOp>()) {
+    auto type = cast<RankedTensorType>(param.getType());
+    os << "    ampc::rt::makeParam(" << quoted(param.getName()) << ", "
+       << shapeList(type.getShape()) << ", " << initAttrs(param.getInit())
+       << "),\n";
+  }
+  os << "};\n";
+  auto str = [&](StringRef key) {
+    auto a = p.config.getAs<StringAttr>(key);
+    return quoted(a ? a.getValue() : "");
+  };
+  auto flag = [&](StringRef key) {
+    auto b = p.config.getAs<BoolAttr>(key);
+    return b && b.getValue() ? "true" : "false";
+  };
+  os << "s.config.target = " << quoted(t.target) << ";\n"
+     << "s.config.amp = " << str("amp") << ";\n"
+     << "s.config.optimizer = " << str("optimizer") << ";\n"
+     << "s.config.lossScale = " << str("loss_scale") << ";\n"
+     << "s.config.nesterov = " << flag("nesterov") << ";\n"
+     << "s.config.clipNorm = " << flag("clip_norm") << ";\n"
+     << "s.config.clipValue = " << flag("clip_value") << ";\n"
+     << "s.config.accumSteps = " << accumSteps(p) << ";\n";
+  os << "// Compiled-in defaults; runtime flags override them.\n";
+  for (auto [key, field] : kHyperFields) {
+    Attribute a = p.defaults.get(key);
+    if (auto f = dyn_cast_or_null<FloatAttr>(a))
+      os << "s.defaults." << field << " = "
+         << floatLiteral(float(f.getValueAsDouble())) << ";\n";
+    else if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+      os << "s.defaults." << field << " = " << i.getInt() << ";\n";
+  }
+  auto noReuse = [](Operation *op) {
+    auto a = op->getAttrOfType<IntegerAttr>(kernel::kArenaNoReuseAttr);
+    return a ? a.getInt() : 0;
+  };
+  func::FuncOp grad = p.grad;
+  os << "s.arenaBytes = "
+     << std::max(arenaSize(grad), arenaSize(model.getOperation())) << ";\n"
+     << "s.arenaBytesNoReuse = "
+     << std::max(noReuse(grad), noReuse(model.getOperation())) << ";\n"
+     << "return s;\n";
+  os.unindent();
+  os << "}\n";
 }
 
 llvm::SetVector<StringRef> ampc::emit::libraryKernels(const Program &p) {

@@ -19,10 +19,11 @@
 
 namespace ampc::emit {
 
-// The scalar formulas the fused code shares with the kernel libraries
-// (GELU and its gradient, erf and tanh forms), with |relu| (the target's
-// definition of relu()) after the constants they use.
-std::string scalarHelpers(const TargetSyntax &t, llvm::StringRef relu);
+// `static ampc::rt::ModelSpec spec()`: name, inputs, outputs, parameters
+// with their initializers, train.config, train.defaults and the arena size,
+// for the runtime base class (cpu::HostModel, cuda::DeviceModel).
+void emitModelSpec(mlir::raw_indented_ostream &os, const Program &p,
+                   const TargetSyntax &t);
 
 // The two comment lines every generated file starts with.
 void emitFileHeader(llvm::raw_ostream &os, const Program &p,

@@ -16,6 +16,7 @@ namespace {
 constexpr const char *kPreamble = R"cpp(#include "runtime/Model.h"
 #include "runtime/cpu/Epilogue.h"
 #include "runtime/cpu/Kernels.h"
+#include "runtime/numerics/Activation.h"
 #include "runtime/numerics/Half.h"
 #include "runtime/numerics/Init.h"
 #include "runtime/numerics/Philox.h"
@@ -46,12 +47,7 @@ using ampc::rt::DType;
 template <typename T> inline float round(float x) { return float(T(x)); }
 template <> inline float round<float>(float x) { return x; }
 
-// Scalar formulas, as in the CPU kernel library.
 )cpp";
-
-constexpr const char *kRelu =
-    "inline float relu(float x) { return x > 0.0f || std::isnan(x) ? x : "
-    "0.0f; }\n";
 
 constexpr const char *kPreambleEnd = R"cpp(
 ampc::cpu::Kernel kernel(const char *name) {
@@ -90,7 +86,7 @@ public:
     std::string cls = className(p.model.getSymName());
     kernels = libraryKernels(p);
     emitFileHeader(os, p, kCpuSyntax);
-    os << kPreamble << scalarHelpers(kCpuSyntax, kRelu) << kPreambleEnd;
+    os << kPreamble << kPreambleEnd;
     os << "class " << cls << " final : public ampc::rt::Model {\n";
     os << "public:\n";
     os.indent();

@@ -30,6 +30,7 @@ namespace {
 constexpr const char *kPreamble = R"cpp(#include "runtime/Model.h"
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Kernels.h"
+#include "runtime/numerics/Activation.h"
 #include "runtime/numerics/Init.h"
 #include "runtime/numerics/Philox.h"
 #include "runtime/numerics/Scaler.h"
@@ -69,13 +70,8 @@ template <class T, int N> struct alignas(sizeof(T) * N) Pack {
   T v[N];
 };
 
-// Scalar formulas, as in runtime/cuda/Elementwise.cu.
 )cpp";
 
-constexpr const char *kRelu = R"cpp(__device__ __forceinline__ float relu(float x) {
-  return x > 0.0f || isnan(x) ? x : 0.0f;
-}
-)cpp";
 
 constexpr const char *kPreambleEnd = R"cpp(
 template <typename T> __global__ void fill(T *p, int64_t n, T v) {
@@ -146,7 +142,7 @@ public:
     }
 
     emitFileHeader(out, p, kCudaSyntax);
-    out << kPreamble << scalarHelpers(kCudaSyntax, kRelu) << kPreambleEnd;
+    out << kPreamble << kPreambleEnd;
     out << "// Fused elementwise kernels (kernel.fused_elementwise).\n"
         << parts.kernels;
     out << "// Non-splat constants, copied to the device once.\n";

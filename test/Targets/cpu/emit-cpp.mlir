@@ -36,7 +36,7 @@
 // CHECK-NEXT: const float x0 = float(t{{[0-9]+}}[i]);
 // CHECK-NEXT: const float x1 = float(t{{[0-9]+}}[i % 3]);
 // CHECK-NEXT: const float y0 = round<half>(x0 + x1);  // graph.add
-// CHECK-NEXT: const float y1 = round<half>(relu(y0));  // graph.relu
+// CHECK-NEXT: const float y1 = round<half>(ampc::num::relu(y0));  // graph.relu
 // CHECK-NEXT: t{{[0-9]+}}[i] = half(y1);
 // CHECK: const ampc::cpu::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed_)}, {"step", int64_t(iteration_ * 1 + micro)}, {"shard", shard_}};
 // CHECK-NEXT: call(k_dropout_, in, out, attrs);
