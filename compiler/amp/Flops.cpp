@@ -32,7 +32,7 @@ double ampc::estimateFlops(Operation *op) {
         double out = numel(o.getResult());
         return 2.0 * out * w[1] * w[2] * w[3] + (o.getBias() ? out : 0.0);
       })
-      .Case([](AttentionOp o) {
+      .Case([](ScaledDotProductAttentionOp o) {
         ArrayRef<int64_t> q = shape(o.getQuery()), k = shape(o.getKey()),
                           v = shape(o.getValue());
         double scores = double(q[0]) * q[1] * q[2] * k[2];

@@ -319,7 +319,7 @@ LogicalResult LayerNormBackwardOp::verify() {
 
 LogicalResult RmsNormBackwardOp::verify() { return verifyNormBackward(*this); }
 
-LogicalResult AttentionBackwardOp::verify() {
+LogicalResult ScaledDotProductAttentionBackwardOp::verify() {
   if (failed(sameType(*this, getQ(), "q", getDq(), "dq")) ||
       failed(sameType(*this, getK(), "k", getDk(), "dk")) ||
       failed(sameType(*this, getV(), "v", getDv(), "dv")) ||

@@ -271,7 +271,7 @@ def Graph_RmsNormBackwardOp : Graph_GradOp<"rms_norm_backward"> {
   }];
 }
 
-def Graph_AttentionBackwardOp
+def Graph_ScaledDotProductAttentionBackwardOp
     : Graph_GradOp<"scaled_dot_product_attention_backward"> {
   let summary = "Cotangents of scaled_dot_product_attention's q, k and v";
   let description = [{

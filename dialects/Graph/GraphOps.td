@@ -543,7 +543,8 @@ def Graph_MseLossOp : Graph_ComputeOp<"mse_loss", [Graph_VJP]> {
 // Attention and constants
 //===----------------------------------------------------------------------===//
 
-def Graph_AttentionOp : Graph_ComputeOp<"scaled_dot_product_attention", [Graph_VJP]> {
+def Graph_ScaledDotProductAttentionOp
+    : Graph_ComputeOp<"scaled_dot_product_attention", [Graph_VJP]> {
   let summary = "softmax(q k^T * scale [+ causal mask]) v";
   let description = [{
     `q: [B, H, T, D]`, `k: [B, H, S, D]`, `v: [B, H, S, E]` -> `[B, H, T, E]`.

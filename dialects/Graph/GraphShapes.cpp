@@ -518,8 +518,9 @@ LogicalResult MseLossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   return success();
 }
 
-LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
-                                            Types &types) {
+LogicalResult
+ScaledDotProductAttentionOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                              Types &types) {
   auto q = tensorOf(a.getQuery()), k = tensorOf(a.getKey()),
        v = tensorOf(a.getValue());
   if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
@@ -539,7 +540,7 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   return success();
 }
 
-double AttentionOp::getScaleOrDefault() {
+double ScaledDotProductAttentionOp::getScaleOrDefault() {
   if (auto s = getScale())
     return s->convertToDouble();
   return 1.0 / std::sqrt(double(cast<RankedTensorType>(getQuery().getType())

@@ -9,8 +9,9 @@
 using namespace mlir;
 using namespace ampc::graph;
 
-SmallVector<Value> AttentionOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
-  auto bw = AttentionBackwardOp::create(
+SmallVector<Value>
+ScaledDotProductAttentionOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  auto bw = ScaledDotProductAttentionBackwardOp::create(
       b, getLoc(),
       TypeRange{getQuery().getType(), getKey().getType(), getValue().getType()},
       getQuery(), getKey(), getValue(), cotangents[0], getCausalAttr(),
