@@ -1,0 +1,116 @@
+// Verifier errors of the kernel dialect, one per case.
+// RUN: ampc-opt %s --split-input-file --verify-diagnostics
+
+func.func @argument_count(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{needs one region argument per input}}
+  %r = kernel.fused_elementwise ins(%x, %y : tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %n = graph.neg %a : tensor<4xf32>
+    kernel.yield %n : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @argument_type(%x: tensor<4xf16>) -> tensor<4xf32> {
+  // expected-error @below {{region argument types must match the inputs}}
+  %r = kernel.fused_elementwise ins(%x : tensor<4xf16>) {
+  ^bb0(%a: tensor<4xf32>):
+    %n = graph.neg %a : tensor<4xf32>
+    kernel.yield %n : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @no_result(%x: tensor<4xf32>) {
+  // expected-error @below {{needs at least one result}}
+  "kernel.fused_elementwise"(%x) ({
+  ^bb0(%a: tensor<4xf32>):
+    "kernel.yield"() : () -> ()
+  }) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @result_shapes(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2x2xf32>) {
+  // expected-error @below {{results must share one shape}}
+  %r:2 = kernel.fused_elementwise ins(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %n = graph.neg %a : tensor<4xf32>
+    kernel.yield %n, %n : tensor<4xf32>, tensor<4xf32>
+  } -> tensor<4xf32>, tensor<2x2xf32>
+  return %r#0, %r#1 : tensor<4xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+func.func @yield_types(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @below {{yielded types must match the result types}}
+  %r = kernel.fused_elementwise ins(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %n = graph.neg %a : tensor<4xf32>
+    kernel.yield %n : tensor<4xf32>
+  } -> tensor<4xf16>
+  return %r : tensor<4xf16>
+}
+
+// -----
+
+func.func @yield_count(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // expected-error @below {{yielded types must match the result types}}
+  %r:2 = kernel.fused_elementwise ins(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %n = graph.neg %a : tensor<4xf32>
+    kernel.yield %n : tensor<4xf32>
+  } -> tensor<4xf32>, tensor<4xf32>
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @not_elementwise(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r = kernel.fused_elementwise ins(%x : tensor<2x8xf32>) {
+  ^bb0(%a: tensor<2x8xf32>):
+    // expected-error @below {{'graph.softmax' op is not an elementwise op a loop can fuse}}
+    %s = graph.softmax %a {axis = -1} : tensor<2x8xf32>
+    kernel.yield %s : tensor<2x8xf32>
+  } -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @inner_shape(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %r = kernel.fused_elementwise ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) {
+  ^bb0(%a: tensor<4x8xf32>, %c: tensor<8xf32>):
+    // expected-error @below {{'graph.relu' op must produce the loop's shape}}
+    %n = graph.relu %c : tensor<8xf32>
+    %s = graph.add %a, %n : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+    kernel.yield %s : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// The body is checked (here: it has no kernel.yield) before the loop's
+// verifier reads it.
+func.func @terminator(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "kernel.fused_elementwise"(%x) ({
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @below {{block with no terminator}}
+    %n = "graph.neg"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<4xf32>) {
+  // expected-error @below {{expects parent op 'kernel.fused_elementwise'}}
+  kernel.yield %x : tensor<4xf32>
+}
