@@ -27,7 +27,9 @@ bool ampc::kernel::isFusableElementwise(Operation *op) {
   return llvm::is_contained(names, op->getName().getStringRef());
 }
 
-LogicalResult FusedElementwiseOp::verify() {
+// Runs after the region's own checks (SingleBlockImplicitTerminator: the
+// body ends in a kernel.yield) and the body ops' verifiers.
+LogicalResult FusedElementwiseOp::verifyRegions() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
     return emitOpError() << "needs one region argument per input";
@@ -40,6 +42,18 @@ LogicalResult FusedElementwiseOp::verify() {
   for (Value r : getResults())
     if (cast<RankedTensorType>(r.getType()).getShape() != shape)
       return emitOpError() << "results must share one shape";
+  // Inputs are read with numpy broadcasting: right-aligned, each dimension
+  // the loop's or 1 (the emitters index them so).
+  for (auto [i, in] : llvm::enumerate(getInputs())) {
+    ArrayRef<int64_t> s = cast<RankedTensorType>(in.getType()).getShape();
+    bool broadcasts = s.size() <= shape.size();
+    for (size_t d = 1; broadcasts && d <= s.size(); ++d)
+      broadcasts =
+          s[s.size() - d] == 1 || s[s.size() - d] == shape[shape.size() - d];
+    if (!broadcasts)
+      return emitOpError() << "input " << i << " (" << in.getType()
+                           << ") does not broadcast to the loop's shape";
+  }
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResults().getTypes())
     return emitOpError() << "yielded types must match the result types";

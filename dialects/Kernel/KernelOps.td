@@ -50,7 +50,7 @@ def Kernel_FusedElementwiseOp : Kernel_Op<"fused_elementwise", [
   let assemblyFormat = [{
     `ins` `(` $inputs `:` type($inputs) `)` $body attr-dict `->` type($results)
   }];
-  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def Kernel_YieldOp : Kernel_Op<"yield", [Pure, Terminator,

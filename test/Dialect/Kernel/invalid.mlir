@@ -48,6 +48,31 @@ func.func @result_shapes(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2x2xf32>) 
 
 // -----
 
+// An input the loop cannot index with broadcasting, even an unused one.
+func.func @input_shape(%x: tensor<5xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{input 0 ('tensor<5xf32>') does not broadcast to the loop's shape}}
+  %r = kernel.fused_elementwise ins(%x, %y : tensor<5xf32>, tensor<4x8xf32>) {
+  ^bb0(%a: tensor<5xf32>, %b: tensor<4x8xf32>):
+    %n = graph.relu %b : tensor<4x8xf32>
+    kernel.yield %n : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @input_rank(%x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{input 1 ('tensor<2x4x8xf32>') does not broadcast to the loop's shape}}
+  %r = kernel.fused_elementwise ins(%x, %y : tensor<4x8xf32>, tensor<2x4x8xf32>) {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<2x4x8xf32>):
+    %n = graph.relu %a : tensor<4x8xf32>
+    kernel.yield %n : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
 func.func @yield_types(%x: tensor<4xf32>) -> tensor<4xf16> {
   // expected-error @below {{yielded types must match the result types}}
   %r = kernel.fused_elementwise ins(%x : tensor<4xf32>) {
