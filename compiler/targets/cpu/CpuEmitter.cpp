@@ -9,7 +9,6 @@
 #include "compiler/targets/cpu/CpuEmitter.h"
 #include "compiler/targets/cpu/CpuEmitterImpl.h"
 #include "compiler/targets/common/EmitModel.h"
-#include "dialects/Kernel/KernelOps.h"
 
 using namespace mlir;
 using namespace ampc;
@@ -143,12 +142,14 @@ private:
     return success();
   }
 
+  // Parameter k's FP32 master: HostModel::weight(k).
   static std::string weight(size_t k) {
     return "weight(" + std::to_string(k) + ")";
   }
 
-  std::string inputPointer(const std::string &name, const std::string &type,
-                           int index) {
+  // `T *name = input<T>(inputs[index]);`
+  static std::string inputPointer(const std::string &name,
+                                  const std::string &type, int index) {
     return type + " *" + name + " = input<" + type + ">(inputs[" +
            std::to_string(index) + "]);\n";
   }
