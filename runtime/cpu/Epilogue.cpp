@@ -1,8 +1,11 @@
-//===- Epilogue.cpp - AMP epilogue helpers --------------------------------===//
+//===- Epilogue.cpp - The fused AMP epilogue on the host ------------------===//
 #include "runtime/cpu/Epilogue.h"
+#include "runtime/numerics/Scaler.h"
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace ampc::cpu {
 
@@ -20,8 +23,6 @@ template <class F> float pairwiseSum(int64_t lo, int64_t hi, F blockSum) {
 }
 
 } // namespace
-
-float inverseScale(float scale) { return float(1.0 / double(scale)); }
 
 float sumOfSquares(const float *x, int64_t n) {
   return pairwiseSum(0, n, [x](int64_t lo, int64_t hi) {
@@ -78,13 +79,6 @@ UnscaleResult unscaleCheckAndNorm(std::span<const GradBuffer> grads,
   return r;
 }
 
-float clipCoefficient(float norm, double maxNorm) {
-  // torch: clip_coef = max_norm / (total_norm + 1e-6), where a Python
-  // number over a tensor is reciprocal() * number; then clamp(max=1.0).
-  float coef = (1.0f / (norm + float(1e-6))) * float(maxNorm);
-  return std::isnan(coef) ? coef : std::min(coef, 1.0f);
-}
-
 void scaleGrads(std::span<const GradBuffer> grads, float coef) {
   for (const GradBuffer &g : grads)
     for (int64_t i = 0; i < g.size; ++i)
@@ -92,8 +86,8 @@ void scaleGrads(std::span<const GradBuffer> grads, float coef) {
 }
 
 float clipGradNorm(std::span<const GradBuffer> grads, float norm,
-                   double maxNorm) {
-  float coef = clipCoefficient(norm, maxNorm);
+                   float maxNorm) {
+  float coef = num::clipCoef(maxNorm, norm);
   scaleGrads(grads, coef);
   return coef;
 }
@@ -162,6 +156,95 @@ void adamStep(float *param, const float *grad, float *m, float *v, int64_t n,
     v[i] = vi;
     param[i] = p;
   }
+}
+
+EpilogueConfig EpilogueConfig::fromCompileConfig(const rt::CompileConfig &c) {
+  EpilogueConfig e;
+  if (c.optimizer == "sgd")
+    e.optimizer = Optimizer::Sgd;
+  else if (c.optimizer == "adam")
+    e.optimizer = Optimizer::Adam;
+  else if (c.optimizer == "adamw")
+    e.optimizer = Optimizer::AdamW;
+  else
+    throw std::invalid_argument("unknown optimizer '" + c.optimizer + "'");
+  if (c.lossScale == "none")
+    e.lossScale = LossScale::None;
+  else if (c.lossScale == "static")
+    e.lossScale = LossScale::Static;
+  else if (c.lossScale == "dynamic")
+    e.lossScale = LossScale::Dynamic;
+  else
+    throw std::invalid_argument("unknown loss scale '" + c.lossScale + "'");
+  e.clipNorm = c.clipNorm;
+  e.clipValue = c.clipValue;
+  e.nesterov = c.nesterov;
+  return e;
+}
+
+Epilogue::Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config)
+    : tensors_(std::move(tensors)), config_(config) {
+  for (const EpilogueTensor &t : tensors_)
+    grads_.push_back({t.grad, t.n});
+}
+
+rt::StepStats Epilogue::run(HostState &state, const rt::Hyper &hyper,
+                            float gradDivisor) const {
+  rt::StepStats stats;
+  stats.scaleUsed = state.scaler.scale;
+  stats.loss = state.lossAccumulator / gradDivisor;
+  state.lossAccumulator = 0.0f;
+
+  // Unscale (gradients of loss * scale, summed over gradDivisor
+  // micro-batches), check for inf/NaN, global norm.
+  const float scale = state.scaler.scale;
+  const float invScale =
+      gradDivisor == 1.0f
+          ? num::invScale(scale)
+          : float(1.0 / (double(scale) * double(gradDivisor)));
+  const UnscaleResult unscaled = unscaleCheckAndNorm(grads_, invScale);
+  const bool foundInf = unscaled.foundInf;
+  stats.gradNorm = unscaled.norm;
+  stats.skipped = foundInf ? 1 : 0;
+
+  // An overflowing step changes nothing but the scaler.
+  if (!foundInf) {
+    if (config_.clipNorm)
+      stats.clipCoef = clipGradNorm(grads_, unscaled.norm, hyper.maxNorm);
+    if (config_.clipValue)
+      clipGradValue(grads_, hyper.clipValue);
+    update(state, hyper);
+  }
+
+  if (config_.lossScale == EpilogueConfig::LossScale::Dynamic)
+    num::updateScaler(state.scaler, foundInf, rt::lossScaleParams(hyper));
+  else if (foundInf)
+    ++state.scaler.skippedSteps; // the scale stays
+  return stats;
+}
+
+void Epilogue::update(HostState &state, const rt::Hyper &h) const {
+  ++state.step;
+  if (config_.optimizer == EpilogueConfig::Optimizer::Sgd) {
+    SgdOptions opt;
+    opt.lr = h.lr;
+    opt.momentum = h.momentum;
+    opt.dampening = h.dampening;
+    opt.weightDecay = h.weightDecay;
+    opt.nesterov = config_.nesterov;
+    for (const EpilogueTensor &t : tensors_)
+      sgdStep(t.param, t.grad, t.m, t.n, opt, state.step == 1);
+    return;
+  }
+  AdamOptions opt;
+  opt.lr = h.lr;
+  opt.beta1 = h.beta1;
+  opt.beta2 = h.beta2;
+  opt.eps = h.eps;
+  opt.weightDecay = h.weightDecay;
+  opt.decoupled = config_.optimizer == EpilogueConfig::Optimizer::AdamW;
+  for (const EpilogueTensor &t : tensors_)
+    adamStep(t.param, t.grad, t.m, t.v, t.n, opt, state.step);
 }
 
 } // namespace ampc::cpu

@@ -1,8 +1,11 @@
-//===- Epilogue.h - AMP epilogue helpers for generated CPU code -*- C++ -*-===//
+//===- Epilogue.h - The fused AMP epilogue on the host ----------*- C++ -*-===//
 //
-// The per-step tail of training on FP32 master gradients and weights:
-// unscale + non-finite check + global norm, clipping and the optimizer
-// updates, each mirroring PyTorch's formulas operation by operation in
+// The per-step tail of training on FP32 master gradients and weights, the
+// host twin of runtime/cuda/Epilogue.h: cpu::Epilogue::run() unscales,
+// checks for inf/NaN, takes the global norm, clips, applies SGD / Adam /
+// AdamW unless the step overflowed and updates the loss scale. The helpers
+// it is built from are public for the tests and the CUDA target's reference
+// checks; each mirrors PyTorch's formulas operation by operation in
 // float (scalars computed in double as Python does, then rounded to float
 // where PyTorch passes them to a float kernel). No operation is fused
 // (this library builds with -ffp-contract=off).
@@ -17,8 +20,11 @@
 #ifndef AMPC_RUNTIME_CPU_EPILOGUE_H
 #define AMPC_RUNTIME_CPU_EPILOGUE_H
 
+#include "runtime/Model.h"
+
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace ampc::cpu {
 
@@ -27,9 +33,6 @@ struct GradBuffer {
   float *data;
   int64_t size;
 };
-
-// GradScaler's inverse scale: float(1 / double(scale)).
-float inverseScale(float scale);
 
 // Deterministic float sum of squares of one buffer (see above).
 float sumOfSquares(const float *x, int64_t n);
@@ -52,17 +55,13 @@ UnscaleResult unscaleCheckAndNorm(std::span<const GradBuffer> grads,
 // The same without the norm.
 bool unscaleAndCheck(std::span<const GradBuffer> grads, float invScale);
 
-// clip_grad_norm_'s coefficient in float ops as torch evaluates them:
-// clamp(reciprocal(norm + 1e-6) * max_norm, max = 1) (NaN propagates).
-// Equals min(1, max_norm / (norm + 1e-6)) up to the division's rounding.
-float clipCoefficient(float norm, double maxNorm);
-
 // grads *= coef (clip_grad_norm_ always multiplies, even by 1).
 void scaleGrads(std::span<const GradBuffer> grads, float coef);
 
-// Clip by norm given the precomputed total norm; returns the coefficient.
+// Clip by norm given the precomputed total norm; returns the coefficient
+// (num::clipCoef, runtime/numerics/Scaler.h).
 float clipGradNorm(std::span<const GradBuffer> grads, float norm,
-                   double maxNorm);
+                   float maxNorm);
 
 // clip_grad_value_: clamp each element to [-clip, clip] (clip as float).
 void clipGradValue(std::span<const GradBuffer> grads, double clip);
@@ -95,6 +94,58 @@ struct AdamOptions {
 // |step| is the step count after this update's increment (1 first).
 void adamStep(float *param, const float *grad, float *expAvg, float *expAvgSq,
               int64_t n, const AdamOptions &opt, int64_t step);
+
+// Everything the epilogue reads and writes besides the tensors: the
+// counterpart of cuda::DeviceState, in host memory.
+struct HostState {
+  rt::ScalerState scaler;    // scale, growthTracker, hysteresisLeft, skipped
+  int64_t step = 0;          // optimizer steps taken (not skipped ones)
+  float lossAccumulator = 0; // forward adds each micro-batch's loss here
+};
+
+// One parameter: FP32 gradient, FP32 master, moments (exp_avg or the
+// momentum buffer; exp_avg_sq, unused by SGD).
+struct EpilogueTensor {
+  float *grad = nullptr;
+  float *param = nullptr;
+  float *m = nullptr;
+  float *v = nullptr;
+  int64_t n = 0;
+};
+
+// What train.fused_epilogue fixed at compile time (cuda::EpilogueConfig
+// without the device's storage types).
+struct EpilogueConfig {
+  enum class Optimizer : int32_t { Sgd, Adam, AdamW } optimizer =
+      Optimizer::AdamW;
+  enum class LossScale : int32_t { None, Static, Dynamic } lossScale =
+      LossScale::Dynamic;
+  bool clipNorm = false, clipValue = false, nesterov = false;
+
+  // From the compiled-in configuration (rt::CompileConfig's spellings).
+  static EpilogueConfig fromCompileConfig(const rt::CompileConfig &c);
+};
+
+class Epilogue {
+public:
+  Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config);
+
+  // One optimizer step over gradients of loss * scale summed over
+  // |gradDivisor| micro-batches (times ranks): unscale, check, norm, clip,
+  // update unless a gradient was inf/NaN, scaler update. Takes the step's
+  // loss out of |state|.lossAccumulator.
+  rt::StepStats run(HostState &state, const rt::Hyper &hyper,
+                    float gradDivisor) const;
+
+  const EpilogueConfig &config() const { return config_; }
+
+private:
+  void update(HostState &state, const rt::Hyper &hyper) const;
+
+  std::vector<EpilogueTensor> tensors_;
+  std::vector<GradBuffer> grads_; // tensors_[i].grad, for the helpers
+  EpilogueConfig config_;
+};
 
 } // namespace ampc::cpu
 

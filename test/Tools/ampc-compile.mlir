@@ -13,17 +13,15 @@
 
 // PROGRESS: [1/3] lowering {{.*}}net_grad.mlir (amp={{fp16|bf16}}, optimizer={{adamw|sgd}}, loss-scale={{dynamic|none}})
 
-// FP16: h.lr = 0.05f;
-// FP16: h.maxNorm = 1.0f;
-// FP16: c.amp = "fp16";
-// FP16: c.lossScale = "dynamic";
-// FP16: c.clipNorm = true;
+// FP16: s.config.amp = "fp16";
+// FP16: s.config.lossScale = "dynamic";
+// FP16: s.config.clipNorm = true;
+// FP16: s.defaults.lr = 0.05f;
+// FP16: s.defaults.maxNorm = 1.0f;
 
-// BF16: scaler_.scale = 1.0f;  // no loss scaling
-// BF16: ampc::cpu::sgdStep(
-// BF16: c.amp = "bf16";
-// BF16: c.optimizer = "sgd";
-// BF16: c.lossScale = "none";
+// BF16: s.config.amp = "bf16";
+// BF16: s.config.optimizer = "sgd";
+// BF16: s.config.lossScale = "none";
 
 // DUMP: 00-model.mlir
 // DUMP-NEXT: 01-train-build-step.mlir

@@ -1,11 +1,13 @@
 //===- CpuEpilogueTest.cpp - unscale, norms, clipping, optimizer updates --===//
 #include "runtime/cpu/Epilogue.h"
+#include "runtime/numerics/Scaler.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace ampc::cpu {
@@ -15,7 +17,7 @@ TEST(CpuEpilogue, UnscaleCheckAndNorm) {
   // Scaled by 4: unscaled tensors are [3, 4] (norm 5) and [0, 0, 12] (12).
   std::vector<float> a = {12, 16}, b = {0, 0, 48};
   GradBuffer grads[] = {{a.data(), 2}, {b.data(), 3}};
-  float inv = inverseScale(4.0f);
+  float inv = num::invScale(4.0f);
   EXPECT_EQ(inv, 0.25f);
   UnscaleResult r = unscaleCheckAndNorm(grads, inv);
   EXPECT_FALSE(r.foundInf);
@@ -23,8 +25,6 @@ TEST(CpuEpilogue, UnscaleCheckAndNorm) {
   EXPECT_EQ(a, (std::vector<float>{3, 4}));
   EXPECT_EQ(b, (std::vector<float>{0, 0, 12}));
   EXPECT_EQ(globalNorm(grads), 13.0f);
-  // inverseScale rounds 1/scale once from double.
-  EXPECT_EQ(inverseScale(3.0f), float(1.0 / 3.0));
 
   b[1] = std::numeric_limits<float>::infinity();
   EXPECT_TRUE(unscaleCheckAndNorm(grads, 0.5f).foundInf);
@@ -57,17 +57,11 @@ TEST(CpuEpilogue, GlobalNormIsAccurateAndDeterministic) {
 }
 
 TEST(CpuEpilogue, ClipByNormAndValue) {
-  // torch: clamp(reciprocal(norm + 1e-6) * max_norm, max=1).
-  EXPECT_EQ(clipCoefficient(13.0f, 1.0), (1.0f / (13.0f + 1e-6f)) * 1.0f);
-  EXPECT_NEAR(clipCoefficient(13.0f, 1.0), 1.0 / (13.0 + 1e-6), 1e-7);
-  EXPECT_EQ(clipCoefficient(0.5f, 1.0), 1.0f);
-  EXPECT_EQ(clipCoefficient(0.0f, 1.0), 1.0f);
-  EXPECT_TRUE(std::isnan(clipCoefficient(std::nanf(""), 1.0)));
-  EXPECT_EQ(clipCoefficient(std::numeric_limits<float>::infinity(), 1.0), 0.0f);
-
+  // The coefficient is num::clipCoef (tested in ScalerTest.cpp).
   std::vector<float> a = {3, 4};
   GradBuffer g[] = {{a.data(), 2}};
-  float coef = clipGradNorm(g, globalNorm(g), 1.0);
+  float coef = clipGradNorm(g, globalNorm(g), 1.0f);
+  EXPECT_EQ(coef, num::clipCoef(1.0f, 5.0f));
   EXPECT_EQ(a[0], 3.0f * coef);
   EXPECT_NEAR(std::hypot(a[0], a[1]), 1.0, 1e-6);
   std::vector<float> b = {-3, 0.5f, 2, std::nanf("")};
@@ -144,6 +138,172 @@ TEST(CpuEpilogue, AdamAndAdamWMatchPyTorchFormulas) {
   EXPECT_NEAR(p[0], 1 - 1e-3, 1e-6);
   EXPECT_NEAR(p[1], 1 + 1e-3, 1e-6);
   EXPECT_NEAR(p[2], 1 - 1e-3, 1e-6);
+}
+
+// Random FP32 tensors for the epilogue: masters, gradients, moments.
+struct Tensors {
+  std::vector<std::vector<float>> w, g, m, v;
+
+  Tensors(std::vector<int64_t> sizes, float gradScale, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> dist(0, 1);
+    for (int64_t n : sizes) {
+      w.emplace_back(size_t(n));
+      g.emplace_back(size_t(n));
+      m.emplace_back(size_t(n), 0.0f);
+      v.emplace_back(size_t(n), 0.0f);
+      for (float &x : w.back())
+        x = dist(gen);
+      for (float &x : g.back())
+        x = dist(gen) * gradScale;
+    }
+  }
+  std::vector<EpilogueTensor> epilogueTensors() {
+    std::vector<EpilogueTensor> t;
+    for (size_t k = 0; k < w.size(); ++k)
+      t.push_back({g[k].data(), w[k].data(), m[k].data(), v[k].data(),
+                   int64_t(w[k].size())});
+    return t;
+  }
+  std::vector<GradBuffer> grads() {
+    std::vector<GradBuffer> b;
+    for (auto &x : g)
+      b.push_back({x.data(), int64_t(x.size())});
+    return b;
+  }
+};
+
+// run() is the helpers in the order PyTorch applies them, bit for bit.
+TEST(CpuEpilogue, RunIsTheHelpersInOrder) {
+  Tensors a({1000, 7, 300}, 512.0f, 5), b = a;
+  EpilogueConfig cfg;
+  cfg.optimizer = EpilogueConfig::Optimizer::AdamW;
+  cfg.lossScale = EpilogueConfig::LossScale::Dynamic;
+  cfg.clipNorm = cfg.clipValue = true;
+  Epilogue epi(a.epilogueTensors(), cfg);
+  rt::Hyper h;
+  h.lr = 0.01f;
+  h.weightDecay = 0.1f;
+  h.maxNorm = 0.5f;
+  h.clipValue = 0.01f;
+  h.growthInterval = 1;
+  HostState st;
+  st.scaler.scale = 1024.0f;
+  st.lossAccumulator = 3.0f;
+  rt::StepStats s = epi.run(st, h, 2.0f); // two micro-batches
+
+  std::vector<GradBuffer> bufs = b.grads();
+  UnscaleResult r =
+      unscaleCheckAndNorm(bufs, float(1.0 / (1024.0 * 2.0)));
+  float coef = clipGradNorm(bufs, r.norm, h.maxNorm);
+  clipGradValue(bufs, h.clipValue);
+  AdamOptions o; // Hyper's floats, as the step passes them
+  o.lr = h.lr;
+  o.beta1 = h.beta1;
+  o.beta2 = h.beta2;
+  o.eps = h.eps;
+  o.weightDecay = h.weightDecay;
+  o.decoupled = true;
+  for (size_t k = 0; k < b.w.size(); ++k)
+    adamStep(b.w[k].data(), b.g[k].data(), b.m[k].data(), b.v[k].data(),
+             int64_t(b.w[k].size()), o, 1);
+
+  EXPECT_EQ(a.w, b.w);
+  EXPECT_EQ(a.m, b.m);
+  EXPECT_EQ(a.v, b.v);
+  EXPECT_EQ(s.loss, 1.5f);
+  EXPECT_EQ(s.gradNorm, r.norm);
+  EXPECT_EQ(s.clipCoef, coef);
+  EXPECT_LT(coef, 1.0f);
+  EXPECT_EQ(s.skipped, 0);
+  EXPECT_EQ(s.scaleUsed, 1024.0f);
+  EXPECT_EQ(st.step, 1);
+  EXPECT_EQ(st.lossAccumulator, 0.0f);
+  EXPECT_EQ(st.scaler.scale, 2048.0f); // grown: interval 1
+  EXPECT_EQ(st.scaler.skippedSteps, 0);
+
+  // One micro-batch unscales by num::invScale.
+  Tensors c({5}, 3.0f, 6), d = c;
+  Epilogue one(c.epilogueTensors(), cfg);
+  HostState st1;
+  st1.scaler.scale = 3.0f;
+  one.run(st1, h, 1.0f);
+  std::vector<GradBuffer> dbufs = d.grads();
+  UnscaleResult rd = unscaleCheckAndNorm(dbufs, num::invScale(3.0f));
+  clipGradNorm(dbufs, rd.norm, h.maxNorm);
+  clipGradValue(dbufs, h.clipValue);
+  adamStep(d.w[0].data(), d.g[0].data(), d.m[0].data(), d.v[0].data(), 5, o,
+           1);
+  EXPECT_EQ(c.w, d.w);
+}
+
+// An inf/NaN gradient changes nothing but the scaler, whatever the mode;
+// the next clean step is the optimizer's first (SGD clones its buffer).
+TEST(CpuEpilogue, OverflowSkipsTheStep) {
+  using LS = EpilogueConfig::LossScale;
+  for (LS mode : {LS::Dynamic, LS::Static, LS::None}) {
+    Tensors a({64, 3}, 1.0f, 7);
+    a.g[1][2] = std::numeric_limits<float>::infinity();
+    Tensors before = a;
+    EpilogueConfig cfg;
+    cfg.optimizer = EpilogueConfig::Optimizer::Sgd;
+    cfg.lossScale = mode;
+    cfg.clipNorm = true;
+    cfg.nesterov = true;
+    Epilogue epi(a.epilogueTensors(), cfg);
+    rt::Hyper h;
+    h.lr = 0.1f;
+    h.momentum = 0.9f;
+    HostState st;
+    st.scaler.scale = 8.0f;
+    rt::StepStats s = epi.run(st, h, 1.0f);
+    EXPECT_EQ(s.skipped, 1);
+    EXPECT_EQ(s.clipCoef, 1.0f);
+    EXPECT_EQ(a.w, before.w);
+    EXPECT_EQ(a.m, before.m);
+    EXPECT_EQ(st.step, 0);
+    EXPECT_EQ(st.scaler.skippedSteps, 1);
+    EXPECT_EQ(st.scaler.scale, mode == LS::Dynamic ? 4.0f : 8.0f);
+
+    a.g = before.g;
+    a.g[1][2] = 0.5f;
+    Tensors b = a;
+    float scale = st.scaler.scale;
+    s = epi.run(st, h, 1.0f);
+    EXPECT_EQ(s.skipped, 0);
+    EXPECT_EQ(st.step, 1);
+    std::vector<GradBuffer> bufs = b.grads();
+    UnscaleResult r = unscaleCheckAndNorm(bufs, num::invScale(scale));
+    clipGradNorm(bufs, r.norm, h.maxNorm);
+    SgdOptions o{h.lr, h.momentum, 0.0, 0.0, true};
+    for (size_t k = 0; k < b.w.size(); ++k)
+      sgdStep(b.w[k].data(), b.g[k].data(), b.m[k].data(),
+              int64_t(b.w[k].size()), o, /*firstStep=*/true);
+    EXPECT_EQ(a.w, b.w);
+    EXPECT_EQ(a.m, b.m);
+    EXPECT_EQ(a.m, a.g); // the momentum buffer is the gradient's clone
+  }
+}
+
+TEST(CpuEpilogue, ConfigFromCompileConfig) {
+  rt::CompileConfig c;
+  c.optimizer = "sgd";
+  c.lossScale = "static";
+  c.nesterov = true;
+  c.clipValue = true;
+  EpilogueConfig e = EpilogueConfig::fromCompileConfig(c);
+  EXPECT_EQ(e.optimizer, EpilogueConfig::Optimizer::Sgd);
+  EXPECT_EQ(e.lossScale, EpilogueConfig::LossScale::Static);
+  EXPECT_TRUE(e.nesterov);
+  EXPECT_TRUE(e.clipValue);
+  EXPECT_FALSE(e.clipNorm);
+  c.optimizer = "adam";
+  c.lossScale = "none";
+  e = EpilogueConfig::fromCompileConfig(c);
+  EXPECT_EQ(e.optimizer, EpilogueConfig::Optimizer::Adam);
+  EXPECT_EQ(e.lossScale, EpilogueConfig::LossScale::None);
+  c.optimizer = "lion";
+  EXPECT_THROW(EpilogueConfig::fromCompileConfig(c), std::invalid_argument);
 }
 
 } // namespace

@@ -1,10 +1,12 @@
 //===- CpuEmitter.h - Print a training program as C++ -----------*- C++ -*-===//
 //
-// The CPU target's emitter: prints one C++ file that implements
-// ampc::rt::Model (runtime/Model.h) for a module that went through the
-// training pipeline (compiler/Pipeline.h), plus the binary's main(). It only
-// prints: everything it needs (fused loops, the memory plan, the fused
-// epilogue) was prepared by passes.
+// The CPU target's emitter: prints one C++ file with a subclass of
+// ampc::cpu::HostModel (runtime/cpu/HostModel.h) for a module that went
+// through the training pipeline (compiler/Pipeline.h), plus the binary's
+// main(). It only prints what depends on the model (its spec, the forward
+// and backward bodies, kernel calls): everything it needs (fused loops, the
+// memory plan, the fused epilogue) was prepared by passes, and the fixed
+// code is the runtime's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_COMPILER_TARGETS_CPU_CPUEMITTER_H

@@ -19,11 +19,6 @@ extern const emit::TargetSyntax kCpuSyntax;
 mlir::LogicalResult emitBlock(mlir::Block &block, emit::BlockEnv &env,
                               mlir::raw_indented_ostream &os);
 
-// Prints step(): the fused epilogue via runtime/cpu/Epilogue.h and the
-// scaler update via runtime/numerics/Scaler.h.
-mlir::LogicalResult emitStep(const emit::Program &program,
-                             mlir::raw_indented_ostream &os);
-
 } // namespace ampc::cpu_emit
 
 #endif

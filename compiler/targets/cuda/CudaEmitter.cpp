@@ -110,6 +110,9 @@ ampc::cuda::Kernel kernel(const char *name) {
 
 )cpp";
 
+// The device pointer of parameter k's FP32 master in the generated class.
+std::string deviceWeight(size_t k) { return "w_[" + std::to_string(k) + "]"; }
+
 class FileEmitter {
 public:
   FileEmitter(Program &p, raw_ostream &out, AsmState &state)
@@ -239,7 +242,7 @@ private:
       inputBytes.push_back(byteSize(v.getType()));
     };
     // The scale lives on the device: the graph reads the current one.
-    if (failed(bindGradArguments(p, env, os, kCudaSyntax, "",
+    if (failed(bindGradArguments(p, env, os, kCudaSyntax, deviceWeight,
                                  "(&state_->scaler.scale)", input)))
       return failure();
     os << "\n";
@@ -385,7 +388,7 @@ private:
        << "uploadIfPending();\n"
        << "check(cudaStreamSynchronize(stream_), \"sync\");\n"
        << "std::byte *arena = arena_;\n";
-    bindModelValues(p, env, os, kCudaSyntax, "",
+    bindModelValues(p, env, os, kCudaSyntax, deviceWeight,
                     [&](const std::string &name, const std::string &type,
                         int index, Value v) {
                       os << type << " *" << name << " = static_cast<" << type

@@ -1,0 +1,114 @@
+//===- HostModel.cpp - The fixed half of a generated CPU model ------------===//
+#include "runtime/cpu/HostModel.h"
+
+#include "runtime/numerics/Init.h"
+#include "runtime/numerics/Philox.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+namespace ampc::cpu {
+
+namespace {
+
+// The memory plan's offsets assume this alignment of the arena's start.
+constexpr uintptr_t kArenaAlign = 64;
+
+int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+} // namespace
+
+std::vector<HostModel::Tensors>
+HostModel::allocate(const rt::ModelSpec &spec) {
+  bool adam = spec.config.optimizer != "sgd";
+  std::vector<Tensors> tensors(spec.params.size());
+  for (size_t p = 0; p < spec.params.size(); ++p) {
+    size_t n = size_t(numElements(spec.params[p].shape));
+    tensors[p].w.assign(n, 0.0f);
+    tensors[p].g.assign(n, 0.0f);
+    tensors[p].m.assign(n, 0.0f);
+    if (adam)
+      tensors[p].v.assign(n, 0.0f);
+  }
+  return tensors;
+}
+
+std::vector<EpilogueTensor> HostModel::epilogueTensors() {
+  std::vector<EpilogueTensor> out;
+  for (Tensors &t : tensors_)
+    out.push_back({t.g.data(), t.w.data(), t.m.data(),
+                   t.v.empty() ? nullptr : t.v.data(), int64_t(t.w.size())});
+  return out;
+}
+
+HostModel::HostModel(rt::ModelSpec spec)
+    : spec_(std::move(spec)), tensors_(allocate(spec_)),
+      epilogue_(epilogueTensors(),
+                EpilogueConfig::fromCompileConfig(spec_.config)) {
+  // One arena for every intermediate tensor (zeroed, like a fresh vector).
+  arenaStorage_.resize(size_t(spec_.arenaBytes) + kArenaAlign);
+  arena_ = reinterpret_cast<std::byte *>(
+      (reinterpret_cast<uintptr_t>(arenaStorage_.data()) + kArenaAlign - 1) &
+      ~(kArenaAlign - 1));
+}
+
+void HostModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
+  seed_ = seed;
+  for (size_t p = 0; p < tensors_.size(); ++p) {
+    const rt::ParamInfo &info = spec_.params[p];
+    Tensors &t = tensors_[p];
+    num::fillInit(info.init, seed, num::streamId(info.name), t.w);
+    std::fill(t.g.begin(), t.g.end(), 0.0f);
+    std::fill(t.m.begin(), t.m.end(), 0.0f);
+    std::fill(t.v.begin(), t.v.end(), 0.0f);
+  }
+  state_ = HostState{};
+  iteration_ = 0;
+  // Without loss scaling the gradients are of the loss itself.
+  state_.scaler.scale =
+      epilogue_.config().lossScale == EpilogueConfig::LossScale::None
+          ? 1.0f
+          : hyper.initScale;
+  state_.scaler.hysteresisLeft = hyper.hysteresis;
+}
+
+void HostModel::setDataShard(int rank, int worldSize) {
+  (void)worldSize; // dropout offsets its element index by the rank alone
+  shard_ = rank;
+}
+
+void HostModel::storeGrad(int param, const float *grad, int micro) {
+  std::vector<float> &g = tensors_[param].g;
+  if (micro == 0) {
+    std::memcpy(g.data(), grad, g.size() * sizeof(float));
+    return;
+  }
+  for (size_t i = 0; i < g.size(); ++i)
+    g[i] += grad[i];
+}
+
+std::vector<rt::StateTensor> HostModel::stateTensors() {
+  bool sgd = epilogue_.config().optimizer == EpilogueConfig::Optimizer::Sgd;
+  std::vector<rt::StateTensor> s;
+  for (size_t p = 0; p < tensors_.size(); ++p) {
+    const std::string &n = spec_.params[p].name;
+    const std::vector<int64_t> &shape = spec_.params[p].shape;
+    Tensors &t = tensors_[p];
+    s.push_back({n, shape, t.w.data()});
+    if (sgd) {
+      s.push_back({n + ".momentum_buffer", shape, t.m.data()});
+    } else {
+      s.push_back({n + ".exp_avg", shape, t.m.data()});
+      s.push_back({n + ".exp_avg_sq", shape, t.v.data()});
+    }
+  }
+  return s;
+}
+
+} // namespace ampc::cpu

@@ -1,0 +1,112 @@
+//===- HostModel.h - The fixed half of a generated CPU model ----*- C++ -*-===//
+//
+// Generated CPU code defines one subclass of cpu::HostModel. The base owns
+// everything that does not depend on the model: the metadata (from the
+// rt::ModelSpec the subclass passes up), the FP32 masters, gradients and
+// optimizer moments, the 64-byte aligned arena of the memory plan,
+// initialization, gradient accumulation over micro-batches, the loss
+// accumulator, the epilogue (cpu::Epilogue) and the checkpointed state. The
+// subclass implements only the math the compiler generated: one micro-batch's
+// forward and backward (runForwardBackward) and the forward alone
+// (runEvaluate), reading the base through the protected accessors.
+//
+// cuda::DeviceModel is the same split on the GPU; the two read alike.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_CPU_HOSTMODEL_H
+#define AMPC_RUNTIME_CPU_HOSTMODEL_H
+
+#include "runtime/Model.h"
+#include "runtime/cpu/Epilogue.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ampc::cpu {
+
+class HostModel : public rt::Model {
+public:
+  explicit HostModel(rt::ModelSpec spec);
+  HostModel(const HostModel &) = delete;
+  HostModel &operator=(const HostModel &) = delete;
+
+  const std::string &name() const override { return spec_.name; }
+  const std::vector<rt::TensorInfo> &inputs() const override {
+    return spec_.inputs;
+  }
+  const std::vector<rt::ParamInfo> &params() const override {
+    return spec_.params;
+  }
+  const std::vector<rt::TensorInfo> &outputs() const override {
+    return spec_.outputs;
+  }
+  const rt::CompileConfig &config() const override { return spec_.config; }
+  rt::Hyper defaults() const override { return spec_.defaults; }
+
+  void initialize(uint64_t seed, const rt::Hyper &hyper) override;
+  void beginStep(int64_t iteration) override { iteration_ = iteration; }
+  void setDataShard(int rank, int worldSize) override;
+
+  void forwardBackward(const void *const *inputs, int micro) override {
+    runForwardBackward(inputs, micro);
+  }
+  float *grad(int param) override { return tensors_[param].g.data(); }
+  float *lossAccumulator() override { return &state_.lossAccumulator; }
+  rt::StepStats step(const rt::Hyper &hyper, float gradDivisor) override {
+    return epilogue_.run(state_, hyper, gradDivisor);
+  }
+  void evaluate(const void *const *inputs, void *const *outputs) override {
+    runEvaluate(inputs, outputs);
+  }
+
+  std::vector<rt::StateTensor> stateTensors() override;
+  rt::ScalerState &scaler() override { return state_.scaler; }
+  int64_t &optimizerStep() override { return state_.step; }
+
+  // Bytes of the memory plan's arena (intermediates of one step).
+  int64_t arenaBytes() const { return spec_.arenaBytes; }
+
+protected:
+  // Forward and backward of one micro-batch: adds its loss (addLoss) and
+  // stores the gradients of loss * lossScale() (storeGrad).
+  virtual void runForwardBackward(const void *const *inputs, int micro) = 0;
+  // The forward pass (dropout off) into |outputs| (host memory).
+  virtual void runEvaluate(const void *const *inputs,
+                           void *const *outputs) = 0;
+
+  float *weight(int param) { return tensors_[param].w.data(); }
+  std::byte *arena() { return arena_; }
+  float lossScale() const { return state_.scaler.scale; }
+  uint64_t seed() const { return seed_; }
+  int64_t iteration() const { return iteration_; }
+  int64_t shard() const { return shard_; }
+
+  void addLoss(float loss) { state_.lossAccumulator += loss; }
+  // Parameter |param|'s gradient of this micro-batch: written by micro-batch
+  // 0, added by the others.
+  void storeGrad(int param, const float *grad, int micro);
+
+private:
+  struct Tensors {
+    std::vector<float> w, g, m, v; // master, gradient, moments (v: Adam)
+  };
+
+  rt::ModelSpec spec_;
+  std::vector<Tensors> tensors_; // sized once: the epilogue keeps pointers
+  Epilogue epilogue_;
+  HostState state_;
+  uint64_t seed_ = 0;
+  int64_t iteration_ = 0; // steps begun, skipped ones included
+  int64_t shard_ = 0;     // data-parallel rank (dropout masks)
+  std::vector<std::byte> arenaStorage_;
+  std::byte *arena_ = nullptr;
+
+  static std::vector<Tensors> allocate(const rt::ModelSpec &spec);
+  std::vector<EpilogueTensor> epilogueTensors();
+};
+
+} // namespace ampc::cpu
+
+#endif

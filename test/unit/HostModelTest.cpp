@@ -1,0 +1,209 @@
+//===- HostModelTest.cpp - The fixed half of a generated CPU model --------===//
+//
+// A model written the way the CPU emitter prints one: a HostModel subclass
+// with only the two bodies. Its "network" is trivial (the gradient of each
+// parameter is the input times the loss scale) so the tests see the base's
+// storage, accumulation, epilogue and state directly.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/HostModel.h"
+#include "runtime/numerics/Philox.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace ampc::cpu {
+namespace {
+
+rt::ModelSpec specOf(const std::string &optimizer,
+                     const std::string &lossScale) {
+  rt::ModelSpec s;
+  s.name = "tiny";
+  s.inputs = {{"x", rt::DType::F32, {6}}};
+  s.outputs = {{"loss", rt::DType::F32, {}}};
+  s.params = {
+      rt::makeParam("w", {2, 3}, num::InitAttrs{.kind = "normal", .std = 0.5}),
+      rt::makeParam("b", {3}, num::InitAttrs{.kind = "ones"})};
+  s.config.optimizer = optimizer;
+  s.config.lossScale = lossScale;
+  s.config.clipNorm = true;
+  s.defaults.lr = 0.25f;
+  s.arenaBytes = 100;
+  s.arenaBytesNoReuse = 300;
+  return s;
+}
+
+class Tiny final : public HostModel {
+public:
+  explicit Tiny(const std::string &optimizer = "adamw",
+                const std::string &lossScale = "dynamic")
+      : HostModel(specOf(optimizer, lossScale)) {}
+
+  // What the bodies saw, for the tests.
+  uint64_t seenSeed = 0;
+  int64_t seenIteration = -1, seenShard = -1;
+  std::byte *seenArena = nullptr;
+
+private:
+  // loss = x[0]; d loss / d w = x[0..6), d loss / d b = x[0..3), times the
+  // loss scale (as generated code receives it).
+  void runForwardBackward(const void *const *inputs, int micro) override {
+    const float *x = static_cast<const float *>(inputs[0]);
+    seenSeed = seed();
+    seenIteration = iteration();
+    seenShard = shard();
+    seenArena = arena();
+    std::memset(arena(), 0xff, size_t(arenaBytes())); // all of it is ours
+    float g[6];
+    for (int i = 0; i < 6; ++i)
+      g[i] = x[i] * lossScale();
+    addLoss(x[0]);
+    storeGrad(0, g, micro);
+    storeGrad(1, g, micro);
+  }
+  void runEvaluate(const void *const *, void *const *outputs) override {
+    float sum = 0;
+    for (int p = 0; p < 2; ++p)
+      for (int i = 0; i < (p == 0 ? 6 : 3); ++i)
+        sum += weight(p)[i];
+    std::memcpy(outputs[0], &sum, sizeof sum);
+  }
+};
+
+TEST(HostModel, MetadataComesFromTheSpec) {
+  Tiny m;
+  EXPECT_EQ(m.name(), "tiny");
+  ASSERT_EQ(m.inputs().size(), 1u);
+  EXPECT_EQ(m.inputs()[0].shape, std::vector<int64_t>{6});
+  ASSERT_EQ(m.params().size(), 2u);
+  EXPECT_EQ(m.params()[0].name, "w");
+  EXPECT_EQ(m.params()[1].shape, std::vector<int64_t>{3});
+  EXPECT_EQ(m.outputs()[0].name, "loss");
+  EXPECT_EQ(m.config().optimizer, "adamw");
+  EXPECT_EQ(m.defaults().lr, 0.25f);
+  EXPECT_EQ(m.arenaBytes(), 100);
+  EXPECT_EQ(m.computeStream(), nullptr);
+}
+
+TEST(HostModel, InitializeFillsMastersAndResetsState) {
+  Tiny m;
+  rt::Hyper h;
+  h.initScale = 128.0f;
+  h.hysteresis = 3;
+  m.optimizerStep() = 9;
+  m.scaler().skippedSteps = 4;
+  m.initialize(42, h);
+  std::vector<float> want(6);
+  num::fillInit(m.params()[0].init, 42, num::streamId("w"), want);
+  std::vector<rt::StateTensor> st = m.stateTensors();
+  ASSERT_EQ(st.size(), 6u);
+  EXPECT_EQ(std::vector<float>(st[0].data, st[0].data + 6), want);
+  EXPECT_EQ(std::vector<float>(st[3].data, st[3].data + 3),
+            std::vector<float>(3, 1.0f));
+  EXPECT_EQ(m.scaler().scale, 128.0f);
+  EXPECT_EQ(m.scaler().hysteresisLeft, 3);
+  EXPECT_EQ(m.scaler().skippedSteps, 0);
+  EXPECT_EQ(m.optimizerStep(), 0);
+  EXPECT_EQ(*m.lossAccumulator(), 0.0f);
+
+  Tiny unscaled("adamw", "none");
+  unscaled.initialize(42, h);
+  EXPECT_EQ(unscaled.scaler().scale, 1.0f); // no loss scaling
+}
+
+TEST(HostModel, StateTensorsFollowTheOptimizer) {
+  Tiny adam, sgd("sgd", "static");
+  std::vector<std::string> names;
+  for (const rt::StateTensor &t : adam.stateTensors())
+    names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"w", "w.exp_avg", "w.exp_avg_sq",
+                                             "b", "b.exp_avg",
+                                             "b.exp_avg_sq"}));
+  names.clear();
+  for (const rt::StateTensor &t : sgd.stateTensors())
+    names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"w", "w.momentum_buffer", "b",
+                                             "b.momentum_buffer"}));
+  EXPECT_EQ(sgd.stateTensors()[2].shape, std::vector<int64_t>{3});
+}
+
+TEST(HostModel, MicroBatchesWriteThenAccumulate) {
+  Tiny m;
+  rt::Hyper h;
+  h.initScale = 4.0f;
+  m.initialize(1, h);
+  m.setDataShard(3, 4);
+  m.beginStep(17);
+  float x1[6] = {1, 2, 3, 4, 5, 6}, x2[6] = {0.5f, 0, 0, 0, 0, -1};
+  const void *in1[] = {x1}, *in2[] = {x2};
+  m.forwardBackward(in1, 0);
+  EXPECT_EQ(m.seenSeed, 1u);
+  EXPECT_EQ(m.seenIteration, 17);
+  EXPECT_EQ(m.seenShard, 3);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m.seenArena) % 64, 0u);
+  EXPECT_EQ(m.grad(0)[5], 24.0f);
+  m.forwardBackward(in2, 1);
+  EXPECT_EQ(m.grad(0)[0], 4.0f + 2.0f);
+  EXPECT_EQ(m.grad(0)[5], 24.0f - 4.0f);
+  EXPECT_EQ(m.grad(1)[0], 6.0f);
+  EXPECT_EQ(m.grad(1)[2], 12.0f);
+  EXPECT_EQ(*m.lossAccumulator(), 1.5f);
+  // A new step's first micro-batch overwrites.
+  m.forwardBackward(in2, 0);
+  EXPECT_EQ(m.grad(0)[0], 2.0f);
+}
+
+// step() is cpu::Epilogue on the model's tensors and state.
+TEST(HostModel, StepRunsTheEpilogue) {
+  Tiny m;
+  rt::Hyper h = m.defaults();
+  h.initScale = 4.0f;
+  h.maxNorm = 0.1f;
+  m.initialize(7, h);
+  std::vector<rt::StateTensor> st = m.stateTensors();
+  std::vector<float> w(st[0].data, st[0].data + 6),
+      b(st[3].data, st[3].data + 3);
+  float x[6] = {1, -2, 3, -4, 5, -6};
+  const void *in[] = {x};
+  m.forwardBackward(in, 0);
+  m.forwardBackward(in, 1);
+
+  // The same step by hand: the class on copies of the tensors.
+  std::vector<float> gw(m.grad(0), m.grad(0) + 6), gb(m.grad(1), m.grad(1) + 3);
+  std::vector<float> mw(6), vw(6), mb(3), vb(3);
+  Epilogue ref({{gw.data(), w.data(), mw.data(), vw.data(), 6},
+                {gb.data(), b.data(), mb.data(), vb.data(), 3}},
+               EpilogueConfig::fromCompileConfig(m.config()));
+  HostState rs;
+  rs.scaler = m.scaler();
+  rs.lossAccumulator = *m.lossAccumulator();
+  rt::StepStats want = ref.run(rs, h, 2.0f);
+
+  rt::StepStats got = m.step(h, 2.0f);
+  EXPECT_EQ(got.loss, 1.0f);
+  EXPECT_EQ(got.loss, want.loss);
+  EXPECT_EQ(got.gradNorm, want.gradNorm);
+  EXPECT_EQ(got.clipCoef, want.clipCoef);
+  EXPECT_LT(got.clipCoef, 1.0f);
+  EXPECT_EQ(m.optimizerStep(), 1);
+  EXPECT_EQ(*m.lossAccumulator(), 0.0f);
+  EXPECT_EQ(std::vector<float>(st[0].data, st[0].data + 6), w);
+  EXPECT_EQ(std::vector<float>(st[4].data, st[4].data + 3), mb);
+  EXPECT_EQ(std::vector<float>(st[5].data, st[5].data + 3), vb);
+
+  float out = 0;
+  void *outs[] = {&out};
+  m.evaluate(in, outs);
+  float sum = 0;
+  for (float v : w)
+    sum += v;
+  for (float v : b)
+    sum += v;
+  EXPECT_EQ(out, sum);
+}
+
+} // namespace
+} // namespace ampc::cpu
