@@ -376,7 +376,7 @@ void ampc::emit::emitClassEndAndMain(raw_indented_ostream &os,
 LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
                                             raw_indented_ostream &os,
                                             const TargetSyntax &t,
-                                            StringRef paramSuffix,
+                                            WeightExpr weight,
                                             StringRef lossScale,
                                             InputPrinter input) {
   func::FuncOp fn = p.grad;
@@ -394,8 +394,8 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
         return fn.emitError() << "argument " << i
                               << ": unknown or non-FP32 parameter " << pa;
       std::string name = env.fresh("p_" + pa.getValue().str());
-      os << "float *" << name << " = w_[" << (it - p.paramNames.begin())
-         << "]" << paramSuffix << ";\n";
+      os << "float *" << name << " = "
+         << weight(size_t(it - p.paramNames.begin())) << ";\n";
       env.names[arg] = name;
     } else if (fn.getArgAttr(i, kGraphLossScaleAttr)) {
       env.names[arg] = lossScale.str();
@@ -410,10 +410,11 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
 
 void ampc::emit::bindModelValues(const Program &p, BlockEnv &env,
                                  raw_indented_ostream &os,
-                                 const TargetSyntax &t, StringRef paramSuffix,
+                                 const TargetSyntax &t, WeightExpr weight,
                                  InputPrinter input) {
   graph::ModelOp model = p.model;
-  int in = 0, param = 0;
+  int in = 0;
+  size_t param = 0;
   for (Operation &op : model.getBlock()) {
     if (auto i = dyn_cast<graph::InputOp>(op)) {
       std::string type = t.elementType(i.getType());
@@ -422,8 +423,7 @@ void ampc::emit::bindModelValues(const Program &p, BlockEnv &env,
       env.names[i.getResult()] = name;
     } else if (auto w = dyn_cast<graph::ParamOp>(op)) {
       std::string name = env.fresh("p_" + w.getName().str());
-      os << "float *" << name << " = w_[" << param++ << "]" << paramSuffix
-         << ";\n";
+      os << "float *" << name << " = " << weight(param++) << ";\n";
       env.names[w.getResult()] = name;
     }
   }

@@ -73,6 +73,11 @@ template <typename T> T *input(const void *p) {
 
 )cpp";
 
+// The host model's FP32 master of parameter k (bindGradArguments).
+std::string hostWeight(size_t k) {
+  return "w_[" + std::to_string(k) + "].data()";
+}
+
 } // namespace
 
 namespace {
@@ -193,7 +198,7 @@ private:
       os << type << " *" << name << " = input<" << type << ">(inputs["
          << index << "]);\n";
     };
-    if (failed(bindGradArguments(p, env, os, kCpuSyntax, ".data()",
+    if (failed(bindGradArguments(p, env, os, kCpuSyntax, hostWeight,
                                  "(&lossScale)", input)))
       return failure();
     os << "\n";
@@ -225,7 +230,7 @@ private:
           "override {\n";
     os.indent();
     os << "std::byte *arena = arena_;\n";
-    bindModelValues(p, env, os, kCpuSyntax, ".data()",
+    bindModelValues(p, env, os, kCpuSyntax, hostWeight,
                     [&](const std::string &name, const std::string &type,
                         int index, Value) {
                       os << type << " *" << name << " = input<" << type
