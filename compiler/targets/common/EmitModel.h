@@ -57,7 +57,7 @@ using InputPrinter = llvm::function_ref<void(
     mlir::Value value)>;
 
 // The C++ expression (a float *) of parameter number |index|'s FP32 master:
-// `weight(1)` on the host model, `w_[1]` on the device.
+// `weight(1)` on both targets.
 using WeightExpr = llvm::function_ref<std::string(size_t index)>;
 
 // Names the arguments of @grad: inputs (printed by |input|), FP32

@@ -1,13 +1,13 @@
 //===- CudaEmitter.h - Print a training program as CUDA C++ -----*- C++ -*-===//
 //
-// The CUDA target's emitter: prints one .cu file that implements
-// ampc::rt::Model (runtime/Model.h) on the device, for a module that went
-// through the training pipeline (compiler/Pipeline.h). Read-only, like the
-// CPU emitter: fused elementwise regions become __global__ kernels, other
-// ops calls into runtime/cuda (cuBLASLt GEMMs, norms, losses, ...), the
-// memory plan one device arena, train.fused_epilogue the two multi-tensor
-// kernels of runtime/cuda/Epilogue.h. forwardBackward() and step() are each
-// captured once into a CUDA graph and replayed; no host sync inside a step.
+// The CUDA target's emitter: prints one .cu file defining a subclass of
+// ampc::cuda::DeviceModel (runtime/cuda/DeviceModel.h), for a module that
+// went through the training pipeline (compiler/Pipeline.h). Read-only, like
+// the CPU emitter: fused elementwise regions become __global__ kernels,
+// other ops calls into runtime/cuda (cuBLASLt GEMMs, norms, losses, ...) on
+// the memory plan's device arena. The base class owns the rest: storage,
+// staging, the CUDA graphs forwardBackward() and step() are captured into,
+// the fused epilogue (runtime/cuda/Epilogue.h), checkpoints.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_COMPILER_TARGETS_CUDA_CUDAEMITTER_H

@@ -11,3 +11,6 @@
 // RUN:   --train-fuse-epilogue --cse --kernel-fuse-elementwise --kernel-plan-memory \
 // RUN:   | ampc-translate --ampc-emit-cuda -o %t.vec.cu
 // RUN: %nvcc -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I%src -c %t.vec.cu -o %t.vec.o
+// Non-splat constants: the table handed to DeviceModel's constructor.
+// RUN: ampc compile %S/Inputs/constant.mlir --target=cuda --emit=cpp -o %t.cst.cu
+// RUN: %nvcc -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I%src -c %t.cst.cu -o %t.cst.o

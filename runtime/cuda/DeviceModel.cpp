@@ -1,0 +1,436 @@
+//===- DeviceModel.cpp - Storage, staging, graphs, checkpoints ------------===//
+//
+// The ordering and synchronisation here were debugged on the device: the
+// comments at each wait say what it protects. Change them with care.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/DeviceModel.h"
+#include "runtime/numerics/Init.h"
+#include "runtime/numerics/Philox.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace ampc::cuda {
+
+// The model's tiny kernels (DeviceModelKernels.cu), each enqueued on
+// |stream|.
+namespace detail {
+void launchAccumulate(float *g, const float *x, int64_t n, int grid,
+                      cudaStream_t stream);
+void launchAdvance(int64_t *counter, cudaStream_t stream);
+void launchAddLoss(float *acc, const float *loss, cudaStream_t stream);
+void launchAddLoss(float *acc, const __half *loss, cudaStream_t stream);
+void launchAddLoss(float *acc, const __nv_bfloat16 *loss, cudaStream_t stream);
+} // namespace detail
+
+namespace {
+
+int64_t numel(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+size_t bytesOf(const rt::TensorInfo &t) {
+  return size_t(numel(t.shape)) * cpu::dtypeSize(t.dtype);
+}
+
+} // namespace
+
+DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
+                         bool dropout)
+    : spec_(std::move(spec)), hostConstants_(std::move(constants)),
+      dropout_(dropout) {
+  size_t n = spec_.params.size();
+  w_.assign(n, nullptr);
+  g_.assign(n, nullptr);
+  m_.assign(n, nullptr);
+  v_.assign(n, nullptr);
+  for (const rt::ParamInfo &p : spec_.params) {
+    offset_.push_back(total_);
+    // 256-byte aligned tensors (fused kernels' packed accesses rely on it:
+    // compiler/targets/cuda/CudaEmitBlock.cpp, knownAlignment).
+    total_ += (numel(p.shape) + 63) / 64 * 64;
+  }
+  for (const rt::TensorInfo &t : spec_.inputs)
+    inputBytes_.push_back(bytesOf(t));
+  for (const rt::TensorInfo &t : spec_.outputs)
+    outputBytes_.push_back(bytesOf(t));
+}
+
+// Errors are ignored: at exit the CUDA runtime may already be unloaded.
+DeviceModel::~DeviceModel() {
+  if (!ready_)
+    return;
+  for (cudaGraphExec_t e : {fbExec_[0], fbExec_[1], stepExec_})
+    if (e)
+      cudaGraphExecDestroy(e);
+  epilogue_.reset();
+  for (float *b : blocks_)
+    cudaFree(b);
+  cudaFree(arena_);
+  cudaFree(state_);
+  cudaFree(dropStep_);
+  cudaFreeHost(pinnedStats_);
+  for (size_t i = 0; i < din_.size(); ++i) {
+    cudaFree(din_[i]);
+    cudaFreeHost(hin_[0][i]);
+    cudaFreeHost(hin_[1][i]);
+  }
+  for (void *c : constants_)
+    cudaFree(c);
+  for (cudaEvent_t e : {copied_[0], copied_[1], consumed_, stepDone_})
+    if (e)
+      cudaEventDestroy(e);
+  for (cudaStream_t s : {copyStream_, stream_})
+    if (s)
+      cudaStreamDestroy(s);
+}
+
+// Device memory, streams, graphs; made on first use (never in a static
+// constructor).
+void DeviceModel::setup() {
+  if (ready_)
+    return;
+  ready_ = true;
+  if (!deviceAvailable()) {
+    std::fprintf(stderr, "error: no CUDA device (this binary was compiled "
+                         "with --target=cuda)\n");
+    std::exit(1);
+  }
+  cuda::initialize();
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
+  check(cudaStreamCreateWithFlags(&copyStream_, cudaStreamNonBlocking),
+        "stream");
+  for (cudaEvent_t *e : {&copied_[0], &copied_[1], &consumed_, &stepDone_})
+    check(cudaEventCreateWithFlags(e, cudaEventDisableTiming), "event");
+  // Masters, gradients, moments (SGD has one).
+  for (int b = 0; b < (sgd() ? 3 : 4); ++b)
+    check(cudaMalloc(&blocks_[b], std::max<int64_t>(total_, 1) * sizeof(float)),
+          "cudaMalloc(params)");
+  for (size_t p = 0; p < spec_.params.size(); ++p) {
+    w_[p] = blocks_[0] + offset_[p];
+    g_[p] = blocks_[1] + offset_[p];
+    m_[p] = blocks_[2] + offset_[p];
+    v_[p] = sgd() ? nullptr : blocks_[3] + offset_[p];
+  }
+  hostW_.assign(total_, 0.0f);
+  hostM_.assign(total_, 0.0f);
+  if (!sgd())
+    hostV_.assign(total_, 0.0f);
+  // arena_, din_[i] and the parameter blocks come from cudaMalloc (256-byte
+  // aligned), which fused kernels' packed accesses rely on
+  // (CudaEmitBlock.cpp, knownAlignment): keep them so.
+  check(cudaMalloc(&arena_, spec_.arenaBytes + 256), "cudaMalloc(arena)");
+  check(cudaMalloc(&state_, sizeof(DeviceState)), "cudaMalloc(state)");
+  if (dropout_)
+    check(cudaMalloc(&dropStep_, sizeof(int64_t)), "cudaMalloc(dropout step)");
+  check(cudaMallocHost(&pinnedStats_, sizeof(rt::StepStats)), "cudaMallocHost");
+  din_.assign(inputBytes_.size(), nullptr);
+  for (std::vector<void *> &h : hin_)
+    h.assign(inputBytes_.size(), nullptr);
+  for (size_t i = 0; i < inputBytes_.size(); ++i) {
+    check(cudaMalloc(&din_[i], inputBytes_[i]), "cudaMalloc(input)");
+    for (int s = 0; s < 2; ++s)
+      check(cudaMallocHost(&hin_[s][i], inputBytes_[i]),
+            "cudaMallocHost(input)");
+  }
+  constants_.assign(hostConstants_.size(), nullptr);
+  for (size_t i = 0; i < hostConstants_.size(); ++i) {
+    const Constant &c = hostConstants_[i];
+    check(cudaMalloc(&constants_[i], c.bytes), "cudaMalloc(constant)");
+    check(cudaMemcpy(constants_[i], c.data, c.bytes, cudaMemcpyHostToDevice),
+          "constant");
+  }
+  // The epilogue's tensors.
+  const rt::CompileConfig &c = spec_.config;
+  EpilogueConfig ec;
+  ec.optimizer = c.optimizer == "sgd"    ? EpilogueConfig::Optimizer::Sgd
+                 : c.optimizer == "adam" ? EpilogueConfig::Optimizer::Adam
+                                         : EpilogueConfig::Optimizer::AdamW;
+  ec.lossScale = c.lossScale == "dynamic"  ? EpilogueConfig::LossScale::Dynamic
+                 : c.lossScale == "static" ? EpilogueConfig::LossScale::Static
+                                           : EpilogueConfig::LossScale::None;
+  ec.clipNorm = c.clipNorm;
+  ec.clipValue = c.clipValue;
+  ec.nesterov = c.nesterov;
+  ec.gradType = rt::DType::F32; // @grad returns FP32 gradients
+  std::vector<EpilogueTensor> ts;
+  for (size_t p = 0; p < spec_.params.size(); ++p)
+    ts.push_back(
+        {g_[p], w_[p], m_[p], v_[p], nullptr, numel(spec_.params[p].shape)});
+  epilogue_ = std::make_unique<Epilogue>(std::move(ts), ec);
+  // The constant and epilogue-table uploads are pageable copies on the
+  // legacy stream: they may return before the DMA lands, and stream_ does
+  // not wait for it.
+  check(cudaDeviceSynchronize(), "setup");
+}
+
+void DeviceModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
+  setup();
+  seed_ = seed;
+  for (size_t p = 0; p < spec_.params.size(); ++p) {
+    const rt::ParamInfo &info = spec_.params[p];
+    num::fillInit(info.init, seed, num::streamId(info.name),
+                  std::span<float>(hostW_.data() + offset_[p],
+                                   size_t(numel(info.shape))));
+  }
+  std::fill(hostM_.begin(), hostM_.end(), 0.0f);
+  std::fill(hostV_.begin(), hostV_.end(), 0.0f);
+  uploadTensors();
+  check(cudaMemset(blocks_[1], 0, total_ * sizeof(float)), "cudaMemset");
+  DeviceState s;
+  s.scaler.scale = spec_.config.lossScale == "none" ? 1.0f // no loss scaling
+                                                    : hyper.initScale;
+  s.scaler.hysteresisLeft = hyper.hysteresis;
+  s.hyper = hyper;
+  check(cudaMemcpy(state_, &s, sizeof(s), cudaMemcpyHostToDevice), "state");
+  iteration_ = 0;
+  dropStepNext_ = -1;
+  tensorsOut_ = stateOut_ = false;
+  // The memset and the pageable copies above ran on the legacy stream, which
+  // does not order stream_ (non-blocking): let them land first.
+  check(cudaDeviceSynchronize(), "initialize");
+}
+
+// Inputs: host -> pinned staging -> device on the copy stream, overlapping
+// the previous step.
+void DeviceModel::forwardBackward(const void *const *inputs, int micro) {
+  setup();
+  uploadIfPending();
+  int slot = slot_;
+  slot_ ^= 1;
+  // The copy that last used this pinned slot (two calls ago) is done.
+  check(cudaEventSynchronize(copied_[slot]), "staging");
+  for (size_t i = 0; i < inputBytes_.size(); ++i)
+    std::memcpy(hin_[slot][i], inputs[i], inputBytes_[i]);
+  // Overwrite the device inputs once the previous forward read them.
+  check(cudaStreamWaitEvent(copyStream_, consumed_, 0), "wait");
+  for (size_t i = 0; i < inputBytes_.size(); ++i)
+    check(cudaMemcpyAsync(din_[i], hin_[slot][i], inputBytes_[i],
+                          cudaMemcpyHostToDevice, copyStream_),
+          "input");
+  check(cudaEventRecord(copied_[slot], copyStream_), "record");
+  check(cudaStreamWaitEvent(stream_, copied_[slot], 0), "wait");
+  // Two graphs: micro == 0 writes the gradients, micro > 0 adds.
+  int v = micro > 0 ? 1 : 0;
+  if (dropout_) {
+    // Dropout reads its step (iteration * accum + micro) from dropStep_,
+    // which every run advances; set it where the count breaks (first step,
+    // resume).
+    const int64_t step = iteration_ * spec_.config.accumSteps + micro;
+    if (step != dropStepNext_) {
+      check(cudaMemcpyAsync(dropStep_, &step, sizeof step,
+                            cudaMemcpyHostToDevice, stream_),
+            "dropout step");
+      check(cudaStreamSynchronize(stream_), "dropout step");
+    }
+    dropStepNext_ = step + 1;
+    replay(fbExec_[v], fbRuns_[v], [&] {
+      runForwardBackward(micro);
+      detail::launchAdvance(dropStep_, stream_);
+    });
+  } else {
+    replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(micro); });
+  }
+  check(cudaEventRecord(consumed_, stream_), "record");
+}
+
+float *DeviceModel::lossAccumulator() {
+  return &state_->lossAccumulator; // device
+}
+
+void *DeviceModel::computeStream() {
+  setup();
+  return stream_;
+}
+
+void DeviceModel::copyToHost(void *dst, const void *src, size_t bytes) {
+  setup();
+  check(cudaStreamSynchronize(stream_), "sync");
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "copyToHost");
+}
+
+// train.fused_epilogue: two multi-tensor kernels (runtime/cuda/Epilogue.h);
+// the skip decision and the scaler update stay on the device.
+rt::StepStats DeviceModel::step(const rt::Hyper &h, float gradDivisor) {
+  setup();
+  uploadIfPending();
+  setStepInputs(state_, h, gradDivisor, stream_);
+  replay(stepExec_, stepRuns_, [&] {
+    epilogue_->run(state_, stream_);
+    check(cudaMemcpyAsync(pinnedStats_, &state_->stats, sizeof(rt::StepStats),
+                          cudaMemcpyDeviceToHost, stream_),
+          "stats");
+  });
+  check(cudaEventRecord(stepDone_, stream_), "record");
+  if (statsWanted_) { // log steps only: the one wait of a step
+    check(cudaEventSynchronize(stepDone_), "stats");
+    lastStats_ = *pinnedStats_;
+  }
+  return lastStats_;
+}
+
+// The forward pass (dropout off), eager, between two waits.
+void DeviceModel::evaluate(const void *const *inputs, void *const *outputs) {
+  setup();
+  uploadIfPending();
+  check(cudaStreamSynchronize(stream_), "sync");
+  for (size_t i = 0; i < inputBytes_.size(); ++i)
+    check(cudaMemcpyAsync(din_[i], inputs[i], inputBytes_[i],
+                          cudaMemcpyHostToDevice, stream_),
+          "input");
+  std::vector<const void *> results(outputBytes_.size(), nullptr);
+  runEvaluate(results.data());
+  for (size_t i = 0; i < outputBytes_.size(); ++i)
+    check(cudaMemcpyAsync(outputs[i], results[i], outputBytes_[i],
+                          cudaMemcpyDeviceToHost, stream_),
+          "output");
+  check(cudaStreamSynchronize(stream_), "evaluate");
+}
+
+// Checkpoints: host copies staged here; the next step uploads them back.
+std::vector<rt::StateTensor> DeviceModel::stateTensors() {
+  setup();
+  downloadTensors();
+  std::vector<rt::StateTensor> s;
+  for (size_t p = 0; p < spec_.params.size(); ++p) {
+    const std::string &n = spec_.params[p].name;
+    const std::vector<int64_t> &shape = spec_.params[p].shape;
+    s.push_back({n, shape, hostW_.data() + offset_[p]});
+    if (sgd()) {
+      s.push_back({n + ".momentum_buffer", shape, hostM_.data() + offset_[p]});
+    } else {
+      s.push_back({n + ".exp_avg", shape, hostM_.data() + offset_[p]});
+      s.push_back({n + ".exp_avg_sq", shape, hostV_.data() + offset_[p]});
+    }
+  }
+  return s;
+}
+
+rt::ScalerState &DeviceModel::scaler() {
+  downloadState();
+  return hostState_.scaler;
+}
+
+int64_t &DeviceModel::optimizerStep() {
+  downloadState();
+  return hostState_.step;
+}
+
+float *DeviceModel::lossScale() const { return &state_->scaler.scale; }
+
+void DeviceModel::addLoss(const float *loss) {
+  detail::launchAddLoss(&state_->lossAccumulator, loss, stream_);
+}
+void DeviceModel::addLoss(const __half *loss) {
+  detail::launchAddLoss(&state_->lossAccumulator, loss, stream_);
+}
+void DeviceModel::addLoss(const __nv_bfloat16 *loss) {
+  detail::launchAddLoss(&state_->lossAccumulator, loss, stream_);
+}
+
+void DeviceModel::storeGrad(int param, const float *g, int micro) {
+  int64_t n = numel(spec_.params[param].shape);
+  if (micro == 0)
+    check(cudaMemcpyAsync(g_[param], g, n * sizeof(float),
+                          cudaMemcpyDeviceToDevice, stream_),
+          "grad");
+  else
+    detail::launchAccumulate(g_[param], g, n, grid(n), stream_);
+}
+
+Kernel DeviceModel::kernel(const char *name) {
+  Kernel k = lookup(name);
+  if (!k) {
+    std::fprintf(stderr, "error: the CUDA kernel library has no %s\n", name);
+    std::exit(1);
+  }
+  return k;
+}
+
+int DeviceModel::grid(int64_t n) {
+  return int(std::clamp<int64_t>((n + 255) / 256, 1, 65536));
+}
+
+void DeviceModel::replay(cudaGraphExec_t &exec, int &runs,
+                         const std::function<void()> &body) {
+  if (runs++ == 0) {
+    body();
+    return;
+  }
+  if (!exec) {
+    cudaGraph_t graph;
+    check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+          "capture");
+    body();
+    check(cudaStreamEndCapture(stream_, &graph),
+          "capture (a host sync inside the step?)");
+    check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    check(cudaGraphDestroy(graph), "cudaGraphDestroy");
+  }
+  check(cudaGraphLaunch(exec, stream_), "cudaGraphLaunch");
+}
+
+void DeviceModel::uploadTensors() {
+  size_t bytes = total_ * sizeof(float);
+  check(cudaMemcpy(blocks_[0], hostW_.data(), bytes, cudaMemcpyHostToDevice),
+        "upload");
+  check(cudaMemcpy(blocks_[2], hostM_.data(), bytes, cudaMemcpyHostToDevice),
+        "upload");
+  if (!sgd())
+    check(cudaMemcpy(blocks_[3], hostV_.data(), bytes, cudaMemcpyHostToDevice),
+          "upload");
+}
+
+void DeviceModel::downloadTensors() {
+  if (tensorsOut_)
+    return; // already staged (and maybe edited by a resume)
+  size_t bytes = total_ * sizeof(float);
+  check(cudaStreamSynchronize(stream_), "sync");
+  check(cudaMemcpy(hostW_.data(), blocks_[0], bytes, cudaMemcpyDeviceToHost),
+        "download");
+  check(cudaMemcpy(hostM_.data(), blocks_[2], bytes, cudaMemcpyDeviceToHost),
+        "download");
+  if (!sgd())
+    check(cudaMemcpy(hostV_.data(), blocks_[3], bytes, cudaMemcpyDeviceToHost),
+          "download");
+  tensorsOut_ = true;
+}
+
+void DeviceModel::downloadState() {
+  setup();
+  if (stateOut_)
+    return;
+  check(cudaStreamSynchronize(stream_), "sync");
+  check(cudaMemcpy(&hostState_, state_, sizeof(hostState_),
+                   cudaMemcpyDeviceToHost),
+        "download");
+  stateOut_ = true;
+}
+
+// Host copies handed out (checkpoint save or load) go back before the next
+// step.
+void DeviceModel::uploadIfPending() {
+  if (!tensorsOut_ && !stateOut_)
+    return;
+  if (tensorsOut_)
+    uploadTensors();
+  if (stateOut_)
+    check(cudaMemcpy(state_, &hostState_, sizeof(hostState_),
+                     cudaMemcpyHostToDevice),
+          "upload");
+  tensorsOut_ = stateOut_ = false;
+  // Pageable cudaMemcpy on the legacy stream may return before the DMA
+  // lands; stream_ (non-blocking) would not wait for it.
+  check(cudaDeviceSynchronize(), "upload");
+}
+
+} // namespace ampc::cuda

@@ -1,0 +1,183 @@
+//===- DeviceModel.h - The fixed part of every CUDA model -------*- C++ -*-===//
+//
+// The CUDA target prints one subclass of DeviceModel per model: the
+// forward+backward and forward-only bodies (kernel calls on the arena) and
+// the model's constants. Everything that does not depend on the model
+// lives here, compiled and tested once:
+//
+// Every tensor stays on the device: FP32 masters, gradients and moments in
+// one allocation each (each tensor 256-byte aligned in it), intermediates
+// in one arena (the memory plan), the scaler, step counter and statistics
+// in a DeviceState (runtime/cuda/Epilogue.h). Host copies exist only for
+// checkpoints (stateTensors/scaler/optimizerStep stage them; the next step
+// uploads them back, which is what --resume needs).
+//
+// Per step: inputs are copied into pinned staging (double-buffered) and on
+// a copy stream to the device; forwardBackward() and step() each run
+// eagerly once (warm-up: library scratch, cuBLASLt plans), are captured
+// into a CUDA graph on their second call and replayed after that (dropout
+// reads its step from device memory, so it replays too). The statistics go
+// to pinned memory inside the step graph; the host waits for them only
+// when the runtime asks (Model::setStatsWanted, log steps).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_CUDA_DEVICEMODEL_H
+#define AMPC_RUNTIME_CUDA_DEVICEMODEL_H
+
+#include "runtime/Model.h"
+#include "runtime/cuda/Epilogue.h"
+#include "runtime/cuda/Kernels.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace ampc::cuda {
+
+class DeviceModel : public rt::Model {
+public:
+  // A non-splat constant of the model: host data copied to the device once
+  // (setup()); the bodies copy it into the arena from constants_[i].
+  struct Constant {
+    const void *data = nullptr;
+    int64_t bytes = 0;
+  };
+
+  // |dropout|: the bodies call graph.dropout, which reads its step from
+  // dropStep_ (device memory) so that replayed graphs draw new masks.
+  explicit DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants = {},
+                       bool dropout = false);
+  ~DeviceModel() override;
+  DeviceModel(const DeviceModel &) = delete;
+  DeviceModel &operator=(const DeviceModel &) = delete;
+
+  const std::string &name() const override { return spec_.name; }
+  const std::vector<rt::TensorInfo> &inputs() const override {
+    return spec_.inputs;
+  }
+  const std::vector<rt::ParamInfo> &params() const override {
+    return spec_.params;
+  }
+  const std::vector<rt::TensorInfo> &outputs() const override {
+    return spec_.outputs;
+  }
+  const rt::CompileConfig &config() const override { return spec_.config; }
+  rt::Hyper defaults() const override { return spec_.defaults; }
+
+  void initialize(uint64_t seed, const rt::Hyper &hyper) override;
+  void beginStep(int64_t iteration) override { iteration_ = iteration; }
+  // Dropout masks differ per data-parallel rank, as on the CPU target.
+  void setDataShard(int rank, int) override { shard_ = rank; }
+  void forwardBackward(const void *const *inputs, int micro) override;
+  float *grad(int param) override { return g_[param]; } // device
+  float *lossAccumulator() override;                    // device
+  // NCCL orders the gradient all-reduce after the work queued here.
+  void *computeStream() override;
+  // grad() and lossAccumulator() are device memory (--dump-step reads them
+  // here).
+  void copyToHost(void *dst, const void *src, size_t bytes) override;
+  rt::StepStats step(const rt::Hyper &hyper, float gradDivisor) override;
+  void setStatsWanted(bool wanted) override { statsWanted_ = wanted; }
+  void evaluate(const void *const *inputs, void *const *outputs) override;
+  std::vector<rt::StateTensor> stateTensors() override;
+  rt::ScalerState &scaler() override;
+  int64_t &optimizerStep() override;
+
+protected:
+  // The generated bodies. Both enqueue on stream_ only and never sync.
+  // Forward and backward of one micro-batch (captured once for micro == 0
+  // and once for micro > 0): ends with addLoss() and one storeGrad() per
+  // parameter.
+  virtual void runForwardBackward(int micro) = 0;
+  // The forward pass (dropout off), eager; points |outputs|[i] at output i
+  // in device memory.
+  virtual void runEvaluate(const void **outputs) = 0;
+
+  // What the bodies read. All device memory.
+  float *weight(int param) const { return w_[param]; } // FP32 master
+  void *input(int i) const { return din_[i]; }
+  std::byte *arena() const { return arena_; }
+  // The current loss scale, which the captured graphs read (not const: a
+  // TensorRef holds a plain pointer; kernels only read it).
+  float *lossScale() const;
+  int64_t iteration() const { return iteration_; }
+
+  // The loss of one micro-batch joins the device-side accumulator.
+  void addLoss(const float *loss);
+  void addLoss(const __half *loss);
+  void addLoss(const __nv_bfloat16 *loss);
+  // The FP32 gradient |g| of parameter |param|: copied on micro 0, added
+  // after (accumulation over micro-batches).
+  void storeGrad(int param, const float *g, int micro);
+
+  // A kernel-library entry point; exits naming it when it is missing.
+  static Kernel kernel(const char *name);
+  // Grid size of a grid-stride loop over |n| elements, 256 threads a block.
+  static int grid(int64_t n);
+  template <size_t N, size_t M>
+  void call(Kernel k, const TensorRef (&in)[N], const TensorRef (&out)[M],
+            const Attrs &attrs) {
+    k(std::span<const TensorRef>(in, N), std::span<const TensorRef>(out, M),
+      attrs, stream_);
+  }
+
+  // Spelled as the shared block printers spell them (compiler/targets/
+  // common/EmitBlock.cpp, cuda/CudaEmitBlock.cpp); set by the base only.
+  cudaStream_t stream_ = nullptr; // every kernel of a step
+  uint64_t seed_ = 0;             // dropout masks
+  int64_t shard_ = 0;             // data-parallel rank (dropout masks)
+  int64_t *dropStep_ = nullptr;   // dropout's step, on the device
+  std::vector<void *> constants_; // device copies of the Constants
+
+private:
+  void setup();
+  // Runs |body| eagerly the first time (warm-up), captures it into a graph
+  // the second time, and replays the graph from then on.
+  void replay(cudaGraphExec_t &exec, int &runs,
+              const std::function<void()> &body);
+  void uploadTensors();
+  void downloadTensors();
+  void downloadState();
+  void uploadIfPending();
+  bool sgd() const { return spec_.config.optimizer == "sgd"; }
+
+  rt::ModelSpec spec_;
+  std::vector<Constant> hostConstants_;
+  bool dropout_ = false;
+  // Parameter blocks: element offsets of each tensor (multiples of 64
+  // floats, 256 bytes) and their total.
+  std::vector<int64_t> offset_;
+  int64_t total_ = 0;
+  std::vector<size_t> inputBytes_, outputBytes_;
+
+  bool ready_ = false, tensorsOut_ = false, stateOut_ = false,
+       statsWanted_ = true;
+  std::vector<float *> w_, g_, m_, v_;
+  float *blocks_[4] = {};
+  std::vector<float> hostW_, hostM_, hostV_;
+  DeviceState *state_ = nullptr;
+  DeviceState hostState_;
+  rt::StepStats *pinnedStats_ = nullptr;
+  rt::StepStats lastStats_;
+  std::byte *arena_ = nullptr;
+  std::vector<void *> din_, hin_[2];
+  int slot_ = 0;
+  cudaStream_t copyStream_ = nullptr;
+  cudaEvent_t copied_[2] = {}, consumed_ = nullptr, stepDone_ = nullptr;
+  cudaGraphExec_t fbExec_[2] = {}, stepExec_ = nullptr;
+  int fbRuns_[2] = {}, stepRuns_ = 0;
+  std::unique_ptr<Epilogue> epilogue_;
+  int64_t iteration_ = 0;
+  int64_t dropStepNext_ = -1; // what dropStep_ holds next
+};
+
+} // namespace ampc::cuda
+
+#endif

@@ -1,0 +1,54 @@
+//===- DeviceModelKernels.cu - The tiny kernels of DeviceModel ------------===//
+//
+// What DeviceModel enqueues besides the generated bodies and the epilogue:
+// gradient accumulation over micro-batches, the dropout step counter and
+// the loss accumulator. Each is captured into the forward+backward graph.
+//
+//===----------------------------------------------------------------------===//
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace ampc::cuda::detail {
+
+namespace {
+
+// Micro-batches after the first add their gradients.
+__global__ void accumulate(float *g, const float *x, int64_t n) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    g[i] += x[i];
+}
+
+// The dropout step counter moves on by one micro-batch (inside the graph).
+__global__ void advance(int64_t *counter) { *counter += 1; }
+
+// The loss of one micro-batch joins the device-side accumulator.
+template <typename T> __global__ void addLoss(float *acc, const T *loss) {
+  *acc += float(*loss);
+}
+
+} // namespace
+
+void launchAccumulate(float *g, const float *x, int64_t n, int grid,
+                      cudaStream_t stream) {
+  accumulate<<<grid, 256, 0, stream>>>(g, x, n);
+}
+
+void launchAdvance(int64_t *counter, cudaStream_t stream) {
+  advance<<<1, 1, 0, stream>>>(counter);
+}
+
+void launchAddLoss(float *acc, const float *loss, cudaStream_t stream) {
+  addLoss<<<1, 1, 0, stream>>>(acc, loss);
+}
+void launchAddLoss(float *acc, const __half *loss, cudaStream_t stream) {
+  addLoss<<<1, 1, 0, stream>>>(acc, loss);
+}
+void launchAddLoss(float *acc, const __nv_bfloat16 *loss, cudaStream_t stream) {
+  addLoss<<<1, 1, 0, stream>>>(acc, loss);
+}
+
+} // namespace ampc::cuda::detail
