@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
 #include "runtime/numerics/Dropout.h"
+#include "runtime/numerics/Elementwise.h"
 
 #include <cstring>
 
@@ -21,14 +22,9 @@ namespace {
 
 enum class Fn : int {
   Add, Sub, Mul, Div, Neg, Relu, Tanh, Sigmoid, Exp, Log, Sqrt, Rsqrt, Gelu,
-  GeluTanh, Pow, Square, Copy, ReluBackward, GeluBackward, GeluTanhBackward,
+  GeluTanh, Pow, Copy, ReluBackward, GeluBackward, GeluTanhBackward,
   Dropout
 };
-
-constexpr float kSqrtHalf = 0.70710678118654752440f;
-constexpr float kSqrt2OverPi = 0.79788456080286535588f;
-constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
-constexpr float kKappa = 0.044715f;
 
 // Operand strides over the result's dimensions (0 where it broadcasts).
 struct Map {
@@ -58,37 +54,20 @@ __device__ float apply(const Map &m, float x, float g, int64_t i,
   case Fn::Mul: return x * g;
   case Fn::Div: return x / g;
   case Fn::Neg: return -x;
-  case Fn::Relu: return x > 0.0f || isnan(x) ? x : 0.0f;
+  case Fn::Relu: return num::relu(x);
   case Fn::Tanh: return tanhf(x);
-  case Fn::Sigmoid: return 1.0f / (1.0f + expf(-x));
+  case Fn::Sigmoid: return num::sigmoid(x);
   case Fn::Exp: return expf(x);
   case Fn::Log: return logf(x);
   case Fn::Sqrt: return sqrtf(x);
-  case Fn::Rsqrt: return 1.0f / sqrtf(x);
-  case Fn::Gelu: return 0.5f * x * (1.0f + erff(x * kSqrtHalf));
-  case Fn::GeluTanh: {
-    float inner = kSqrt2OverPi * (x + kKappa * x * x * x);
-    return 0.5f * x * (1.0f + tanhf(inner));
-  }
-  case Fn::Pow: return powf(x, m.param);
-  case Fn::Square: return x * x;
+  case Fn::Rsqrt: return num::rsqrt(x);
+  case Fn::Gelu: return num::geluErf(x);
+  case Fn::GeluTanh: return num::geluTanh(x);
+  case Fn::Pow: return num::power(x, m.param);
   case Fn::Copy: return x;
-  case Fn::ReluBackward: return x > 0.0f ? g : 0.0f;
-  case Fn::GeluBackward: {
-    float cdf = 0.5f * (1.0f + erff(x * kSqrtHalf));
-    float pdf = kInvSqrt2Pi * expf(-0.5f * x * x);
-    return g * (cdf + x * pdf);
-  }
-  case Fn::GeluTanhBackward: {
-    float x2 = x * x;
-    float inner = kSqrt2OverPi * (x + kKappa * x2 * x);
-    float t = tanhf(inner);
-    float left = 0.5f * x, right = 1.0f + t;
-    float dleft = 0.5f * right;
-    float dright =
-        left * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kKappa * x2);
-    return g * (dleft + dright);
-  }
+  case Fn::ReluBackward: return num::reluGrad(x, g);
+  case Fn::GeluBackward: return num::geluErfGrad(x, g);
+  case Fn::GeluTanhBackward: return num::geluTanhGrad(x, g);
   case Fn::Dropout:
     if (m.p <= 0.0)
       return x;
@@ -271,8 +250,7 @@ void geluBackwardKernel(std::span<const TensorRef> in,
 void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                const Attrs &attrs, cudaStream_t stream) {
   float e = float(attrs.getFloat("exponent"));
-  launchMap("graph.pow", e == 2.0f ? Fn::Square : Fn::Pow, in.first(1), out,
-            stream, e);
+  launchMap("graph.pow", Fn::Pow, in.first(1), out, stream, e);
 }
 
 // Attributes p, key, seed, step and shard (as runtime/cpu: element i draws
