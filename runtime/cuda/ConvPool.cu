@@ -30,7 +30,7 @@ namespace {
 
 // The shared conv2d geometry (plain data, passed to kernels by value) with
 // device-side accessors.
-struct Geom : cpu::detail::ConvShape {
+struct Geom : kernels::detail::ConvShape {
   __host__ __device__ int64_t rows() const { return cg * kh * kw; }
   __host__ __device__ int64_t cols() const { return oh * ow; }
 };
@@ -39,7 +39,7 @@ struct Geom : cpu::detail::ConvShape {
 // must agree with it).
 Geom geometry(std::string_view op, const TensorRef &x, const TensorRef &w,
               const TensorRef &y, const Attrs &attrs) {
-  Geom g{cpu::detail::convShape(op, x, w, y, attrs)};
+  Geom g{kernels::detail::convShape(op, x, w, y, attrs)};
   if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1 || g.ph < 0 || g.pw < 0)
     fail(op, "stride and dilation must be positive, padding non-negative");
   int64_t eh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
@@ -144,7 +144,7 @@ struct PoolGeom {
 
 PoolGeom pool(std::string_view op, const TensorRef &x, const TensorRef &y,
               const Attrs &attrs) {
-  cpu::detail::PoolWindow k = cpu::detail::poolWindow(op, x, y, attrs);
+  kernels::detail::PoolWindow k = kernels::detail::poolWindow(op, x, y, attrs);
   return {x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[2],
           y.shape[3], k.kh,       k.kw,       k.sh,       k.sw,
           k.ph,       k.pw};
@@ -248,7 +248,7 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
     fail(op, "bias must be [O]");
   if (conv2dCudnn(op, g, x, w, bias, y, stream))
     return;
-  size_t esz = cpu::dtypeSize(x.dtype), wsz = cpu::dtypeSize(w.dtype);
+  size_t esz = dtypeSize(x.dtype), wsz = dtypeSize(w.dtype);
   auto [col, acc] = columnsAndAccumulator(g, esz, y.numel(), op, stream);
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     int64_t total = g.n * g.rows() * g.cols();
@@ -285,7 +285,7 @@ void conv2dBackwardInputKernel(std::span<const TensorRef> in,
                              gy.dtype, stream, op))
     if (convRun(*p, dx.data, w.data, gy.data, 0.0f, stream, op))
       return;
-  size_t esz = cpu::dtypeSize(w.dtype), gsz = cpu::dtypeSize(gy.dtype);
+  size_t esz = dtypeSize(w.dtype), gsz = dtypeSize(gy.dtype);
   auto *col = static_cast<float *>(scratch(
       size_t(g.n * g.rows() * g.cols()) * sizeof(float), op, stream));
   for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -319,7 +319,7 @@ void conv2dBackwardWeightKernel(std::span<const TensorRef> in,
                              gy.dtype, stream, op))
     if (convRun(*p, x.data, dw.data, gy.data, 0.0f, stream, op))
       return;
-  size_t esz = cpu::dtypeSize(x.dtype), gsz = cpu::dtypeSize(gy.dtype);
+  size_t esz = dtypeSize(x.dtype), gsz = dtypeSize(gy.dtype);
   auto [col, acc] = columnsAndAccumulator(g, esz, dw.numel(), op, stream);
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     int64_t total = g.n * g.rows() * g.cols();

@@ -15,8 +15,8 @@
 namespace ampc::cuda {
 
 using namespace detail;
-using cpu::detail::SliceSpec;
-using cpu::detail::sliceSpec;
+using kernels::detail::SliceSpec;
+using kernels::detail::sliceSpec;
 
 namespace {
 
@@ -30,8 +30,8 @@ enum class Fn : int {
 struct Map {
   Fn fn;
   int rank;
-  int64_t dims[cpu::kMaxRank];
-  int64_t sa[cpu::kMaxRank], sb[cpu::kMaxRank];
+  int64_t dims[kMaxRank];
+  int64_t sa[kMaxRank], sb[kMaxRank];
   const void *a, *b;
   int ta, tb;
   void *y;
@@ -95,27 +95,6 @@ __global__ void mapKernel(Map m, int64_t n) {
   }
 }
 
-// Strides of |x| read along |y|'s dimensions with numpy broadcasting.
-void broadcastStrides(std::string_view op, const TensorRef &x,
-                      const TensorRef &y, int64_t *s) {
-  if (x.rank > y.rank)
-    fail(op, "operand rank exceeds the result rank");
-  int64_t stride = 1;
-  for (int d = y.rank - 1, e = x.rank - 1; d >= 0; --d, --e) {
-    if (e < 0) {
-      s[d] = 0;
-      continue;
-    }
-    if (x.shape[e] == y.shape[d])
-      s[d] = stride;
-    else if (x.shape[e] == 1)
-      s[d] = 0;
-    else
-      fail(op, "shapes do not broadcast");
-    stride *= x.shape[e];
-  }
-}
-
 void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
                std::span<const TensorRef> out, cudaStream_t stream,
                float param = 0.0f) {
@@ -144,7 +123,7 @@ void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
 // y[i] (contiguous over |dims|) = x[base + sum c_d * s[d]], element size esz.
 struct Copy {
   int rank;
-  int64_t dims[cpu::kMaxRank], src[cpu::kMaxRank], dst[cpu::kMaxRank];
+  int64_t dims[kMaxRank], src[kMaxRank], dst[kMaxRank];
   const char *x;
   char *y;
   int esz;
@@ -195,7 +174,7 @@ void stridedCopy(const TensorRef &like, const void *x, int64_t xBase,
     c.dims[d] = dims[d], c.src[d] = src[d], c.dst[d] = dst[d];
     n *= dims[d];
   }
-  c.esz = int(cpu::dtypeSize(like.dtype));
+  c.esz = int(dtypeSize(like.dtype));
   c.x = static_cast<const char *>(x) + xBase * c.esz;
   c.y = static_cast<char *>(y) + yBase * c.esz;
   if (n == 0)
@@ -295,7 +274,7 @@ void reshapeKernel(std::span<const TensorRef> in, std::span<const TensorRef> out
     fail(op, "element counts differ");
   if (x.data != y.data)
     check(cudaMemcpyAsync(y.data, x.data,
-                          size_t(x.numel()) * cpu::dtypeSize(x.dtype),
+                          size_t(x.numel()) * dtypeSize(x.dtype),
                           cudaMemcpyDeviceToDevice, stream),
           "reshape");
 }
@@ -309,7 +288,7 @@ void transposeKernel(std::span<const TensorRef> in,
   auto perm = attrs.getInts("perm");
   if (int(perm.size()) != x.rank || y.rank != x.rank)
     fail(op, "perm must have one entry per dimension");
-  int64_t xs[cpu::kMaxRank], ys[cpu::kMaxRank], ss[cpu::kMaxRank];
+  int64_t xs[kMaxRank], ys[kMaxRank], ss[kMaxRank];
   contiguousStrides(x, xs);
   contiguousStrides(y, ys);
   for (int i = 0; i < x.rank; ++i) {
@@ -326,7 +305,7 @@ void sliceKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   sameType(op, x, y);
   SliceSpec s = sliceSpec(op, x, y, attrs);
-  int64_t xs[cpu::kMaxRank], ys[cpu::kMaxRank], ss[cpu::kMaxRank], base = 0;
+  int64_t xs[kMaxRank], ys[kMaxRank], ss[kMaxRank], base = 0;
   contiguousStrides(x, xs);
   contiguousStrides(y, ys);
   for (int d = 0; d < x.rank; ++d) {
@@ -344,9 +323,9 @@ void sliceBackwardKernel(std::span<const TensorRef> in,
   sameType(op, g, dx);
   SliceSpec s = sliceSpec(op, dx, g, attrs);
   check(cudaMemsetAsync(dx.data, 0,
-                        size_t(dx.numel()) * cpu::dtypeSize(dx.dtype), stream),
+                        size_t(dx.numel()) * dtypeSize(dx.dtype), stream),
         "slice_backward");
-  int64_t xs[cpu::kMaxRank], gs[cpu::kMaxRank], ds[cpu::kMaxRank], base = 0;
+  int64_t xs[kMaxRank], gs[kMaxRank], ds[kMaxRank], base = 0;
   contiguousStrides(dx, xs);
   contiguousStrides(g, gs);
   for (int d = 0; d < dx.rank; ++d) {
@@ -361,13 +340,13 @@ void concatKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   constexpr std::string_view op = "graph.concat";
   const TensorRef &y = required(op, out, 0);
   int axis = normAxis(op, attrs.getInt("axis"), y.rank);
-  int64_t ys[cpu::kMaxRank], offset = 0;
+  int64_t ys[kMaxRank], offset = 0;
   contiguousStrides(y, ys);
   for (const TensorRef &x : in) {
     sameType(op, x, y);
     if (x.rank != y.rank)
       fail(op, "operand ranks differ");
-    int64_t xs[cpu::kMaxRank];
+    int64_t xs[kMaxRank];
     contiguousStrides(x, xs);
     stridedCopy(x, x.data, 0, xs, y.data, offset * ys[axis], ys, x.shape,
                 x.rank, stream);

@@ -91,9 +91,9 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
   Key key{g.transA, g.transB, g.m,      g.n,      g.k,       int(g.aType),
           int(g.bType), int(g.cType), g.lda,  g.ldb,    g.ldc,     g.batch,
           g.strideA, g.strideB, g.strideC, g.bias != nullptr,
-          alignment(g.a, g.strideA, cpu::dtypeSize(g.aType)),
-          alignment(g.b, g.strideB, cpu::dtypeSize(g.bType)),
-          alignment(g.c, g.strideC, cpu::dtypeSize(g.cType))};
+          alignment(g.a, g.strideA, dtypeSize(g.aType)),
+          alignment(g.b, g.strideB, dtypeSize(g.bType)),
+          alignment(g.c, g.strideC, dtypeSize(g.cType))};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end())
@@ -212,7 +212,7 @@ void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   constexpr std::string_view op = "graph.matmul";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &c = required(op, out, 0);
-  cpu::detail::MatmulShape s = cpu::detail::matmulShape(op, a, b, c);
+  kernels::detail::MatmulShape s = kernels::detail::matmulShape(op, a, b, c);
   Gemm g;
   g.m = s.m, g.k = s.k, g.n = s.n;
   g.a = a.data, g.aType = a.dtype, g.lda = g.k;
@@ -227,7 +227,7 @@ void batchMatmulKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.batch_matmul";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &c = required(op, out, 0);
-  cpu::detail::MatmulShape s = cpu::detail::batchMatmulShape(op, a, b, c);
+  kernels::detail::MatmulShape s = kernels::detail::batchMatmulShape(op, a, b, c);
   Gemm g;
   g.m = s.m, g.k = s.k, g.n = s.n;
   g.a = a.data, g.aType = a.dtype, g.lda = g.k, g.strideA = g.m * g.k;
@@ -245,7 +245,7 @@ void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef *bias = optional(in, 2);
   const TensorRef &y = required(op, out, 0);
-  cpu::detail::MatmulShape s = cpu::detail::linearShape(op, x, w, bias, y);
+  kernels::detail::MatmulShape s = kernels::detail::linearShape(op, x, w, bias, y);
   Gemm g;
   g.m = s.m, g.k = s.k, g.n = s.n;
   if (bias && bias->dtype != y.dtype)

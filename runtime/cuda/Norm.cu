@@ -237,7 +237,7 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
   const TensorRef *dx = optional(out, 0), *dw = optional(out, 1),
                   *db = rms ? nullptr : optional(out, 2);
   int64_t d;
-  int64_t m = cpu::detail::lastDimRows(op, x, d, {&w, dw, db});
+  int64_t m = kernels::detail::lastDimRows(op, x, d, {&w, dw, db});
   if (g.numel() != x.numel() || (dx && dx->numel() != x.numel()))
     fail(op, "g and dx must have x's shape");
   if (m == 0) {
@@ -246,7 +246,7 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
     for (const TensorRef *t : {dw, db})
       if (t)
         check(cudaMemsetAsync(t->data, 0,
-                              size_t(t->numel()) * cpu::dtypeSize(t->dtype),
+                              size_t(t->numel()) * dtypeSize(t->dtype),
                               stream),
               op.data());
     return;
@@ -378,8 +378,8 @@ Ce ceSetup(std::string_view op, const TensorRef &logits, const TensorRef &lab,
 
 struct Reduce {
   int keptRank, redRank;
-  int64_t keptDims[cpu::kMaxRank], keptStrides[cpu::kMaxRank];
-  int64_t redDims[cpu::kMaxRank], redStrides[cpu::kMaxRank];
+  int64_t keptDims[kMaxRank], keptStrides[kMaxRank];
+  int64_t redDims[kMaxRank], redStrides[kMaxRank];
   int64_t count; // elements per output
   bool leading;  // the reduced axes are the leading ones: column sums
 };
@@ -387,7 +387,7 @@ struct Reduce {
 Reduce reduction(std::string_view op, const TensorRef &x, const TensorRef &y,
                  const Attrs &attrs) {
   auto axes = attrs.getInts("axes", {});
-  bool reduced[cpu::kMaxRank] = {};
+  bool reduced[kMaxRank] = {};
   if (axes.empty())
     for (int d = 0; d < x.rank; ++d)
       reduced[d] = true;
@@ -397,7 +397,7 @@ Reduce reduction(std::string_view op, const TensorRef &x, const TensorRef &y,
   r.count = 1;
   r.leading = true;
   int64_t stride = 1, kept = 1;
-  int64_t strides[cpu::kMaxRank];
+  int64_t strides[kMaxRank];
   for (int d = x.rank - 1; d >= 0; --d) {
     strides[d] = stride;
     stride *= x.shape[d];
@@ -550,7 +550,7 @@ void layerNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1), *b = optional(in, 2);
   int64_t d;
-  int64_t m = cpu::detail::lastDimRows(op, x, d, {w, b});
+  int64_t m = kernels::detail::lastDimRows(op, x, d, {w, b});
   if (m == 0)
     return;
   normRows<<<unsigned(m), kThreads, 0, stream>>>(
@@ -567,7 +567,7 @@ void rmsNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1);
   int64_t d;
-  int64_t m = cpu::detail::lastDimRows(op, x, d, {w});
+  int64_t m = kernels::detail::lastDimRows(op, x, d, {w});
   if (m == 0)
     return;
   normRows<<<unsigned(m), kThreads, 0, stream>>>(
