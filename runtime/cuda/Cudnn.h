@@ -1,6 +1,6 @@
 //===- Cudnn.h - conv2d passes on cuDNN (legacy convolution API) -*- C++ -*-===//
 //
-// ConvPool.cu asks for a plan per call; a null plan means "use im2col" (the
+// Conv.cu asks for a plan per call; a null plan means "use im2col" (the
 // build has no cuDNN, AMPC_CUDA_CONV=im2col, or cuDNN does not support the
 // configuration). Plans are made once per geometry and dtype (descriptors,
 // the heuristic's algorithm, its workspace size) and cached, so a repeated
