@@ -70,7 +70,9 @@ endif()
 list(JOIN AMPC_RUNTIME_LINK "|" ampc_link_joined)
 
 # The CUDA target links the CUDA kernel library and the toolkit's libraries
-# on top (what the CPU runtime already brought is not repeated).
+# on top (what the CPU runtime already brought is not repeated: the kernel
+# ABI library, ampc_kernel_abi, comes with ampc_cpu_kernels; both lists go
+# into one --start-group, so their order does not matter).
 set(AMPC_CUDA_LINK "")
 set(ampc_nvcc "")
 if(ampc_have_runtime AND TARGET ampc_cuda_kernels)

@@ -21,6 +21,7 @@ static std::string env(const char *name) {
 static std::vector<std::string> runtimeLink(std::string &error) {
   static const char *const ampcLibs[] = {"libampc_runtime.a",
                                          "libampc_cpu_kernels.a",
+                                         "libampc_kernel_abi.a",
                                          "libampc_numerics.a"};
   std::string dir = env("AMPC_RUNTIME_DIR");
   SmallVector<StringRef> items;
@@ -30,7 +31,8 @@ static std::vector<std::string> runtimeLink(std::string &error) {
     if (dir.empty()) {
       error = "this ampc was built without the runtime libraries; set "
               "AMPC_RUNTIME_DIR to the directory holding libampc_runtime.a, "
-              "libampc_cpu_kernels.a and libampc_numerics.a";
+              "libampc_cpu_kernels.a, libampc_kernel_abi.a and "
+              "libampc_numerics.a";
       return {};
     }
     // No build information: the libraries and their usual dependencies.

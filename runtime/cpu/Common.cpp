@@ -103,44 +103,6 @@ void FloatOut::commit() {
     narrow(p_, t_);
 }
 
-int64_t normAxis(std::string_view op, int64_t axis, int rank) {
-  int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank)
-    fail(op, "axis " + std::to_string(axis) + " out of range for rank " +
-                 std::to_string(rank));
-  return a;
-}
-
-void strides(const TensorRef &t, int64_t *s) {
-  int64_t acc = 1;
-  for (int d = t.rank - 1; d >= 0; --d) {
-    s[d] = acc;
-    acc *= t.shape[d];
-  }
-}
-
-void broadcastStrides(std::string_view op, const TensorRef &src,
-                      const TensorRef &dst, int64_t *s) {
-  if (src.rank > dst.rank)
-    fail(op, "operand rank exceeds the result rank");
-  int64_t own[kMaxRank];
-  strides(src, own);
-  int off = dst.rank - src.rank;
-  for (int d = 0; d < dst.rank; ++d) {
-    if (d < off) {
-      s[d] = 0;
-      continue;
-    }
-    int64_t n = src.shape[d - off];
-    if (n == dst.shape[d])
-      s[d] = n == 1 ? 0 : own[d - off];
-    else if (n == 1)
-      s[d] = 0;
-    else
-      fail(op, "shapes do not broadcast");
-  }
-}
-
 void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
            float alpha, const float *a, int64_t lda, const float *b,
            int64_t ldb, float beta, float *c, int64_t ldc) {

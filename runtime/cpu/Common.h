@@ -8,8 +8,8 @@
 #ifndef AMPC_RUNTIME_CPU_COMMON_H
 #define AMPC_RUNTIME_CPU_COMMON_H
 
-#include "runtime/cpu/Geometry.h"
 #include "runtime/cpu/Kernels.h"
+#include "runtime/kernels/Geometry.h"
 
 #include <cstring>
 #include <string>
@@ -18,14 +18,16 @@
 namespace ampc::cpu {
 
 // Every kernel's declaration, from the single op list.
-#define AMPC_CPU_OP(name, function)                                            \
+#define AMPC_KERNEL_OP(name, function)                                         \
   void function(std::span<const TensorRef> in, std::span<const TensorRef> out, \
                 const Attrs &attrs);
-#include "runtime/cpu/Ops.def"
+#include "runtime/kernels/Ops.def"
 
 namespace detail {
 
-// fail, required, optional and the op geometries: runtime/cpu/Geometry.h.
+// fail, required, optional and the op geometries: runtime/kernels/Geometry.h,
+// shared with runtime/cuda.
+using namespace kernels::detail;
 
 bool isFloat(DType t);
 // Widens n elements of a float tensor to float.
@@ -61,17 +63,6 @@ private:
   float *p_;
   std::vector<float> buf_;
 };
-
-// Normalizes a possibly negative axis; fails when out of range.
-int64_t normAxis(std::string_view op, int64_t axis, int rank);
-
-// Row-major strides of |t| (elements).
-void strides(const TensorRef &t, int64_t *s);
-
-// Strides of |src| viewed as broadcast (numpy rules) to |dst|'s shape: 0 on
-// broadcast dimensions. Fails when the shapes do not broadcast.
-void broadcastStrides(std::string_view op, const TensorRef &src,
-                      const TensorRef &dst, int64_t *s);
 
 // Calls f(outIndex, offsetA, offsetB) for every element of |out| in
 // row-major order, with a and b broadcast to |out|.

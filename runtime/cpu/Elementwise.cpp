@@ -6,6 +6,7 @@
 #include "runtime/cpu/Common.h"
 
 #include "runtime/numerics/Dropout.h"
+#include "runtime/numerics/Elementwise.h"
 
 #include <cmath>
 
@@ -45,11 +46,6 @@ void binary(std::string_view op, std::span<const TensorRef> in,
   r.commit();
 }
 
-constexpr float kSqrtHalf = 0.70710678118654752440f;  // 1/sqrt(2)
-constexpr float kSqrt2OverPi = 0.79788456080286535588f; // sqrt(2/pi)
-constexpr float kInvSqrt2Pi = 0.39894228040143267794f;  // 1/sqrt(2 pi)
-constexpr float kKappa = 0.044715f;
-
 bool tanhApprox(const Attrs &attrs) {
   std::string a = attrs.getString("approximate", "none");
   if (a == "tanh")
@@ -84,8 +80,7 @@ void negKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
 }
 void reluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                 const Attrs &) {
-  // NaN propagates, as torch.relu does.
-  unary("graph.relu", in, out, [](float x) { return x > 0.0f || std::isnan(x) ? x : 0.0f; });
+  unary("graph.relu", in, out, [](float x) { return num::relu(x); });
 }
 void tanhKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                 const Attrs &) {
@@ -93,8 +88,7 @@ void tanhKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
 }
 void sigmoidKernel(std::span<const TensorRef> in,
                    std::span<const TensorRef> out, const Attrs &) {
-  unary("graph.sigmoid", in, out,
-        [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  unary("graph.sigmoid", in, out, [](float x) { return num::sigmoid(x); });
 }
 void expKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                const Attrs &) {
@@ -110,29 +104,21 @@ void sqrtKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
 }
 void rsqrtKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                  const Attrs &) {
-  unary("graph.rsqrt", in, out, [](float x) { return 1.0f / std::sqrt(x); });
+  unary("graph.rsqrt", in, out, [](float x) { return num::rsqrt(x); });
 }
 
 void geluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                 const Attrs &attrs) {
   if (tanhApprox(attrs))
-    unary("graph.gelu", in, out, [](float x) {
-      float inner = kSqrt2OverPi * (x + kKappa * x * x * x);
-      return 0.5f * x * (1.0f + std::tanh(inner));
-    });
+    unary("graph.gelu", in, out, [](float x) { return num::geluTanh(x); });
   else
-    unary("graph.gelu", in, out, [](float x) {
-      return 0.5f * x * (1.0f + std::erf(x * kSqrtHalf));
-    });
+    unary("graph.gelu", in, out, [](float x) { return num::geluErf(x); });
 }
 
 void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                const Attrs &attrs) {
   float e = float(attrs.getFloat("exponent"));
-  if (e == 2.0f) // x*x exactly, as torch special-cases the square
-    unary("graph.pow", in, out, [](float x) { return x * x; });
-  else
-    unary("graph.pow", in, out, [e](float x) { return std::pow(x, e); });
+  unary("graph.pow", in, out, [e](float x) { return num::power(x, e); });
 }
 
 // Inverted dropout: kept elements times 1/(1-p) (a float, as PyTorch's
@@ -173,29 +159,18 @@ void castKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
 void reluBackwardKernel(std::span<const TensorRef> in,
                         std::span<const TensorRef> out, const Attrs &) {
   binary("graph.relu_backward", in, out,
-         [](float x, float g) { return x > 0.0f ? g : 0.0f; });
+         [](float x, float g) { return num::reluGrad(x, g); });
 }
 
-// dx = g * gelu'(x), PyTorch's GeluBackward formulas.
+// dx = g * gelu'(x) (runtime/numerics/Elementwise.h).
 void geluBackwardKernel(std::span<const TensorRef> in,
                         std::span<const TensorRef> out, const Attrs &attrs) {
   if (tanhApprox(attrs))
-    binary("graph.gelu_backward", in, out, [](float x, float g) {
-      float x2 = x * x;
-      float inner = kSqrt2OverPi * (x + kKappa * x2 * x);
-      float t = std::tanh(inner);
-      float left = 0.5f * x, right = 1.0f + t;
-      float dleft = 0.5f * right;
-      float dright = left * (1.0f - t * t) * kSqrt2OverPi *
-                     (1.0f + 3.0f * kKappa * x2);
-      return g * (dleft + dright);
-    });
+    binary("graph.gelu_backward", in, out,
+           [](float x, float g) { return num::geluTanhGrad(x, g); });
   else
-    binary("graph.gelu_backward", in, out, [](float x, float g) {
-      float cdf = 0.5f * (1.0f + std::erf(x * kSqrtHalf));
-      float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
-      return g * (cdf + x * pdf);
-    });
+    binary("graph.gelu_backward", in, out,
+           [](float x, float g) { return num::geluErfGrad(x, g); });
 }
 
 } // namespace ampc::cpu

@@ -21,7 +21,7 @@ using namespace detail;
 namespace {
 
 // Attention dims and attributes (shared with the CPU library).
-using Geo = cpu::detail::AttnGeom;
+using Geo = kernels::detail::AttnGeom;
 
 // In place on FP32 scores [rows = batch*T, S]; also writes P in |tp|.
 __global__ void maskedSoftmax(float *p, void *pHalf, int tp, int64_t t,
@@ -71,7 +71,7 @@ Buffers buffers(const Geo &g, DType low, bool backward, std::string_view op,
                 cudaStream_t stream) {
   size_t n = size_t(g.batch * g.t * g.s);
   size_t f = (n * sizeof(float) + 255) & ~size_t(255);
-  size_t h = (n * cpu::dtypeSize(low) + 255) & ~size_t(255);
+  size_t h = (n * dtypeSize(low) + 255) & ~size_t(255);
   char *s = static_cast<char *>(
       scratch(backward ? 2 * f + 2 * h : f + h, op, stream));
   Buffers b{};
@@ -109,7 +109,7 @@ void attentionKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.scaled_dot_product_attention";
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &o = required(op, out, 0);
-  Geo g = cpu::detail::attentionGeometry(op, q, k, v, attrs);
+  Geo g = kernels::detail::attentionGeometry(op, q, k, v, attrs);
   if (o.numel() != g.batch * g.t * g.e)
     fail(op, "result must be [.., T, E]");
   Buffers b = buffers(g, v.dtype, false, op, stream);
@@ -133,7 +133,7 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
                   &v = required(op, in, 2), &gy = required(op, in, 3);
   const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
                   *dv = optional(out, 2);
-  Geo g = cpu::detail::attentionGeometry(op, q, k, v, attrs);
+  Geo g = kernels::detail::attentionGeometry(op, q, k, v, attrs);
   if (gy.numel() != g.batch * g.t * g.e)
     fail(op, "g must be [.., T, E]");
   DType low = q.dtype;

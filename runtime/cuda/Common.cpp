@@ -53,14 +53,6 @@ int gridFor(int64_t n, int threads) {
   return int(std::clamp<int64_t>(blocks, 1, 65536));
 }
 
-int normAxis(std::string_view op, int64_t axis, int rank) {
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    fail(op, "axis out of range");
-  return int(axis);
-}
-
 void checkLaunch(const char *op) { check(cudaGetLastError(), op); }
 
 Dims dimsOf(const TensorRef &t) {

@@ -63,7 +63,7 @@ bool im2colForced() {
 
 struct ConvPlan {};
 
-ConvPlan *convPlan(ConvPass, const cpu::detail::ConvShape &, DType, DType,
+ConvPlan *convPlan(ConvPass, const kernels::detail::ConvShape &, DType, DType,
                    DType, cudaStream_t, std::string_view) {
   (void)im2colForced(); // still reject a misspelt value
   return nullptr;
@@ -180,7 +180,7 @@ bool pick(ConvPlan &p, const std::vector<Perf> &results, int count,
   return false;
 }
 
-void build(ConvPlan &p, cudnnHandle_t h, const cpu::detail::ConvShape &g,
+void build(ConvPlan &p, cudnnHandle_t h, const kernels::detail::ConvShape &g,
            DType t, std::string_view op) {
   Setup ok{op};
   cudnnDataType_t dt = cudnnType(t);
@@ -273,7 +273,7 @@ bool fitsInt(int64_t v) { return v > 0 && v <= INT_MAX; }
 
 } // namespace
 
-ConvPlan *convPlan(ConvPass pass, const cpu::detail::ConvShape &g, DType tx,
+ConvPlan *convPlan(ConvPass pass, const kernels::detail::ConvShape &g, DType tx,
                    DType tw, DType ty, cudaStream_t stream,
                    std::string_view op) {
   if (im2colForced())

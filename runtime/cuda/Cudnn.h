@@ -1,6 +1,6 @@
 //===- Cudnn.h - conv2d passes on cuDNN (legacy convolution API) -*- C++ -*-===//
 //
-// ConvPool.cu asks for a plan per call; a null plan means "use im2col" (the
+// Conv.cu asks for a plan per call; a null plan means "use im2col" (the
 // build has no cuDNN, AMPC_CUDA_CONV=im2col, or cuDNN does not support the
 // configuration). Plans are made once per geometry and dtype (descriptors,
 // the heuristic's algorithm, its workspace size) and cached, so a repeated
@@ -10,7 +10,7 @@
 #ifndef AMPC_RUNTIME_CUDA_CUDNN_H
 #define AMPC_RUNTIME_CUDA_CUDNN_H
 
-#include "runtime/cpu/Geometry.h"
+#include "runtime/kernels/Geometry.h"
 #include "runtime/cuda/Kernels.h"
 
 #include <string_view>
@@ -32,7 +32,7 @@ struct ConvPlan; // opaque; owned by the cache, never freed
 // (the first one also creates the cuDNN handle) is made only outside stream
 // capture on |stream| (the warm-up step); during capture it is an error, as
 // scratch growth is.
-ConvPlan *convPlan(ConvPass pass, const cpu::detail::ConvShape &g, DType tx,
+ConvPlan *convPlan(ConvPass pass, const kernels::detail::ConvShape &g, DType tx,
                    DType tw, DType ty, cudaStream_t stream,
                    std::string_view op);
 

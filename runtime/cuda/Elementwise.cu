@@ -1,41 +1,33 @@
-//===- Elementwise.cu - Elementwise ops, casts, dropout, shapes -----------===//
+//===- Elementwise.cu - Elementwise ops, casts, dropout, their backward ---===//
 //
-// One map kernel (the op is a run-time code, the dtypes are read per
-// element) and one strided-copy kernel serve every op here: few
-// instantiations, short nvcc times. Generated code fuses elementwise chains
-// into its own kernels; these are the library fallbacks.
+// One map kernel serves every op here (the op is a run-time code, the dtypes
+// are read per element): few instantiations, short nvcc times. The scalar
+// formulas are runtime/numerics/Elementwise.h's. Generated code fuses
+// elementwise chains into its own kernels; these are the library fallbacks.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
 #include "runtime/numerics/Dropout.h"
-
-#include <cstring>
+#include "runtime/numerics/Elementwise.h"
 
 namespace ampc::cuda {
 
 using namespace detail;
-using cpu::detail::SliceSpec;
-using cpu::detail::sliceSpec;
 
 namespace {
 
 enum class Fn : int {
   Add, Sub, Mul, Div, Neg, Relu, Tanh, Sigmoid, Exp, Log, Sqrt, Rsqrt, Gelu,
-  GeluTanh, Pow, Square, Copy, ReluBackward, GeluBackward, GeluTanhBackward,
+  GeluTanh, Pow, Copy, ReluBackward, GeluBackward, GeluTanhBackward,
   Dropout
 };
-
-constexpr float kSqrtHalf = 0.70710678118654752440f;
-constexpr float kSqrt2OverPi = 0.79788456080286535588f;
-constexpr float kInvSqrt2Pi = 0.39894228040143267794f;
-constexpr float kKappa = 0.044715f;
 
 // Operand strides over the result's dimensions (0 where it broadcasts).
 struct Map {
   Fn fn;
   int rank;
-  int64_t dims[cpu::kMaxRank];
-  int64_t sa[cpu::kMaxRank], sb[cpu::kMaxRank];
+  int64_t dims[kMaxRank];
+  int64_t sa[kMaxRank], sb[kMaxRank];
   const void *a, *b;
   int ta, tb;
   void *y;
@@ -58,37 +50,20 @@ __device__ float apply(const Map &m, float x, float g, int64_t i,
   case Fn::Mul: return x * g;
   case Fn::Div: return x / g;
   case Fn::Neg: return -x;
-  case Fn::Relu: return x > 0.0f || isnan(x) ? x : 0.0f;
+  case Fn::Relu: return num::relu(x);
   case Fn::Tanh: return tanhf(x);
-  case Fn::Sigmoid: return 1.0f / (1.0f + expf(-x));
+  case Fn::Sigmoid: return num::sigmoid(x);
   case Fn::Exp: return expf(x);
   case Fn::Log: return logf(x);
   case Fn::Sqrt: return sqrtf(x);
-  case Fn::Rsqrt: return 1.0f / sqrtf(x);
-  case Fn::Gelu: return 0.5f * x * (1.0f + erff(x * kSqrtHalf));
-  case Fn::GeluTanh: {
-    float inner = kSqrt2OverPi * (x + kKappa * x * x * x);
-    return 0.5f * x * (1.0f + tanhf(inner));
-  }
-  case Fn::Pow: return powf(x, m.param);
-  case Fn::Square: return x * x;
+  case Fn::Rsqrt: return num::rsqrt(x);
+  case Fn::Gelu: return num::geluErf(x);
+  case Fn::GeluTanh: return num::geluTanh(x);
+  case Fn::Pow: return num::power(x, m.param);
   case Fn::Copy: return x;
-  case Fn::ReluBackward: return x > 0.0f ? g : 0.0f;
-  case Fn::GeluBackward: {
-    float cdf = 0.5f * (1.0f + erff(x * kSqrtHalf));
-    float pdf = kInvSqrt2Pi * expf(-0.5f * x * x);
-    return g * (cdf + x * pdf);
-  }
-  case Fn::GeluTanhBackward: {
-    float x2 = x * x;
-    float inner = kSqrt2OverPi * (x + kKappa * x2 * x);
-    float t = tanhf(inner);
-    float left = 0.5f * x, right = 1.0f + t;
-    float dleft = 0.5f * right;
-    float dright =
-        left * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kKappa * x2);
-    return g * (dleft + dright);
-  }
+  case Fn::ReluBackward: return num::reluGrad(x, g);
+  case Fn::GeluBackward: return num::geluErfGrad(x, g);
+  case Fn::GeluTanhBackward: return num::geluTanhGrad(x, g);
   case Fn::Dropout:
     if (m.p <= 0.0)
       return x;
@@ -116,27 +91,6 @@ __global__ void mapKernel(Map m, int64_t n) {
   }
 }
 
-// Strides of |x| read along |y|'s dimensions with numpy broadcasting.
-void broadcastStrides(std::string_view op, const TensorRef &x,
-                      const TensorRef &y, int64_t *s) {
-  if (x.rank > y.rank)
-    fail(op, "operand rank exceeds the result rank");
-  int64_t stride = 1;
-  for (int d = y.rank - 1, e = x.rank - 1; d >= 0; --d, --e) {
-    if (e < 0) {
-      s[d] = 0;
-      continue;
-    }
-    if (x.shape[e] == y.shape[d])
-      s[d] = stride;
-    else if (x.shape[e] == 1)
-      s[d] = 0;
-    else
-      fail(op, "shapes do not broadcast");
-    stride *= x.shape[e];
-  }
-}
-
 void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
                std::span<const TensorRef> out, cudaStream_t stream,
                float param = 0.0f) {
@@ -161,75 +115,6 @@ void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
   mapKernel<<<gridFor(n), 256, 0, stream>>>(m, n);
   checkLaunch("mapKernel");
 }
-
-// y[i] (contiguous over |dims|) = x[base + sum c_d * s[d]], element size esz.
-struct Copy {
-  int rank;
-  int64_t dims[cpu::kMaxRank], src[cpu::kMaxRank], dst[cpu::kMaxRank];
-  const char *x;
-  char *y;
-  int esz;
-};
-
-__global__ void stridedCopyKernel(Copy c, int64_t n) {
-  AMPC_GRID_STRIDE(i, n) {
-    int64_t is = 0, id = 0, rem = i;
-    for (int d = c.rank - 1; d >= 0; --d) {
-      int64_t k = rem % c.dims[d];
-      rem /= c.dims[d];
-      is += k * c.src[d];
-      id += k * c.dst[d];
-    }
-    switch (c.esz) {
-    case 2:
-      reinterpret_cast<uint16_t *>(c.y)[id] =
-          reinterpret_cast<const uint16_t *>(c.x)[is];
-      break;
-    case 8:
-      reinterpret_cast<uint64_t *>(c.y)[id] =
-          reinterpret_cast<const uint64_t *>(c.x)[is];
-      break;
-    default:
-      reinterpret_cast<uint32_t *>(c.y)[id] =
-          reinterpret_cast<const uint32_t *>(c.x)[is];
-    }
-  }
-}
-
-void contiguousStrides(const TensorRef &t, int64_t *s) {
-  int64_t stride = 1;
-  for (int d = t.rank - 1; d >= 0; --d) {
-    s[d] = stride;
-    stride *= t.shape[d];
-  }
-}
-
-// Copies the elements of the box |dims| from x (strides src, element offset
-// xBase) to y (strides dst, offset yBase).
-void stridedCopy(const TensorRef &like, const void *x, int64_t xBase,
-                 const int64_t *src, void *y, int64_t yBase, const int64_t *dst,
-                 const int64_t *dims, int rank, cudaStream_t stream) {
-  Copy c{};
-  c.rank = rank;
-  int64_t n = 1;
-  for (int d = 0; d < rank; ++d) {
-    c.dims[d] = dims[d], c.src[d] = src[d], c.dst[d] = dst[d];
-    n *= dims[d];
-  }
-  c.esz = int(cpu::dtypeSize(like.dtype));
-  c.x = static_cast<const char *>(x) + xBase * c.esz;
-  c.y = static_cast<char *>(y) + yBase * c.esz;
-  if (n == 0)
-    return;
-  stridedCopyKernel<<<gridFor(n), 256, 0, stream>>>(c, n);
-  checkLaunch("stridedCopyKernel");
-}
-
-void sameType(std::string_view op, const TensorRef &a, const TensorRef &b) {
-  if (a.dtype != b.dtype)
-    fail(op, "operand and result element types differ");
-}
-
 
 } // namespace
 
@@ -271,8 +156,7 @@ void geluBackwardKernel(std::span<const TensorRef> in,
 void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                const Attrs &attrs, cudaStream_t stream) {
   float e = float(attrs.getFloat("exponent"));
-  launchMap("graph.pow", e == 2.0f ? Fn::Square : Fn::Pow, in.first(1), out,
-            stream, e);
+  launchMap("graph.pow", Fn::Pow, in.first(1), out, stream, e);
 }
 
 // Attributes p, key, seed, step and shard (as runtime/cpu: element i draws
@@ -306,103 +190,6 @@ void dropoutKernel(std::span<const TensorRef> in,
   if (n)
     mapKernel<<<gridFor(n), 256, 0, stream>>>(m, n);
   checkLaunch("dropout");
-}
-
-void reshapeKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                   const Attrs &, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.reshape";
-  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  if (x.numel() != y.numel())
-    fail(op, "element counts differ");
-  if (x.data != y.data)
-    check(cudaMemcpyAsync(y.data, x.data,
-                          size_t(x.numel()) * cpu::dtypeSize(x.dtype),
-                          cudaMemcpyDeviceToDevice, stream),
-          "reshape");
-}
-
-void transposeKernel(std::span<const TensorRef> in,
-                     std::span<const TensorRef> out, const Attrs &attrs,
-                     cudaStream_t stream) {
-  constexpr std::string_view op = "graph.transpose";
-  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  auto perm = attrs.getInts("perm");
-  if (int(perm.size()) != x.rank || y.rank != x.rank)
-    fail(op, "perm must have one entry per dimension");
-  int64_t xs[cpu::kMaxRank], ys[cpu::kMaxRank], ss[cpu::kMaxRank];
-  contiguousStrides(x, xs);
-  contiguousStrides(y, ys);
-  for (int i = 0; i < x.rank; ++i) {
-    if (perm[i] < 0 || perm[i] >= x.rank || y.shape[i] != x.shape[perm[i]])
-      fail(op, "perm does not match the shapes");
-    ss[i] = xs[perm[i]];
-  }
-  stridedCopy(x, x.data, 0, ss, y.data, 0, ys, y.shape, y.rank, stream);
-}
-
-void sliceKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                 const Attrs &attrs, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.slice";
-  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  SliceSpec s = sliceSpec(op, x, y, attrs);
-  int64_t xs[cpu::kMaxRank], ys[cpu::kMaxRank], ss[cpu::kMaxRank], base = 0;
-  contiguousStrides(x, xs);
-  contiguousStrides(y, ys);
-  for (int d = 0; d < x.rank; ++d) {
-    base += s.starts[d] * xs[d];
-    ss[d] = xs[d] * s.steps[d];
-  }
-  stridedCopy(x, x.data, base, ss, y.data, 0, ys, y.shape, y.rank, stream);
-}
-
-void sliceBackwardKernel(std::span<const TensorRef> in,
-                         std::span<const TensorRef> out, const Attrs &attrs,
-                         cudaStream_t stream) {
-  constexpr std::string_view op = "graph.slice_backward";
-  const TensorRef &g = required(op, in, 0), &dx = required(op, out, 0);
-  sameType(op, g, dx);
-  SliceSpec s = sliceSpec(op, dx, g, attrs);
-  check(cudaMemsetAsync(dx.data, 0,
-                        size_t(dx.numel()) * cpu::dtypeSize(dx.dtype), stream),
-        "slice_backward");
-  int64_t xs[cpu::kMaxRank], gs[cpu::kMaxRank], ds[cpu::kMaxRank], base = 0;
-  contiguousStrides(dx, xs);
-  contiguousStrides(g, gs);
-  for (int d = 0; d < dx.rank; ++d) {
-    base += s.starts[d] * xs[d];
-    ds[d] = xs[d] * s.steps[d];
-  }
-  stridedCopy(g, g.data, 0, gs, dx.data, base, ds, g.shape, g.rank, stream);
-}
-
-void concatKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &attrs, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.concat";
-  const TensorRef &y = required(op, out, 0);
-  int axis = normAxis(op, attrs.getInt("axis"), y.rank);
-  int64_t ys[cpu::kMaxRank], offset = 0;
-  contiguousStrides(y, ys);
-  for (const TensorRef &x : in) {
-    sameType(op, x, y);
-    if (x.rank != y.rank)
-      fail(op, "operand ranks differ");
-    int64_t xs[cpu::kMaxRank];
-    contiguousStrides(x, xs);
-    stridedCopy(x, x.data, 0, xs, y.data, offset * ys[axis], ys, x.shape,
-                x.rank, stream);
-    offset += x.shape[axis];
-  }
-  if (offset != y.shape[axis])
-    fail(op, "result size along the axis is not the sum");
-}
-
-void broadcastToKernel(std::span<const TensorRef> in,
-                       std::span<const TensorRef> out, const Attrs &,
-                       cudaStream_t stream) {
-  launchMap("graph.broadcast_to", Fn::Copy, in.first(1), out, stream);
 }
 
 } // namespace ampc::cuda

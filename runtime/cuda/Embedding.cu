@@ -96,7 +96,7 @@ void embeddingBackwardKernel(std::span<const TensorRef> in,
   if (v >= INT32_MAX || n >= INT32_MAX)
     fail(op, "more than 2^31 ids or table rows");
   // Rows no id names stay zero (all-zero bits are +0 in every format).
-  check(cudaMemsetAsync(dt.data, 0, size_t(dt.numel()) * cpu::dtypeSize(dt.dtype),
+  check(cudaMemsetAsync(dt.data, 0, size_t(dt.numel()) * dtypeSize(dt.dtype),
                         stream),
         op.data());
   if (n == 0 || d == 0) {

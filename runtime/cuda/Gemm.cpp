@@ -1,4 +1,4 @@
-//===- Gemm.cpp - matmul, batch_matmul, linear on cuBLASLt -----------------===//
+//===- Gemm.cpp - One GEMM on cuBLASLt (matmul, linear, conv2d) -----------===//
 //
 // Row-major problems are handed to cuBLASLt (column-major) as their
 // transposes: C^T = op(B)^T op(A)^T. Descriptors, layouts and the heuristic's
@@ -91,9 +91,9 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
   Key key{g.transA, g.transB, g.m,      g.n,      g.k,       int(g.aType),
           int(g.bType), int(g.cType), g.lda,  g.ldb,    g.ldc,     g.batch,
           g.strideA, g.strideB, g.strideC, g.bias != nullptr,
-          alignment(g.a, g.strideA, cpu::dtypeSize(g.aType)),
-          alignment(g.b, g.strideB, cpu::dtypeSize(g.bType)),
-          alignment(g.c, g.strideC, cpu::dtypeSize(g.cType))};
+          alignment(g.a, g.strideA, dtypeSize(g.aType)),
+          alignment(g.b, g.strideB, dtypeSize(g.bType)),
+          alignment(g.c, g.strideC, dtypeSize(g.cType))};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end())
@@ -204,58 +204,5 @@ void gemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
 }
 
 } // namespace detail
-
-using namespace detail;
-
-void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.matmul";
-  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
-  const TensorRef &c = required(op, out, 0);
-  cpu::detail::MatmulShape s = cpu::detail::matmulShape(op, a, b, c);
-  Gemm g;
-  g.m = s.m, g.k = s.k, g.n = s.n;
-  g.a = a.data, g.aType = a.dtype, g.lda = g.k;
-  g.b = b.data, g.bType = b.dtype, g.ldb = g.n;
-  g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
-  gemm(g, stream, op);
-}
-
-void batchMatmulKernel(std::span<const TensorRef> in,
-                       std::span<const TensorRef> out, const Attrs &,
-                       cudaStream_t stream) {
-  constexpr std::string_view op = "graph.batch_matmul";
-  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
-  const TensorRef &c = required(op, out, 0);
-  cpu::detail::MatmulShape s = cpu::detail::batchMatmulShape(op, a, b, c);
-  Gemm g;
-  g.m = s.m, g.k = s.k, g.n = s.n;
-  g.a = a.data, g.aType = a.dtype, g.lda = g.k, g.strideA = g.m * g.k;
-  g.b = b.data, g.bType = b.dtype, g.ldb = g.n, g.strideB = g.k * g.n;
-  g.c = c.data, g.cType = c.dtype, g.ldc = g.n, g.strideC = g.m * g.n;
-  g.batch = s.batch;
-  gemm(g, stream, op);
-}
-
-// y = x W^T + b over the flattened leading dimensions of x; the bias is
-// cuBLASLt's epilogue (added in FP32 before the one rounding).
-void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.linear";
-  const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
-  const TensorRef *bias = optional(in, 2);
-  const TensorRef &y = required(op, out, 0);
-  cpu::detail::MatmulShape s = cpu::detail::linearShape(op, x, w, bias, y);
-  Gemm g;
-  g.m = s.m, g.k = s.k, g.n = s.n;
-  if (bias && bias->dtype != y.dtype)
-    fail(op, "the bias must have the result's type");
-  g.transB = true;
-  g.a = x.data, g.aType = x.dtype, g.lda = g.k;
-  g.b = w.data, g.bType = w.dtype, g.ldb = g.k;
-  g.c = y.data, g.cType = y.dtype, g.ldc = g.n;
-  g.bias = bias ? bias->data : nullptr;
-  gemm(g, stream, op);
-}
 
 } // namespace ampc::cuda

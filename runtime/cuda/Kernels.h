@@ -2,8 +2,9 @@
 //
 // The CUDA twin of runtime/cpu/Kernels.h: one generic entry point per graph
 // op, looked up by op name, called by generated CUDA code for everything it
-// does not print as a fused kernel. The same TensorRef and Attrs (the data
-// pointers are device pointers) and the same operand conventions; each call
+// does not print as a fused kernel. The same TensorRef and Attrs, operand
+// conventions and op list (runtime/kernels/Abi.h; the data pointers are
+// device pointers), re-exported under ampc::cuda; each call
 // only enqueues work on |stream|: no host synchronisation, no allocation
 // once warmed up, so a whole step can be captured in a CUDA graph.
 //
@@ -19,7 +20,7 @@
 #ifndef AMPC_RUNTIME_CUDA_KERNELS_H
 #define AMPC_RUNTIME_CUDA_KERNELS_H
 
-#include "runtime/cpu/Kernels.h"
+#include "runtime/kernels/Abi.h"
 
 #include <cuda_runtime_api.h>
 
@@ -29,9 +30,13 @@
 
 namespace ampc::cuda {
 
-using cpu::Attr;
-using cpu::Attrs;
-using cpu::TensorRef;
+using kernels::Attr;
+using kernels::Attrs;
+using kernels::dtypeSize;
+using kernels::kMaxRank;
+using kernels::makeRef;
+using kernels::registeredOps;
+using kernels::TensorRef;
 using rt::DType;
 
 using Kernel = void (*)(std::span<const TensorRef> in,
@@ -40,9 +45,6 @@ using Kernel = void (*)(std::span<const TensorRef> in,
 
 // "graph.linear" (or "linear") -> its kernel; nullptr for unknown names.
 Kernel lookup(std::string_view opName);
-
-// Every registered op name, in runtime/cuda/Ops.def order.
-std::span<const std::string_view> registeredOps();
 
 // Creates the cuBLASLt handle and the GEMM workspace (outside any capture).
 // Kernels call it themselves; calling it first keeps allocation out of the

@@ -1,14 +1,13 @@
 //===- Registry.cpp - Op name -> CUDA kernel ------------------------------===//
 #include "runtime/cuda/Kernels.h"
 
-#include <array>
-
 namespace ampc::cuda {
 
-#define AMPC_CUDA_OP(name, function)                                           \
+// Every kernel's declaration, from the single op list.
+#define AMPC_KERNEL_OP(name, function)                                         \
   void function(std::span<const TensorRef>, std::span<const TensorRef>,        \
                 const Attrs &, cudaStream_t);
-#include "runtime/cuda/Ops.def"
+#include "runtime/kernels/Ops.def"
 
 namespace {
 
@@ -18,16 +17,9 @@ struct Entry {
 };
 
 constexpr Entry kEntries[] = {
-#define AMPC_CUDA_OP(name, function) {name, &function},
-#include "runtime/cuda/Ops.def"
+#define AMPC_KERNEL_OP(name, function) {name, &function},
+#include "runtime/kernels/Ops.def"
 };
-
-constexpr auto kNames = [] {
-  std::array<std::string_view, std::size(kEntries)> names{};
-  for (size_t i = 0; i < names.size(); ++i)
-    names[i] = kEntries[i].name;
-  return names;
-}();
 
 } // namespace
 
@@ -38,7 +30,5 @@ Kernel lookup(std::string_view opName) {
       return e.kernel;
   return nullptr;
 }
-
-std::span<const std::string_view> registeredOps() { return kNames; }
 
 } // namespace ampc::cuda

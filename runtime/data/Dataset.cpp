@@ -45,15 +45,6 @@ std::vector<DataSpec> parseDataSpecs(const std::vector<std::string> &items,
   return specs;
 }
 
-int dtypeSize(DType t) {
-  switch (t) {
-  case DType::F16: case DType::BF16: return 2;
-  case DType::F32: case DType::I32: return 4;
-  case DType::I64: return 8;
-  }
-  return 4;
-}
-
 const char *dtypeName(DType t) {
   switch (t) {
   case DType::F32: return "f32";
@@ -140,7 +131,7 @@ static void checkValues(const std::vector<uint8_t> &values,
                         const std::string &file) {
   if (in.valueBound <= 0 || !isIntDType(in.dtype))
     return;
-  int64_t count = int64_t(values.size()) / dtypeSize(in.dtype);
+  int64_t count = int64_t(values.size() / dtypeSize(in.dtype));
   for (int64_t k = 0; k < count; ++k) {
     int64_t v;
     if (in.dtype == DType::I32) {
@@ -206,7 +197,7 @@ Dataset loadDataset(const std::vector<TensorInfo> &inputs,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorInfo &in = inputs[i];
     int64_t per = perSampleCount(in);
-    ds.sampleBytes[i] = per * dtypeSize(in.dtype);
+    ds.sampleBytes[i] = per * int64_t(dtypeSize(in.dtype));
     const DataSpec *spec = nullptr;
     int64_t shift = 0;
     if (auto it = byName.find(in.name); it != byName.end()) {

@@ -22,6 +22,7 @@
 
 #include "runtime/Model.h"
 #include "runtime/data/Array.h"
+#include "runtime/kernels/Abi.h"
 
 #include <cstdint>
 #include <span>
@@ -41,7 +42,7 @@ struct DataSpec {
 std::vector<DataSpec> parseDataSpecs(const std::vector<std::string> &items,
                                      const std::string &flag);
 
-int dtypeSize(DType t);
+using kernels::dtypeSize; // bytes per element (runtime/kernels/Abi.h)
 const char *dtypeName(DType t);
 // "image f32[64,1,28,28]"
 std::string describeInput(const TensorInfo &t);

@@ -8,19 +8,12 @@
 #ifndef AMPC_RUNTIME_NUMERICS_PHILOX_H
 #define AMPC_RUNTIME_NUMERICS_PHILOX_H
 
+#include "runtime/numerics/HostDevice.h"
+
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <string_view>
-
-// Callable from CUDA kernels too (dropout masks on the device).
-#ifndef AMPC_HD
-#ifdef __CUDACC__
-#define AMPC_HD __host__ __device__
-#else
-#define AMPC_HD
-#endif
-#endif
 
 namespace ampc::num {
 

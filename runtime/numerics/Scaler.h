@@ -33,15 +33,9 @@
 #ifndef AMPC_RUNTIME_NUMERICS_SCALER_H
 #define AMPC_RUNTIME_NUMERICS_SCALER_H
 
-#include <cstdint>
+#include "runtime/numerics/HostDevice.h"
 
-#ifndef AMPC_HD
-#ifdef __CUDACC__
-#define AMPC_HD __host__ __device__
-#else
-#define AMPC_HD
-#endif
-#endif
+#include <cstdint>
 
 namespace ampc::num {
 

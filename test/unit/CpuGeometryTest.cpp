@@ -1,10 +1,10 @@
 //===- CpuGeometryTest.cpp - Shared host-side op geometry -----------------===//
 //
-// runtime/cpu/Geometry.h is used by both the CPU and the CUDA kernel
+// runtime/kernels/Geometry.h is used by both the CPU and the CUDA kernel
 // libraries: its attribute defaults and error texts are the contract.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/cpu/Geometry.h"
+#include "runtime/kernels/Geometry.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace ampc::cpu::detail {
+namespace ampc::kernels::detail {
 namespace {
 
 // Shape-only refs: geometry never reads data.
@@ -140,4 +140,4 @@ TEST(CpuGeometry, LastDimRows) {
 }
 
 } // namespace
-} // namespace ampc::cpu::detail
+} // namespace ampc::kernels::detail

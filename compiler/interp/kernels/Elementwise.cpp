@@ -1,6 +1,7 @@
 //===- Elementwise.cpp - Unary, binary, cast, dropout and their VJP ops ----===//
 #include "compiler/interp/Kernel.h"
 #include "runtime/numerics/Dropout.h"
+#include "runtime/numerics/Elementwise.h"
 
 #include <cmath>
 
@@ -8,10 +9,7 @@ using namespace ampc::interp;
 
 namespace {
 
-constexpr double kSqrt2OverPi = 0.7978845608028654; // sqrt(2 / pi)
-constexpr double kGeluC = 0.044715;
-constexpr double kInvSqrt2 = 0.7071067811865476;
-constexpr double kInvSqrt2Pi = 0.3989422804014327; // 1 / sqrt(2 pi)
+namespace num = ampc::num;
 
 template <double (*F)(double)>
 KernelResult unary(const OpContext &ctx, std::span<const Tensor> in) {
@@ -21,10 +19,8 @@ KernelResult unary(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
+// The formulas of runtime/numerics/Elementwise.h, evaluated in double.
 double neg(double x) { return -x; }
-double relu(double x) { return x > 0 ? x : 0.0; }
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 double tanhF(double x) { return std::tanh(x); }
 double expF(double x) { return std::exp(x); }
 double logF(double x) { return std::log(x); }
@@ -53,13 +49,8 @@ double divF(double a, double b) { return a / b; }
 KernelResult gelu(const OpContext &ctx, std::span<const Tensor> in) {
   bool approx = ctx.getString("approximate", "none") == "tanh";
   Tensor out = ctx.makeResult();
-  for (int64_t k = 0; k < out.size(); ++k) {
-    double x = in[0].f[k];
-    out.f[k] = approx ? 0.5 * x *
-                            (1.0 + std::tanh(kSqrt2OverPi *
-                                             (x + kGeluC * x * x * x)))
-                      : 0.5 * x * (1.0 + std::erf(x * kInvSqrt2));
-  }
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = approx ? num::geluTanh(in[0].f[k]) : num::geluErf(in[0].f[k]);
   return one(std::move(out));
 }
 
@@ -67,7 +58,7 @@ KernelResult pow(const OpContext &ctx, std::span<const Tensor> in) {
   double e = ctx.getFloat("exponent", 1.0);
   Tensor out = ctx.makeResult();
   for (int64_t k = 0; k < out.size(); ++k)
-    out.f[k] = std::pow(in[0].f[k], e);
+    out.f[k] = num::power(in[0].f[k], e);
   return one(std::move(out));
 }
 
@@ -98,7 +89,7 @@ KernelResult cast(const OpContext &ctx, std::span<const Tensor> in) {
 KernelResult reluBackward(const OpContext &ctx, std::span<const Tensor> in) {
   Tensor out = ctx.makeResult();
   for (int64_t k = 0; k < out.size(); ++k)
-    out.f[k] = in[0].f[k] > 0 ? in[1].f[k] : 0.0;
+    out.f[k] = num::reluGrad(in[0].f[k], in[1].f[k]);
   return one(std::move(out));
 }
 
@@ -106,18 +97,9 @@ KernelResult reluBackward(const OpContext &ctx, std::span<const Tensor> in) {
 KernelResult geluBackward(const OpContext &ctx, std::span<const Tensor> in) {
   bool approx = ctx.getString("approximate", "none") == "tanh";
   Tensor out = ctx.makeResult();
-  for (int64_t k = 0; k < out.size(); ++k) {
-    double x = in[0].f[k], d;
-    if (approx) {
-      double t = std::tanh(kSqrt2OverPi * (x + kGeluC * x * x * x));
-      d = 0.5 * (1.0 + t) +
-          0.5 * x * (1.0 - t * t) * kSqrt2OverPi * (1.0 + 3.0 * kGeluC * x * x);
-    } else {
-      d = 0.5 * (1.0 + std::erf(x * kInvSqrt2)) +
-          x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
-    }
-    out.f[k] = in[1].f[k] * d;
-  }
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = approx ? num::geluTanhGrad(in[0].f[k], in[1].f[k])
+                      : num::geluErfGrad(in[0].f[k], in[1].f[k]);
   return one(std::move(out));
 }
 
@@ -125,13 +107,13 @@ KernelResult geluBackward(const OpContext &ctx, std::span<const Tensor> in) {
 
 void ampc::interp::registerElementwiseKernels(KernelTable &t) {
   t["graph.neg"] = unary<neg>;
-  t["graph.relu"] = unary<relu>;
+  t["graph.relu"] = unary<num::relu<double>>;
   t["graph.tanh"] = unary<tanhF>;
-  t["graph.sigmoid"] = unary<sigmoid>;
+  t["graph.sigmoid"] = unary<num::sigmoid<double>>;
   t["graph.exp"] = unary<expF>;
   t["graph.log"] = unary<logF>;
   t["graph.sqrt"] = unary<sqrtF>;
-  t["graph.rsqrt"] = unary<rsqrt>;
+  t["graph.rsqrt"] = unary<num::rsqrt<double>>;
   t["graph.add"] = binary<add>;
   t["graph.sub"] = binary<sub>;
   t["graph.mul"] = binary<mul>;

@@ -46,9 +46,10 @@ std::string tensorRef(Value v, const std::string &data) {
 
 } // namespace
 
-// The scalar formula of one elementwise op on float operands |x|, the same
-// formulas as the kernel libraries (runtime/cpu/Elementwise.cpp,
-// runtime/cuda/Elementwise.cu).
+// The scalar formula of one elementwise op on float operands |x|: a C
+// operator, a single libm call, or a call to its one definition in
+// runtime/numerics/Elementwise.h (which the kernel libraries and the
+// interpreter use too).
 FailureOr<std::string> BlockEmitter::formula(Operation *op,
                                              ArrayRef<std::string> x) {
   StringRef name = op->getName().getStringRef();
@@ -71,9 +72,9 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
   if (name == "tanh" || name == "exp" || name == "log" || name == "sqrt")
     return t.math(name) + "(" + x[0] + ")";
   if (name == "sigmoid")
-    return "1.0f / (1.0f + " + t.math("exp") + "(-" + x[0] + "))";
+    return "ampc::num::sigmoid(" + x[0] + ")";
   if (name == "rsqrt")
-    return "1.0f / " + t.math("sqrt") + "(" + x[0] + ")";
+    return "ampc::num::rsqrt(" + x[0] + ")";
   if (name == "gelu")
     return (approximate(op) == "tanh" ? "ampc::num::geluTanh("
                                       : "ampc::num::geluErf(") +
@@ -83,14 +84,12 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
                                       : "ampc::num::geluErfGrad(") +
            x[0] + ", " + x[1] + ")";
   if (name == "relu_backward")
-    return x[0] + " > 0.0f ? " + x[1] + " : 0.0f";
+    return "ampc::num::reluGrad(" + x[0] + ", " + x[1] + ")";
   if (name == "cast" || name == "broadcast_to")
     return x[0];
   if (name == "pow") {
     double e = cast<FloatAttr>(op->getAttr("exponent")).getValueAsDouble();
-    if (float(e) == 2.0f) // the square, exactly (as torch special-cases it)
-      return x[0] + " * " + x[0];
-    return t.math("pow") + "(" + x[0] + ", float(" + doubleLiteral(e) + "))";
+    return "ampc::num::power(" + x[0] + ", float(" + doubleLiteral(e) + "))";
   }
   return failure();
 }

@@ -1,4 +1,4 @@
-//===- ConvPool.cu - conv2d (cuDNN or im2col + cuBLASLt) and pooling -------===//
+//===- Conv.cu - conv2d (cuDNN or im2col + cuBLASLt) ----------------------===//
 //
 // conv2d and its backward ops run on cuDNN (runtime/cuda/Cudnn.h) when the
 // build has it and cuDNN supports the configuration; AMPC_CUDA_CONV=im2col
@@ -12,8 +12,6 @@
 // input is a GEMM into FP32 columns and a gathering col2im (deterministic);
 // backward weight accumulates the images' GEMMs in FP32 (beta = 1), rounded
 // once.
-// Pools: one thread per output (forward) or per input element (backward,
-// a gather: deterministic).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
@@ -30,7 +28,7 @@ namespace {
 
 // The shared conv2d geometry (plain data, passed to kernels by value) with
 // device-side accessors.
-struct Geom : cpu::detail::ConvShape {
+struct Geom : kernels::detail::ConvShape {
   __host__ __device__ int64_t rows() const { return cg * kh * kw; }
   __host__ __device__ int64_t cols() const { return oh * ow; }
 };
@@ -39,7 +37,7 @@ struct Geom : cpu::detail::ConvShape {
 // must agree with it).
 Geom geometry(std::string_view op, const TensorRef &x, const TensorRef &w,
               const TensorRef &y, const Attrs &attrs) {
-  Geom g{cpu::detail::convShape(op, x, w, y, attrs)};
+  Geom g{kernels::detail::convShape(op, x, w, y, attrs)};
   if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1 || g.ph < 0 || g.pw < 0)
     fail(op, "stride and dilation must be positive, padding non-negative");
   int64_t eh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
@@ -138,89 +136,6 @@ bool conv2dCudnn(std::string_view op, const Geom &g, const TensorRef &x,
   return true;
 }
 
-struct PoolGeom {
-  int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
-};
-
-PoolGeom pool(std::string_view op, const TensorRef &x, const TensorRef &y,
-              const Attrs &attrs) {
-  cpu::detail::PoolWindow k = cpu::detail::poolWindow(op, x, y, attrs);
-  return {x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[2],
-          y.shape[3], k.kh,       k.kw,       k.sh,       k.sw,
-          k.ph,       k.pw};
-}
-
-// kind 0: max, 1: average (count_include_pad).
-__global__ void poolKernel(PoolGeom g, const void *x, int tx, void *y, int ty,
-                           int kind) {
-  int64_t total = g.n * g.c * g.oh * g.ow;
-  AMPC_GRID_STRIDE(i, total) {
-    int64_t ox = i % g.ow, oy = (i / g.ow) % g.oh, nc = i / (g.ow * g.oh);
-    float acc = kind == 0 ? -INFINITY : 0.0f;
-    for (int64_t a = 0; a < g.kh; ++a)
-      for (int64_t b = 0; b < g.kw; ++b) {
-        int64_t iy = oy * g.sh - g.ph + a, ix = ox * g.sw - g.pw + b;
-        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
-          continue;
-        float v = ld(x, tx, (nc * g.h + iy) * g.w + ix);
-        if (kind == 0)
-          acc = (v > acc || isnan(v)) ? v : acc;
-        else
-          acc += v;
-      }
-    st(y, ty, i, kind == 0 ? acc : acc / float(g.kh * g.kw));
-  }
-}
-
-// dx of one input element: the sum over the windows that contain it of g
-// (avg: g / window size; max: g when this element is the window's first
-// maximum in row-major order).
-__global__ void poolBackwardKernel(PoolGeom g, const void *x, int tx,
-                                   const void *gy, int tg, void *dx, int tdx,
-                                   int kind) {
-  int64_t total = g.n * g.c * g.h * g.w;
-  AMPC_GRID_STRIDE(i, total) {
-    int64_t ix = i % g.w, iy = (i / g.w) % g.h, nc = i / (g.w * g.h);
-    float s = 0.0f;
-    for (int64_t a = 0; a < g.kh; ++a) {
-      int64_t ty = iy + g.ph - a;
-      if (ty < 0 || ty % g.sh || ty / g.sh >= g.oh)
-        continue;
-      int64_t oy = ty / g.sh;
-      for (int64_t b = 0; b < g.kw; ++b) {
-        int64_t tx2 = ix + g.pw - b;
-        if (tx2 < 0 || tx2 % g.sw || tx2 / g.sw >= g.ow)
-          continue;
-        int64_t ox = tx2 / g.sw;
-        float gv = ld(gy, tg, (nc * g.oh + oy) * g.ow + ox);
-        if (kind == 1) {
-          s += gv / float(g.kh * g.kw);
-          continue;
-        }
-        // The window's first maximum (row-major).
-        int64_t bestY = -1, bestX = -1;
-        float best = -INFINITY;
-        for (int64_t p = 0; p < g.kh; ++p)
-          for (int64_t q = 0; q < g.kw; ++q) {
-            int64_t yy = oy * g.sh - g.ph + p, xx = ox * g.sw - g.pw + q;
-            if (yy < 0 || yy >= g.h || xx < 0 || xx >= g.w)
-              continue;
-            float v = ld(x, tx, (nc * g.h + yy) * g.w + xx);
-            // As the CPU's argmaxWindow: every NaN takes over.
-            if (bestY < 0 || v > best || isnan(v)) {
-              best = v;
-              bestY = yy;
-              bestX = xx;
-            }
-          }
-        if (bestY == iy && bestX == ix)
-          s += gv;
-      }
-    }
-    st(dx, tdx, i, s);
-  }
-}
-
 // Scratch for im2col columns (|esz| bytes per element) and an FP32
 // accumulator of |accElems| after them, 256-byte aligned.
 struct ColumnsAndAcc {
@@ -248,7 +163,7 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
     fail(op, "bias must be [O]");
   if (conv2dCudnn(op, g, x, w, bias, y, stream))
     return;
-  size_t esz = cpu::dtypeSize(x.dtype), wsz = cpu::dtypeSize(w.dtype);
+  size_t esz = dtypeSize(x.dtype), wsz = dtypeSize(w.dtype);
   auto [col, acc] = columnsAndAccumulator(g, esz, y.numel(), op, stream);
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     int64_t total = g.n * g.rows() * g.cols();
@@ -285,7 +200,7 @@ void conv2dBackwardInputKernel(std::span<const TensorRef> in,
                              gy.dtype, stream, op))
     if (convRun(*p, dx.data, w.data, gy.data, 0.0f, stream, op))
       return;
-  size_t esz = cpu::dtypeSize(w.dtype), gsz = cpu::dtypeSize(gy.dtype);
+  size_t esz = dtypeSize(w.dtype), gsz = dtypeSize(gy.dtype);
   auto *col = static_cast<float *>(scratch(
       size_t(g.n * g.rows() * g.cols()) * sizeof(float), op, stream));
   for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -319,7 +234,7 @@ void conv2dBackwardWeightKernel(std::span<const TensorRef> in,
                              gy.dtype, stream, op))
     if (convRun(*p, x.data, dw.data, gy.data, 0.0f, stream, op))
       return;
-  size_t esz = cpu::dtypeSize(x.dtype), gsz = cpu::dtypeSize(gy.dtype);
+  size_t esz = dtypeSize(x.dtype), gsz = dtypeSize(gy.dtype);
   auto [col, acc] = columnsAndAccumulator(g, esz, dw.numel(), op, stream);
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     int64_t total = g.n * g.rows() * g.cols();
@@ -343,54 +258,6 @@ void conv2dBackwardWeightKernel(std::span<const TensorRef> in,
   }
   biasNarrow<<<gridFor(dw.numel()), 256, 0, stream>>>(
       acc, nullptr, 0, dw.data, int(dw.dtype), 1, 1, dw.numel());
-  checkLaunch(op.data());
-}
-
-void maxPool2dKernel(std::span<const TensorRef> in,
-                     std::span<const TensorRef> out, const Attrs &attrs,
-                     cudaStream_t stream) {
-  constexpr std::string_view op = "graph.max_pool2d";
-  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  PoolGeom g = pool(op, x, y, attrs);
-  poolKernel<<<gridFor(y.numel()), 256, 0, stream>>>(g, x.data, int(x.dtype),
-                                                     y.data, int(y.dtype), 0);
-  checkLaunch(op.data());
-}
-
-void avgPool2dKernel(std::span<const TensorRef> in,
-                     std::span<const TensorRef> out, const Attrs &attrs,
-                     cudaStream_t stream) {
-  constexpr std::string_view op = "graph.avg_pool2d";
-  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  PoolGeom g = pool(op, x, y, attrs);
-  poolKernel<<<gridFor(y.numel()), 256, 0, stream>>>(g, x.data, int(x.dtype),
-                                                     y.data, int(y.dtype), 1);
-  checkLaunch(op.data());
-}
-
-// in: x, g; out: dx.
-void maxPool2dBackwardKernel(std::span<const TensorRef> in,
-                             std::span<const TensorRef> out,
-                             const Attrs &attrs, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.max_pool2d_backward";
-  const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
-  const TensorRef &dx = required(op, out, 0);
-  PoolGeom g = pool(op, x, gy, attrs);
-  poolBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
-      g, x.data, int(x.dtype), gy.data, int(gy.dtype), dx.data,
-      int(dx.dtype), 0);
-  checkLaunch(op.data());
-}
-
-// in: g; out: dx (its shape gives the input's).
-void avgPool2dBackwardKernel(std::span<const TensorRef> in,
-                             std::span<const TensorRef> out,
-                             const Attrs &attrs, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.avg_pool2d_backward";
-  const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
-  PoolGeom g = pool(op, dx, gy, attrs);
-  poolBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
-      g, nullptr, 0, gy.data, int(gy.dtype), dx.data, int(dx.dtype), 1);
   checkLaunch(op.data());
 }
 

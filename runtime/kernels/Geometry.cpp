@@ -1,11 +1,11 @@
 //===- Geometry.cpp - Host-side operand checks and op geometry ------------===//
-#include "runtime/cpu/Geometry.h"
+#include "runtime/kernels/Geometry.h"
 
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
-namespace ampc::cpu::detail {
+namespace ampc::kernels::detail {
 
 void fail(std::string_view op, const std::string &msg) {
   throw std::invalid_argument(std::string(op) + ": " + msg);
@@ -16,6 +16,44 @@ const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
   if (i >= refs.size() || !refs[i].data)
     fail(op, "missing operand or result #" + std::to_string(i));
   return refs[i];
+}
+
+int64_t normAxis(std::string_view op, int64_t axis, int rank) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    fail(op, "axis " + std::to_string(axis) + " out of range for rank " +
+                 std::to_string(rank));
+  return a;
+}
+
+void strides(const TensorRef &t, int64_t *s) {
+  int64_t acc = 1;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    s[d] = acc;
+    acc *= t.shape[d];
+  }
+}
+
+void broadcastStrides(std::string_view op, const TensorRef &src,
+                      const TensorRef &dst, int64_t *s) {
+  if (src.rank > dst.rank)
+    fail(op, "operand rank exceeds the result rank");
+  int64_t own[kMaxRank];
+  strides(src, own);
+  int off = dst.rank - src.rank;
+  for (int d = 0; d < dst.rank; ++d) {
+    if (d < off) {
+      s[d] = 0;
+      continue;
+    }
+    int64_t n = src.shape[d - off];
+    if (n == dst.shape[d])
+      s[d] = n == 1 ? 0 : own[d - off];
+    else if (n == 1)
+      s[d] = 0;
+    else
+      fail(op, "shapes do not broadcast");
+  }
 }
 
 namespace {
@@ -148,4 +186,4 @@ SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
   return s;
 }
 
-} // namespace ampc::cpu::detail
+} // namespace ampc::kernels::detail

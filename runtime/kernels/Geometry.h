@@ -4,13 +4,15 @@
 // validation, with their error messages, shared by the CPU kernel library and
 // the CUDA kernel library (which includes this header from nvcc-compiled
 // files: keep it to plain host C++ and plain-data structs). Each library
-// adds its own accessors and library-specific checks on top.
+// adds its own accessors and library-specific checks on top; both reach
+// these names through their own detail namespace (runtime/cpu/Common.h,
+// runtime/cuda/Common.h).
 //
 //===----------------------------------------------------------------------===//
-#ifndef AMPC_RUNTIME_CPU_GEOMETRY_H
-#define AMPC_RUNTIME_CPU_GEOMETRY_H
+#ifndef AMPC_RUNTIME_KERNELS_GEOMETRY_H
+#define AMPC_RUNTIME_KERNELS_GEOMETRY_H
 
-#include "runtime/cpu/Kernels.h"
+#include "runtime/kernels/Abi.h"
 
 #include <cstdint>
 #include <initializer_list>
@@ -19,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ampc::cpu::detail {
+namespace ampc::kernels::detail {
 
 // Throws std::invalid_argument("<op>: <msg>").
 [[noreturn]] void fail(std::string_view op, const std::string &msg);
@@ -31,6 +33,17 @@ inline const TensorRef *optional(std::span<const TensorRef> refs, size_t i) {
 // Operand |i|; fails when absent.
 const TensorRef &required(std::string_view op, std::span<const TensorRef> refs,
                           size_t i);
+
+// Normalizes a possibly negative axis; fails when out of range.
+int64_t normAxis(std::string_view op, int64_t axis, int rank);
+
+// Row-major strides of |t| (elements).
+void strides(const TensorRef &t, int64_t *s);
+
+// Strides of |src| viewed as broadcast (numpy rules) to |dst|'s shape: 0 on
+// broadcast dimensions. Fails when the shapes do not broadcast.
+void broadcastStrides(std::string_view op, const TensorRef &src,
+                      const TensorRef &dst, int64_t *s);
 
 // conv2d: |x| [N,C,H,W], |w| [O,C/g,KH,KW], |y| [N,O,OH,OW], with the
 // stride/padding/dilation/groups attributes. Plain data: the CUDA library
@@ -95,6 +108,6 @@ struct SliceSpec {
 SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
                     const TensorRef &y, const Attrs &attrs);
 
-} // namespace ampc::cpu::detail
+} // namespace ampc::kernels::detail
 
 #endif

@@ -1,0 +1,103 @@
+//===- ColumnSums.cuh - Fixed-order sums over rows, per column --*- C++ -*-===//
+//
+// Sums over the rows of an [m, d] row-major view, two sums per column at
+// once. Blocks of 32 columns x 8 row lanes each sum a chunk of rows (the
+// lanes combined in a fixed order), then one thread per column adds the
+// chunks in order: deterministic, coalesced across the warp, and enough
+// blocks for every SM even when d is small. (One thread per column looping
+// over all rows gave GPT-2's d = 768 six blocks of latency-bound loads.)
+//
+// Used by the norms' weight and bias gradients (Norm.cu) and by sums over
+// leading axes (Reduce.cu). The kernels have internal linkage: each .cu file
+// that includes this gets its own copy (no relocatable device code).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_CUDA_COLUMNSUMS_CUH
+#define AMPC_RUNTIME_CUDA_COLUMNSUMS_CUH
+
+#include "runtime/cuda/Common.cuh"
+
+#include <algorithm>
+
+namespace ampc::cuda::detail {
+namespace {
+
+constexpr int kColLanes = 8;
+
+struct ColumnPlan {
+  int64_t chunks, rowsPerChunk;
+};
+
+ColumnPlan columnPlan(int64_t m, int64_t d) {
+  int64_t colBlocks = (d + 31) / 32;
+  // About 2048 blocks in all, at least kColLanes rows per chunk.
+  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(
+      2048 / colBlocks, (m + kColLanes - 1) / kColLanes));
+  int64_t per = (m + chunks - 1) / chunks;
+  return {(m + per - 1) / per, per};
+}
+
+// partial[c * d + j] = (sum, sum) of f(r, j) over rows r of chunk c.
+template <class F>
+__global__ void columnPartials(F f, int64_t m, int64_t d, int64_t rowsPerChunk,
+                               float2 *partial) {
+  __shared__ float2 lanes[kColLanes][32];
+  int64_t j = int64_t(blockIdx.x) * 32 + threadIdx.x;
+  int64_t r0 = int64_t(blockIdx.y) * rowsPerChunk;
+  int64_t r1 = r0 + rowsPerChunk < m ? r0 + rowsPerChunk : m;
+  float2 acc = make_float2(0.0f, 0.0f);
+  if (j < d)
+    for (int64_t r = r0 + threadIdx.y; r < r1; r += kColLanes) {
+      float2 v = f(r, j);
+      acc.x += v.x;
+      acc.y += v.y;
+    }
+  lanes[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && j < d) {
+    for (int l = 1; l < kColLanes; ++l) {
+      acc.x += lanes[l][threadIdx.x].x;
+      acc.y += lanes[l][threadIdx.x].y;
+    }
+    partial[int64_t(blockIdx.y) * d + j] = acc;
+  }
+}
+
+// a[j] = sum.x / divisor, b[j] = sum.y over the chunks (either may be null).
+__global__ void columnFinish(const float2 *partial, int64_t chunks, int64_t d,
+                             float divisor, void *a, int ta, void *b, int tb) {
+  int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= d)
+    return;
+  float2 s = make_float2(0.0f, 0.0f);
+  for (int64_t c = 0; c < chunks; ++c) {
+    float2 v = partial[c * d + j];
+    s.x += v.x;
+    s.y += v.y;
+  }
+  if (a)
+    st(a, ta, j, divisor == 1.0f ? s.x : s.x / divisor);
+  if (b)
+    st(b, tb, j, s.y);
+}
+
+// Bytes of partials columnSums needs (to be carved from the op's scratch).
+size_t columnScratch(int64_t m, int64_t d) {
+  return size_t(columnPlan(m, d).chunks * d) * sizeof(float2);
+}
+
+template <class F>
+void columnSums(F f, int64_t m, int64_t d, float2 *partial, float divisor,
+                void *a, int ta, void *b, int tb, cudaStream_t stream) {
+  ColumnPlan p = columnPlan(m, d);
+  columnPartials<<<dim3(unsigned((d + 31) / 32), unsigned(p.chunks)),
+                   dim3(32, kColLanes), 0, stream>>>(f, m, d, p.rowsPerChunk,
+                                                     partial);
+  columnFinish<<<unsigned((d + 255) / 256), 256, 0, stream>>>(
+      partial, p.chunks, d, divisor, a, ta, b, tb);
+}
+
+} // namespace
+} // namespace ampc::cuda::detail
+
+#endif

@@ -1,0 +1,201 @@
+//===- Loss.cu - cross entropy and MSE loss -------------------------------===//
+//
+// FP32 math on any input type; per-row terms summed in row order by one
+// block, so the loss is deterministic run to run.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/Common.cuh"
+
+#include <algorithm>
+
+namespace ampc::cuda {
+
+using namespace detail;
+
+namespace {
+
+constexpr int kThreads = 256;
+
+
+
+// Per row: lse, and the row's nll and smoothing terms (0 when ignored).
+__global__ void ceRows(const void *x, int tx, const void *labels, int tl,
+                       int64_t c, int64_t ignore, float *lse, float *nll,
+                       float *smooth, float *counted) {
+  int64_t r = blockIdx.x, base = r * c;
+  int64_t y = ldId(labels, tl, r);
+  float mx = -INFINITY;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
+    mx = fmaxf(mx, ld(x, tx, base + j));
+  mx = blockMax(mx);
+  float s = 0.0f, sx = 0.0f;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
+    float v = ld(x, tx, base + j);
+    s += expf(v - mx);
+    sx += v;
+  }
+  s = blockSum(s);
+  sx = blockSum(sx);
+  if (threadIdx.x == 0) {
+    float l = mx + logf(s);
+    lse[r] = l;
+    bool ok = y != ignore && y >= 0 && y < c;
+    nll[r] = ok ? l - ld(x, tx, base + y) : 0.0f;
+    smooth[r] = ok ? float(c) * l - sx : 0.0f; // -sum_j (x_j - lse)
+    counted[r] = ok ? 1.0f : 0.0f;
+  }
+}
+
+// Sums of the per-row terms in row order by one block; the loss.
+__global__ void ceFinish(const float *nll, const float *smooth,
+                         const float *counted, int64_t rows, double ls,
+                         int64_t c, void *y, int ty, float *countOut) {
+  float a = 0.0f, b = 0.0f, k = 0.0f;
+  for (int64_t r = threadIdx.x; r < rows; r += blockDim.x) {
+    a += nll[r];
+    b += smooth[r];
+    k += counted[r];
+  }
+  a = blockSum(a);
+  b = blockSum(b);
+  k = blockSum(k);
+  if (threadIdx.x == 0) {
+    if (countOut)
+      *countOut = k;
+    if (y) {
+      float loss = a / k;
+      if (ls > 0.0)
+        loss = float(1.0 - ls) * loss + (b / k) * float(ls / double(c));
+      st(y, ty, 0, loss);
+    }
+  }
+}
+
+__global__ void ceBackwardRows(const void *x, int tx, const void *labels,
+                               int tl, const void *g, int tg,
+                               const float *lse, const float *count, void *dx,
+                               int tdx, int64_t c, int64_t ignore, float hit,
+                               float uniform) {
+  int64_t r = blockIdx.x, base = r * c;
+  int64_t y = ldId(labels, tl, r);
+  bool ok = y != ignore && y >= 0 && y < c;
+  float coef = ld(g, tg, 0) / *count;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
+    float t = 0.0f;
+    if (ok) {
+      t = expf(ld(x, tx, base + j) - lse[r]) - uniform;
+      if (j == y)
+        t -= hit;
+      t = coef * t;
+    }
+    st(dx, tdx, base + j, t);
+  }
+}
+
+struct Ce {
+  int64_t rows, classes, ignore;
+  double smoothing;
+  float *lse, *nll, *smooth, *counted, *count;
+};
+
+Ce ceSetup(std::string_view op, const TensorRef &logits, const TensorRef &lab,
+           const Attrs &attrs, cudaStream_t stream) {
+  if (logits.rank < 1)
+    fail(op, "logits must be [..., C]");
+  Ce p{lab.numel(), logits.shape[logits.rank - 1],
+       attrs.getInt("ignore_index", -100),
+       attrs.getFloat("label_smoothing", 0.0), nullptr, nullptr, nullptr,
+       nullptr, nullptr};
+  if (p.rows * p.classes != logits.numel())
+    fail(op, "labels must have the logits' shape without the class axis");
+  auto *s = static_cast<float *>(
+      scratch(size_t(4 * p.rows + 1) * sizeof(float), op, stream));
+  p.lse = s, p.nll = s + p.rows, p.smooth = s + 2 * p.rows,
+  p.counted = s + 3 * p.rows, p.count = s + 4 * p.rows;
+  if (p.rows > 0) // a grid of 0 blocks is a launch error; ceFinish gives NaN
+    ceRows<<<unsigned(p.rows), kThreads, 0, stream>>>(
+      logits.data, int(logits.dtype), lab.data, int(lab.dtype), p.classes,
+      p.ignore, p.lse, p.nll, p.smooth, p.counted);
+  return p;
+}
+
+// Sum of (a - b)^2 in blocks, then one block sums the partials in order.
+__global__ void sqDiffPartials(const void *a, int ta, const void *b, int tb,
+                               int64_t n, float *partial) {
+  float s = 0.0f;
+  AMPC_GRID_STRIDE(i, n) {
+    float d = ld(a, ta, i) - ld(b, tb, i);
+    s += d * d;
+  }
+  s = blockSum(s);
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = s;
+}
+
+__global__ void meanOfPartials(const float *partial, int count, int64_t n,
+                               void *y, int ty) {
+  float s = 0.0f;
+  for (int i = threadIdx.x; i < count; i += blockDim.x)
+    s += partial[i];
+  s = blockSum(s);
+  if (threadIdx.x == 0)
+    st(y, ty, 0, s / float(n));
+}
+
+} // namespace
+
+void crossEntropyKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &attrs,
+                        cudaStream_t stream) {
+  constexpr std::string_view op = "graph.cross_entropy";
+  const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
+  const TensorRef &y = required(op, out, 0);
+  if (y.numel() != 1)
+    fail(op, "the result is a scalar");
+  Ce p = ceSetup(op, logits, lab, attrs, stream);
+  ceFinish<<<1, 1024, 0, stream>>>(p.nll, p.smooth, p.counted, p.rows,
+                                   p.smoothing, p.classes, y.data,
+                                   int(y.dtype), nullptr);
+  checkLaunch(op.data());
+}
+
+void crossEntropyBackwardKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.cross_entropy_backward";
+  const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
+  const TensorRef &g = required(op, in, 2), &dx = required(op, out, 0);
+  if (g.numel() != 1 || dx.numel() != logits.numel())
+    fail(op, "g is a scalar and dlogits has the logits' shape");
+  Ce p = ceSetup(op, logits, lab, attrs, stream);
+  ceFinish<<<1, 1024, 0, stream>>>(p.nll, p.smooth, p.counted, p.rows,
+                                   p.smoothing, p.classes, nullptr, 0,
+                                   p.count);
+  if (p.rows > 0)
+    ceBackwardRows<<<unsigned(p.rows), kThreads, 0, stream>>>(
+      logits.data, int(logits.dtype), lab.data, int(lab.dtype), g.data,
+      int(g.dtype), p.lse, p.count, dx.data, int(dx.dtype), p.classes,
+      p.ignore, float(1.0 - p.smoothing),
+      float(p.smoothing / double(p.classes)));
+  checkLaunch(op.data());
+}
+
+void mseLossKernel(std::span<const TensorRef> in,
+                   std::span<const TensorRef> out, const Attrs &,
+                   cudaStream_t stream) {
+  constexpr std::string_view op = "graph.mse_loss";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &y = required(op, out, 0);
+  if (a.numel() != b.numel() || y.numel() != 1)
+    fail(op, "operands must have equal sizes; the result is a scalar");
+  int blocks = std::min(gridFor(a.numel()), 1024);
+  auto *partial = static_cast<float *>(
+      scratch(size_t(blocks) * sizeof(float), op, stream));
+  sqDiffPartials<<<blocks, kThreads, 0, stream>>>(
+      a.data, int(a.dtype), b.data, int(b.dtype), a.numel(), partial);
+  meanOfPartials<<<1, 1024, 0, stream>>>(partial, blocks, a.numel(), y.data,
+                                         int(y.dtype));
+  checkLaunch(op.data());
+}
+
+} // namespace ampc::cuda
