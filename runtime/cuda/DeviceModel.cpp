@@ -39,7 +39,7 @@ int64_t numel(const std::vector<int64_t> &shape) {
 }
 
 size_t bytesOf(const rt::TensorInfo &t) {
-  return size_t(numel(t.shape)) * cpu::dtypeSize(t.dtype);
+  return size_t(numel(t.shape)) * dtypeSize(t.dtype);
 }
 
 } // namespace

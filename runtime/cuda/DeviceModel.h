@@ -44,14 +44,14 @@ namespace ampc::cuda {
 class DeviceModel : public rt::Model {
 public:
   // A non-splat constant of the model: host data copied to the device once
-  // (setup()); the bodies copy it into the arena from constants_[i].
+  // (setup()); the bodies copy it into the arena from constant(i).
   struct Constant {
     const void *data = nullptr;
     int64_t bytes = 0;
   };
 
   // |dropout|: the bodies call graph.dropout, which reads its step from
-  // dropStep_ (device memory) so that replayed graphs draw new masks.
+  // dropoutStep() (device memory) so that replayed graphs draw new masks.
   explicit DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants = {},
                        bool dropout = false);
   ~DeviceModel() override;
@@ -91,7 +91,7 @@ public:
   int64_t &optimizerStep() override;
 
 protected:
-  // The generated bodies. Both enqueue on stream_ only and never sync.
+  // The generated bodies. Both enqueue on stream() only and never sync.
   // Forward and backward of one micro-batch (captured once for micro == 0
   // and once for micro > 0): ends with addLoss() and one storeGrad() per
   // parameter.
@@ -128,13 +128,12 @@ protected:
       attrs, stream_);
   }
 
-  // Spelled as the shared block printers spell them (compiler/targets/
-  // common/EmitBlock.cpp, cuda/CudaEmitBlock.cpp); set by the base only.
-  cudaStream_t stream_ = nullptr; // every kernel of a step
-  uint64_t seed_ = 0;             // dropout masks
-  int64_t shard_ = 0;             // data-parallel rank (dropout masks)
-  int64_t *dropStep_ = nullptr;   // dropout's step, on the device
-  std::vector<void *> constants_; // device copies of the Constants
+  cudaStream_t stream() const { return stream_; } // every kernel of a step
+  uint64_t seed() const { return seed_; }            // dropout masks
+  int64_t shard() const { return shard_; } // data-parallel rank (dropout)
+  // Dropout's step, in device memory: replayed graphs read it there.
+  int64_t *dropoutStep() const { return dropStep_; }
+  void *constant(int i) const { return constants_[i]; } // device copy
 
 private:
   void setup();
@@ -176,6 +175,11 @@ private:
   std::unique_ptr<Epilogue> epilogue_;
   int64_t iteration_ = 0;
   int64_t dropStepNext_ = -1; // what dropStep_ holds next
+  cudaStream_t stream_ = nullptr;
+  uint64_t seed_ = 0;
+  int64_t shard_ = 0;
+  int64_t *dropStep_ = nullptr;
+  std::vector<void *> constants_;
 };
 
 } // namespace ampc::cuda

@@ -112,12 +112,12 @@ private:
     auto *pred = reinterpret_cast<float *>(a + 256);
     auto *gw = reinterpret_cast<float *>(a + 512);
     auto *gb = reinterpret_cast<float *>(a + 768);
-    linregKernel<<<1, 1, 0, stream_>>>(static_cast<const float *>(input(0)),
+    linregKernel<<<1, 1, 0, stream()>>>(static_cast<const float *>(input(0)),
                                        static_cast<const float *>(input(1)),
                                        weight(0), weight(1), lossScale(), loss,
                                        pred, gw, gb);
     if (stepLog)
-      recordStep<<<1, 1, 0, stream_>>>(dropStep_, stepLog);
+      recordStep<<<1, 1, 0, stream()>>>(dropoutStep(), stepLog);
     addLoss(loss);
     storeGrad(0, gw, micro);
     storeGrad(1, gb, micro);
@@ -127,7 +127,7 @@ private:
     std::byte *a = arena();
     auto *loss = reinterpret_cast<float *>(a);
     auto *pred = reinterpret_cast<float *>(a + 256);
-    linregKernel<<<1, 1, 0, stream_>>>(static_cast<const float *>(input(0)),
+    linregKernel<<<1, 1, 0, stream()>>>(static_cast<const float *>(input(0)),
                                        static_cast<const float *>(input(1)),
                                        weight(0), weight(1), nullptr, loss,
                                        pred, nullptr, nullptr);

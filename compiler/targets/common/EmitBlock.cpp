@@ -193,7 +193,7 @@ LogicalResult BlockEmitter::emitLibraryCall(Operation *op) {
     first = false;
   }
   if (dropout)
-    os << (first ? "" : ", ") << "{\"seed\", int64_t(seed_)}, {\"step\", "
+    os << (first ? "" : ", ") << "{\"seed\", int64_t(seed())}, {\"step\", "
        << env.dropoutStep << "}" << t.dropoutExtraAttrs;
   os << "};\n";
   os << "call(" << kernelMember(opName) << ", in, out, attrs);\n";

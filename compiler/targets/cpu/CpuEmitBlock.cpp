@@ -24,7 +24,7 @@ const TargetSyntax ampc::cpu_emit::kCpuSyntax = {
     /*roundHelper=*/"round",
     /*fusedNoun=*/"loop",
     // Dropout masks differ per data-parallel rank.
-    /*dropoutExtraAttrs=*/", {\"shard\", shard_}",
+    /*dropoutExtraAttrs=*/", {\"shard\", shard()}",
 };
 
 namespace {

@@ -170,12 +170,6 @@ private:
     os.indent();
     os << "std::byte *arena = this->arena();\n";
     os << "float scale = lossScale();  // the kernels take it by address\n";
-    bool dropout = false;
-    fn.walk([&](graph::DropoutOp) { dropout = true; });
-    if (dropout)
-      os << "// The dropout masks' key (the names EmitBlock prints).\n"
-         << "const uint64_t seed_ = seed();\n"
-         << "const int64_t shard_ = shard();\n";
     auto input = [&](const std::string &name, const std::string &type,
                      int index, Value) { os << inputPointer(name, type, index); };
     if (failed(bindGradArguments(p, env, os, kCpuSyntax, weight, "(&scale)",
@@ -243,7 +237,7 @@ private:
   // Names that generated locals must not take.
   void reserve(BlockEnv &env) {
     for (StringRef n : {"arena", "inputs", "outputs", "micro", "scale",
-                        "seed_", "shard_", "in", "out", "attrs", "i"})
+                        "in", "out", "attrs", "i"})
       env.used.insert(n);
   }
 };

@@ -45,8 +45,8 @@ const TargetSyntax ampc::cuda_emit::kCudaSyntax = {
     // Dropout masks differ per data-parallel rank (setDataShard), drawn as
     // on the CPU target.
     // step_at: the device copy of the step, which replayed graphs read.
-    /*dropoutExtraAttrs=*/", {\"shard\", shard_}, {\"step_at\", "
-                          "int64_t(reinterpret_cast<intptr_t>(dropStep_))}",
+    /*dropoutExtraAttrs=*/", {\"shard\", shard()}, {\"step_at\", "
+                          "int64_t(reinterpret_cast<intptr_t>(dropoutStep()))}",
 };
 
 namespace {
@@ -59,11 +59,11 @@ public:
 private:
   FileParts &parts;
 
-  // What the generated program's allocations guarantee (CudaEmitter.cpp,
+  // What the model's allocations guarantee (runtime/cuda/DeviceModel.cpp,
   // setup()): cudaMalloc returns 256-byte aligned memory, for the arena
-  // (arena_), each model input (din_[i]) and the FP32 parameter block, in
-  // which every parameter starts at a multiple of 64 floats (kOffset). Each
-  // of those sites says that this code relies on it.
+  // (arena()), each model input (input(i)) and the FP32 parameter block, in
+  // which every parameter starts at a multiple of 64 floats (weight(k)).
+  // Each of those sites says that this code relies on it.
   static constexpr int64_t kBaseAlign = 256;
 
   // Bytes the device address bound to |v| is known to be a multiple of (a
@@ -76,8 +76,7 @@ private:
       if (isa<graph::ReshapeOp>(def) ||
           (!env.training && isa<graph::DropoutOp>(def)))
         return knownAlignment(def->getOperand(0));
-      // graph.input -> din_[k], graph.param -> w_[k] (bindModelValues, no
-      // parameter suffix: CudaEmitter.cpp).
+      // graph.input -> input(k), graph.param -> weight(k) (bindModelValues).
       if (isa<graph::InputOp, graph::ParamOp>(def))
         return kBaseAlign;
       // arena + offset (kernel-plan-memory: multiples of 64 bytes; checked
@@ -90,7 +89,7 @@ private:
       int64_t off = offsets[n];
       return off == 0 ? kBaseAlign : std::min(kBaseAlign, off & -off);
     }
-    // Arguments of @grad: inputs -> din_[k], parameters -> w_[k]
+    // Arguments of @grad: inputs -> input(k), parameters -> weight(k)
     // (bindGradArguments); the loss scale is not known to be aligned.
     auto arg = cast<BlockArgument>(v);
     auto fn = dyn_cast_or_null<func::FuncOp>(arg.getOwner()->getParentOp());
@@ -206,7 +205,7 @@ private:
     llvm::interleaveComma(op.getResults(), os,
                           [&](Value v) { os << env.ssaName(v); });
     os << " = fused kernel " << name << "\n";
-    os << name << "<<<grid(" << count / perThread << "), 256, 0, stream_>>>(";
+    os << name << "<<<grid(" << count / perThread << "), 256, 0, stream()>>>(";
     llvm::interleaveComma(args, os);
     os << ");\n";
     return success();
@@ -226,7 +225,7 @@ private:
       std::string hostType = type == "__half" || type == "__nv_bfloat16"
                                  ? "float"
                                  : type;
-      os << "fill<<<grid(" << tensor.getNumElements() << "), 256, 0, stream_>>>("
+      os << "fill<<<grid(" << tensor.getNumElements() << "), 256, 0, stream()>>>("
          << env[r] << ", " << tensor.getNumElements() << ", " << type << "("
          << elementLiteral(dense.getSplatValue<Attribute>(), hostType) << "));\n";
       return success();
@@ -242,9 +241,9 @@ private:
     if (c.type != type)
       return op.emitError() << "the CUDA emitter supports non-splat constants "
                                "of f32 and integer types only";
-    os << "check(cudaMemcpyAsync(" << env[r] << ", constants_["
-       << parts.constants.size() << "], " << c.bytes
-       << ", cudaMemcpyDeviceToDevice, stream_), \"constant\");\n";
+    os << "check(cudaMemcpyAsync(" << env[r] << ", constant("
+       << parts.constants.size() << "), " << c.bytes
+       << ", cudaMemcpyDeviceToDevice, stream()), \"constant\");\n";
     parts.constants.push_back(std::move(c));
     return success();
   }

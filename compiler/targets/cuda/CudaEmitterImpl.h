@@ -34,7 +34,7 @@ struct FileParts {
   std::vector<Constant> constants;
 };
 
-// Prints the ops of |block| as launches on `stream_` (the caller names the
+// Prints the ops of |block| as launches on `stream()` (the caller names the
 // block arguments in |env|).
 mlir::LogicalResult emitCudaBlock(mlir::Block &block, BlockEnv &env,
                                   FileParts &parts,

@@ -27,8 +27,6 @@
 // CHECK-LABEL: void runForwardBackward(const void *const *inputs, int micro) override {
 // CHECK-NEXT: std::byte *arena = this->arena();
 // CHECK-NEXT: float scale = lossScale();
-// CHECK: const uint64_t seed_ = seed();
-// CHECK-NEXT: const int64_t shard_ = shard();
 // CHECK: float *in_image = input<float>(inputs[0]);
 // CHECK: int64_t *in_label = input<int64_t>(inputs[1]);
 // CHECK: float *p_fc_weight = weight(0);
@@ -42,7 +40,7 @@
 // CHECK-NEXT: const float y0 = round<half>(x0 + x1);  // graph.add
 // CHECK-NEXT: const float y1 = round<half>(ampc::num::relu(y0));  // graph.relu
 // CHECK-NEXT: t{{[0-9]+}}[i] = half(y1);
-// CHECK: const ampc::cpu::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed_)}, {"step", int64_t(iteration() * 1 + micro)}, {"shard", shard_}};
+// CHECK: const ampc::cpu::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed())}, {"step", int64_t(iteration() * 1 + micro)}, {"shard", shard()}};
 // CHECK-NEXT: call(k_dropout_, in, out, attrs);
 // CHECK: static const ampc::cpu::Attrs attrs{{[{][{]}}"ignore_index", int64_t(-100)}, {"label_smoothing", 0.0}};
 // CHECK: const float x1 = float((&scale)[0]);
@@ -57,7 +55,7 @@
 // CHECK-LABEL: void runEvaluate(const void *const *inputs, void *const *outputs) override {
 // CHECK-NEXT: std::byte *arena = this->arena();
 // CHECK-NOT: k_dropout_
-// CHECK-NOT: seed_
+// CHECK-NOT: seed()
 // CHECK: half *t{{[0-9]+}} = t{{[0-9]+}};  // %{{[0-9]+}} = graph.dropout (no copy)
 // CHECK: std::memcpy(outputs[0], t{{[0-9]+}}, 4);  // loss
 // CHECK: std::memcpy(outputs[1], t{{[0-9]+}}, 48);  // logits
