@@ -48,7 +48,7 @@ std::vector<EpilogueTensor> HostModel::epilogueTensors() {
 }
 
 HostModel::HostModel(rt::ModelSpec spec)
-    : spec_(std::move(spec)), tensors_(allocate(spec_)),
+    : SpecModel(std::move(spec)), tensors_(allocate(spec_)),
       epilogue_(epilogueTensors(),
                 EpilogueConfig::fromCompileConfig(spec_.config)) {
   // One arena for every intermediate tensor (zeroed, like a fresh vector).
@@ -94,19 +94,10 @@ void HostModel::storeGrad(int param, const float *grad, int micro) {
 }
 
 std::vector<rt::StateTensor> HostModel::stateTensors() {
-  bool sgd = epilogue_.config().optimizer == EpilogueConfig::Optimizer::Sgd;
   std::vector<rt::StateTensor> s;
   for (size_t p = 0; p < tensors_.size(); ++p) {
-    const std::string &n = spec_.params[p].name;
-    const std::vector<int64_t> &shape = spec_.params[p].shape;
     Tensors &t = tensors_[p];
-    s.push_back({n, shape, t.w.data()});
-    if (sgd) {
-      s.push_back({n + ".momentum_buffer", shape, t.m.data()});
-    } else {
-      s.push_back({n + ".exp_avg", shape, t.m.data()});
-      s.push_back({n + ".exp_avg_sq", shape, t.v.data()});
-    }
+    addStateTensors(s, p, t.w.data(), t.m.data(), t.v.data());
   }
   return s;
 }

@@ -16,7 +16,7 @@
 #ifndef AMPC_RUNTIME_CPU_HOSTMODEL_H
 #define AMPC_RUNTIME_CPU_HOSTMODEL_H
 
-#include "runtime/Model.h"
+#include "runtime/SpecModel.h"
 #include "runtime/cpu/Epilogue.h"
 
 #include <cstddef>
@@ -26,24 +26,11 @@
 
 namespace ampc::cpu {
 
-class HostModel : public rt::Model {
+class HostModel : public rt::SpecModel {
 public:
   explicit HostModel(rt::ModelSpec spec);
   HostModel(const HostModel &) = delete;
   HostModel &operator=(const HostModel &) = delete;
-
-  const std::string &name() const override { return spec_.name; }
-  const std::vector<rt::TensorInfo> &inputs() const override {
-    return spec_.inputs;
-  }
-  const std::vector<rt::ParamInfo> &params() const override {
-    return spec_.params;
-  }
-  const std::vector<rt::TensorInfo> &outputs() const override {
-    return spec_.outputs;
-  }
-  const rt::CompileConfig &config() const override { return spec_.config; }
-  rt::Hyper defaults() const override { return spec_.defaults; }
 
   void initialize(uint64_t seed, const rt::Hyper &hyper) override;
   void beginStep(int64_t iteration) override { iteration_ = iteration; }
@@ -93,7 +80,6 @@ private:
     std::vector<float> w, g, m, v; // master, gradient, moments (v: Adam)
   };
 
-  rt::ModelSpec spec_;
   std::vector<Tensors> tensors_; // sized once: the epilogue keeps pointers
   Epilogue epilogue_;
   HostState state_;

@@ -46,7 +46,7 @@ size_t bytesOf(const rt::TensorInfo &t) {
 
 DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
                          bool dropout)
-    : spec_(std::move(spec)), hostConstants_(std::move(constants)),
+    : SpecModel(std::move(spec)), hostConstants_(std::move(constants)),
       dropout_(dropout) {
   size_t n = spec_.params.size();
   w_.assign(n, nullptr);
@@ -302,15 +302,9 @@ std::vector<rt::StateTensor> DeviceModel::stateTensors() {
   downloadTensors();
   std::vector<rt::StateTensor> s;
   for (size_t p = 0; p < spec_.params.size(); ++p) {
-    const std::string &n = spec_.params[p].name;
-    const std::vector<int64_t> &shape = spec_.params[p].shape;
-    s.push_back({n, shape, hostW_.data() + offset_[p]});
-    if (sgd()) {
-      s.push_back({n + ".momentum_buffer", shape, hostM_.data() + offset_[p]});
-    } else {
-      s.push_back({n + ".exp_avg", shape, hostM_.data() + offset_[p]});
-      s.push_back({n + ".exp_avg_sq", shape, hostV_.data() + offset_[p]});
-    }
+    float *v = sgd() ? nullptr : hostV_.data() + offset_[p];
+    addStateTensors(s, p, hostW_.data() + offset_[p],
+                    hostM_.data() + offset_[p], v);
   }
   return s;
 }

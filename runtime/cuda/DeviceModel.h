@@ -24,7 +24,7 @@
 #ifndef AMPC_RUNTIME_CUDA_DEVICEMODEL_H
 #define AMPC_RUNTIME_CUDA_DEVICEMODEL_H
 
-#include "runtime/Model.h"
+#include "runtime/SpecModel.h"
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Kernels.h"
 
@@ -41,7 +41,7 @@
 
 namespace ampc::cuda {
 
-class DeviceModel : public rt::Model {
+class DeviceModel : public rt::SpecModel {
 public:
   // A non-splat constant of the model: host data copied to the device once
   // (setup()); the bodies copy it into the arena from constant(i).
@@ -57,19 +57,6 @@ public:
   ~DeviceModel() override;
   DeviceModel(const DeviceModel &) = delete;
   DeviceModel &operator=(const DeviceModel &) = delete;
-
-  const std::string &name() const override { return spec_.name; }
-  const std::vector<rt::TensorInfo> &inputs() const override {
-    return spec_.inputs;
-  }
-  const std::vector<rt::ParamInfo> &params() const override {
-    return spec_.params;
-  }
-  const std::vector<rt::TensorInfo> &outputs() const override {
-    return spec_.outputs;
-  }
-  const rt::CompileConfig &config() const override { return spec_.config; }
-  rt::Hyper defaults() const override { return spec_.defaults; }
 
   void initialize(uint64_t seed, const rt::Hyper &hyper) override;
   void beginStep(int64_t iteration) override { iteration_ = iteration; }
@@ -147,7 +134,6 @@ private:
   void uploadIfPending();
   bool sgd() const { return spec_.config.optimizer == "sgd"; }
 
-  rt::ModelSpec spec_;
   std::vector<Constant> hostConstants_;
   bool dropout_ = false;
   // Parameter blocks: element offsets of each tensor (multiples of 64
