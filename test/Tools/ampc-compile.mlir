@@ -14,7 +14,7 @@
 // PROGRESS: [1/3] lowering {{.*}}net_grad.mlir (amp={{fp16|bf16}}, optimizer={{adamw|sgd}}, loss-scale={{dynamic|none}})
 
 // FP16: h.lr = 0.05f;
-// FP16: h.maxNorm = 1.0f;
+// FP16: h.clipNorm = 1.0f;
 // FP16: c.amp = "fp16";
 // FP16: c.lossScale = "dynamic";
 // FP16: c.clipNorm = true;

@@ -52,7 +52,7 @@ public:
   rt::Hyper defaults() const override {
     rt::Hyper h;
     h.lr = 0.05f;
-    h.maxNorm = 5.0f;
+    h.clipNorm = 5.0f;
     return h;
   }
 
@@ -117,7 +117,7 @@ public:
         sq += v * v;
       }
     s.gradNorm = std::sqrt(sq);
-    s.clipCoef = num::clipCoef(h.maxNorm, s.gradNorm);
+    s.clipCoef = num::clipCoef(h.clipNorm, s.gradNorm);
     if (!foundInf) {
       ++step_;
       float bc1 = 1 - std::pow(h.beta1, float(step_));

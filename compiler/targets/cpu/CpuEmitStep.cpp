@@ -54,7 +54,7 @@ LogicalResult ampc::cpu_emit::emitStep(const Program &p,
     os << "\n// Clip by global norm (clip_grad_norm_).\n"
        << "if (!foundInf)\n"
        << "  stats.clipCoef = ampc::cpu::clipGradNorm(grads, unscaled.norm, "
-          "h.maxNorm);\n";
+          "h.clipNorm);\n";
   if (e.getClipValue())
     os << "\n// Clip by value (clip_grad_value_).\n"
        << "if (!foundInf)\n"

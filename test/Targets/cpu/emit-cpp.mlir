@@ -17,7 +17,7 @@
 // CHECK: arenaStorage_.resize([[ARENA]] + 64);
 // CHECK: ampc::rt::Hyper defaults() const override {
 // CHECK: h.lr = 0.01f;
-// CHECK: h.maxNorm = 1.0f;
+// CHECK: h.clipNorm = 1.0f;
 // CHECK: h.initScale = 65536.0f;
 // CHECK: ampc::num::fillInit(params_[p].init, seed, ampc::num::streamId(params_[p].name), w_[p]);
 // CHECK: scaler_.scale = hyper.initScale;
@@ -53,7 +53,7 @@
 // CHECK-LABEL: ampc::rt::StepStats step(const ampc::rt::Hyper &h, float gradDivisor) override {
 // CHECK: // train.fused_epilogue {optimizer = "adamw", loss_scale = "dynamic", clip_norm}
 // CHECK: ampc::cpu::unscaleCheckAndNorm(grads, invScale);
-// CHECK: stats.clipCoef = ampc::cpu::clipGradNorm(grads, unscaled.norm, h.maxNorm);
+// CHECK: stats.clipCoef = ampc::cpu::clipGradNorm(grads, unscaled.norm, h.clipNorm);
 // CHECK: if (!foundInf) {
 // CHECK-NEXT: ++step_;
 // CHECK: opt.decoupled = true;
