@@ -204,15 +204,21 @@ static void configureUsage(const Model &model) {
   std::call_once(once, [&] {
     absl::SetProgramUsageMessage(usageText(model));
     absl::FlagsUsageConfig cfg;
-    auto ours = [](absl::string_view file) {
-      return file.find("runtime/train/") != absl::string_view::npos;
+    // Abseil files a flag under the file its ABSL_FLAG expands in: the
+    // hyper-parameter flags are HyperParams.def's.
+    auto at = [](absl::string_view file) {
+      size_t i = file.find("runtime/train/");
+      return i != absl::string_view::npos ? i
+                                          : file.find("runtime/HyperParams.def");
+    };
+    auto ours = [at](absl::string_view file) {
+      return at(file) != absl::string_view::npos;
     };
     cfg.contains_help_flags = ours;
     cfg.contains_helpshort_flags = ours;
-    cfg.normalize_filename = [](absl::string_view file) {
-      size_t at = file.find("runtime/train/");
-      return std::string(at == absl::string_view::npos ? file
-                                                       : file.substr(at));
+    cfg.normalize_filename = [at](absl::string_view file) {
+      size_t i = at(file);
+      return std::string(i == absl::string_view::npos ? file : file.substr(i));
     };
     absl::SetFlagsUsageConfig(cfg);
   });
