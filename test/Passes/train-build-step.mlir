@@ -4,6 +4,9 @@
 // RUN: ampc-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --train-build-step="optimizer=sgd loss-scale=static init-scale=1024 clip-value=0.5 nesterov=true accum-steps=4" \
 // RUN:   | FileCheck %s --check-prefix=SGD
+// RUN: not ampc-opt %s --split-input-file \
+// RUN:   --train-build-step="optimizer=adamw loss-scale=none nesterov=true" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ERR-CONFIG
 
 // The step of a two-parameter model: state and hyperparameters are
 // arguments, new state and statistics are results, and clipping consumes
@@ -50,6 +53,9 @@ func.func @m_grad(%x: tensor<8x4xf32> {graph.input = "x"},
 // CHECK: train.adam %[[B]], %[[CLIPPED]]#1, {{.*}} {decoupled} : tensor<2xf32>
 // CHECK: train.update_scale %[[SCALE]], {{.*}}, %[[FOUND]] {{.*}} {mode = "dynamic"}
 // CHECK: return {{.*}}, %[[NORM]], %[[FOUND]], %[[COEF]] :
+
+// The options become a #train.config, which the dialect verifies.
+// ERR-CONFIG: error: train-build-step: nesterov needs optimizer "sgd"
 
 // SGD-LABEL: func.func @m_step(
 // SGD-SAME: {train.state = "w.momentum_buffer"}
