@@ -27,7 +27,7 @@ namespace ampc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-// Registers the named pipelines (`ampc-opt --pass-pipeline=...` shortcuts).
+// Registers the named pipelines: ampc-train-pipeline (passes/Pipelines.h).
 void registerPipelines();
 
 } // namespace ampc

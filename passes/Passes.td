@@ -1,7 +1,8 @@
 //===- Passes.td - ampc passes -----------------------------------*- td -*-===//
 //
 // One pass per file in passes/; each definition's description says what the
-// pass does to the IR and why. Pipelines are assembled in Pipelines.cpp.
+// pass does to the IR and why. The training pipeline (`ampc-train-pipeline`)
+// is assembled in Pipelines.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,8 +98,10 @@ def TrainBuildStep : Pass<"train-build-step", "mlir::ModuleOp"> {
     gradients), `train.advance_step`, one `train.sgd`/`train.adam` per
     parameter (skipped on overflow) and `train.update_scale`.
 
-    The compiled-in configuration and the hyperparameter defaults are
-    recorded on the function as `train.config` and `train.defaults`.
+    The compiled-in configuration and the hyperparameter defaults (named as
+    in runtime/HyperParams.def) are recorded on the function as one
+    `#train.config` attribute, `train.config`; `train.fused_epilogue` and
+    the emitters read it there.
   }];
   let dependentDialects = ["ampc::train::TrainDialect",
                            "mlir::arith::ArithDialect",

@@ -1,6 +1,98 @@
 //===- Pipelines.cpp - Named pass pipelines --------------------------------===//
+#include "passes/Pipelines.h"
 #include "passes/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
-void ampc::registerPipelines() {}
+using namespace mlir;
+
+std::string ampc::effectiveLossScale(const TrainPipelineOptions &o) {
+  if (!o.lossScale.empty())
+    return o.lossScale;
+  return o.amp == "fp16" ? "dynamic" : "none";
+}
+
+// "static:1024" -> 1024; nullopt when malformed.
+static std::optional<double> staticScale(llvm::StringRef mode) {
+  if (!mode.consume_front("static:"))
+    return std::nullopt;
+  double s;
+  if (mode.getAsDouble(s) || !(s > 0))
+    return std::nullopt;
+  return s;
+}
+
+std::string ampc::validate(const TrainPipelineOptions &o) {
+  if (o.amp != "off" && o.amp != "fp16" && o.amp != "bf16")
+    return "--amp=" + o.amp + ": expected off, fp16 or bf16";
+  if (o.optimizer != "sgd" && o.optimizer != "adam" && o.optimizer != "adamw")
+    return "--optimizer=" + o.optimizer + ": expected sgd, adam or adamw";
+  std::string ls = effectiveLossScale(o);
+  if (ls != "dynamic" && ls != "none" && !staticScale(ls))
+    return "--loss-scale=" + ls +
+           ": expected dynamic, static:S (S > 0) or none";
+  if (o.clipNorm < 0 || o.clipValue < 0)
+    return "--clip-norm and --clip-value must be >= 0";
+  if (o.accumSteps < 1)
+    return "--accum-steps must be >= 1";
+  if (o.nesterov && o.optimizer != "sgd")
+    return "--nesterov needs --optimizer=sgd";
+  return "";
+}
+
+void ampc::buildTrainingPipeline(OpPassManager &pm,
+                                 const TrainPipelineOptions &o) {
+  if (o.amp != "off" && !o.gradGiven) {
+    GraphAutocastOptions autocast;
+    autocast.mode = o.amp;
+    autocast.policy = o.policy;
+    pm.addPass(createGraphAutocast(autocast));
+  }
+  if (!o.gradGiven)
+    pm.addPass(createGraphAutodiff());
+
+  std::string ls = effectiveLossScale(o);
+  TrainBuildStepOptions step;
+  step.amp = o.amp;
+  step.optimizer = o.optimizer;
+  step.lossScale = staticScale(ls) ? "static" : ls;
+  if (auto scale = staticScale(ls))
+    step.initScale = *scale;
+  step.clipNorm = o.clipNorm;
+  step.clipValue = o.clipValue;
+  step.accumSteps = o.accumSteps;
+  step.nesterov = o.nesterov;
+  step.lr = o.lr;
+  step.momentum = o.momentum;
+  step.weightDecay = o.weightDecay;
+  step.growthInterval = o.growthInterval;
+  step.hysteresis = o.hysteresis;
+  pm.addPass(createTrainBuildStep(step));
+  pm.addPass(createTrainFuseEpilogue());
+  pm.addPass(createCSEPass()); // one cast per parameter and step
+  pm.addPass(createKernelFuseElementwise());
+  pm.addPass(createKernelPlanMemory());
+}
+
+void ampc::registerPipelines() {
+  // registerPassPipeline rather than PassPipelineRegistration: invalid
+  // options are reported, not turned into a bad pipeline.
+  registerPassPipeline(
+      "ampc-train-pipeline",
+      "The training pipeline of `ampc compile`: model file to kernel level",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        TrainPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::string error = validate(options);
+        if (!error.empty())
+          return errorHandler("ampc-train-pipeline: " + error);
+        buildTrainingPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(TrainPipelineOptions());
+      });
+}

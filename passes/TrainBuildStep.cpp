@@ -8,7 +8,6 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Train/TrainOps.h"
 #include "passes/Passes.h"
-#include "passes/TrainStep.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -74,7 +73,7 @@ struct TrainBuildStepPass
     // Parameters: the arguments named graph.param, in order.
     SmallVector<std::pair<std::string, RankedTensorType>> params;
     for (unsigned i = 0; i < grad.getNumArguments(); ++i)
-      if (auto p = grad.getArgAttrOfType<StringAttr>(i, kGraphParamAttr))
+      if (auto p = grad.getArgAttrOfType<StringAttr>(i, graph::kParamAttr))
         params.push_back(
             {p.str(), cast<RankedTensorType>(grad.getArgument(i).getType())});
     if (params.empty())
@@ -104,25 +103,25 @@ struct TrainBuildStepPass
 
     SmallVector<Value> w, g, m, v;
     for (auto &[p, t] : params)
-      w.push_back(addArg(t, named(kTrainParamAttr, str(p))));
+      w.push_back(addArg(t, named(train::kParamAttr, str(p))));
     for (auto &[p, t] : params)
-      g.push_back(addArg(t, named(kTrainGradAttr, str(p))));
+      g.push_back(addArg(t, named(train::kGradAttr, str(p))));
     for (auto &[p, t] : params)
-      m.push_back(addArg(t, named(kTrainStateAttr,
+      m.push_back(addArg(t, named(train::kStateAttr,
                                   str(p + (sgd ? ".momentum_buffer"
                                                : ".exp_avg")))));
     if (!sgd)
       for (auto &[p, t] : params)
-        v.push_back(addArg(t, named(kTrainStateAttr, str(p + ".exp_avg_sq"))));
-    Value step = addArg(i64s, unitNamed(kTrainStepCountAttr));
-    Value scale = addArg(f32s, named(kTrainScalerAttr, str("scale")));
-    Value tracker = addArg(i32s, named(kTrainScalerAttr, str("growth_tracker")));
+        v.push_back(addArg(t, named(train::kStateAttr, str(p + ".exp_avg_sq"))));
+    Value step = addArg(i64s, unitNamed(train::kStepCountAttr));
+    Value scale = addArg(f32s, named(train::kScalerAttr, str("scale")));
+    Value tracker = addArg(i32s, named(train::kScalerAttr, str("growth_tracker")));
     Value hystLeft =
-        addArg(i32s, named(kTrainScalerAttr, str("hysteresis_left")));
-    Value divisor = addArg(f32s, unitNamed(kTrainGradDivisorAttr));
+        addArg(i32s, named(train::kScalerAttr, str("hysteresis_left")));
+    Value divisor = addArg(f32s, unitNamed(train::kGradDivisorAttr));
     llvm::StringMap<Value> hyper;
     auto addHyper = [&](StringRef h, Type t) {
-      hyper[h] = addArg(t, named(kTrainHyperAttr, StringAttr::get(ctx, h)));
+      hyper[h] = addArg(t, named(train::kHyperAttr, StringAttr::get(ctx, h)));
     };
     if (sgd) {
       for (StringRef h : {"lr", "momentum", "dampening", "weight_decay"})
@@ -132,7 +131,7 @@ struct TrainBuildStepPass
         addHyper(h, f32s);
     }
     if (clipNorm > 0)
-      addHyper("max_norm", f32s);
+      addHyper("clip_norm", f32s);
     if (clipValue > 0)
       addHyper("clip_value", f32s);
     addHyper("growth_factor", f32s);
@@ -150,7 +149,7 @@ struct TrainBuildStepPass
     SmallVector<Value> grads(unscale.getUnscaled());
     Value coef;
     if (clipNorm > 0) {
-      coef = train::ClipCoefOp::create(b, loc, norm, hyper["max_norm"]);
+      coef = train::ClipCoefOp::create(b, loc, norm, hyper["clip_norm"]);
       auto clip = train::ClipByNormOp::create(b, loc, coef, grads);
       grads.assign(clip.getClipped().begin(), clip.getClipped().end());
     } else {
@@ -197,20 +196,20 @@ struct TrainBuildStepPass
       sig.resultAttrs.push_back(attrs);
     };
     for (size_t i = 0; i < params.size(); ++i)
-      addResult(newW[i], named(kTrainParamAttr, str(params[i].first)));
+      addResult(newW[i], named(train::kParamAttr, str(params[i].first)));
     for (size_t i = 0; i < params.size(); ++i)
       addResult(newM[i], sig.argAttrs[2 * params.size() + i]);
     for (size_t i = 0; i < newV.size(); ++i)
       addResult(newV[i], sig.argAttrs[3 * params.size() + i]);
-    addResult(t, unitNamed(kTrainStepCountAttr));
-    addResult(scaler.getNewScale(), named(kTrainScalerAttr, str("scale")));
+    addResult(t, unitNamed(train::kStepCountAttr));
+    addResult(scaler.getNewScale(), named(train::kScalerAttr, str("scale")));
     addResult(scaler.getNewGrowthTracker(),
-              named(kTrainScalerAttr, str("growth_tracker")));
+              named(train::kScalerAttr, str("growth_tracker")));
     addResult(scaler.getNewHysteresisLeft(),
-              named(kTrainScalerAttr, str("hysteresis_left")));
-    addResult(norm, named(kTrainStatAttr, str("grad_norm")));
-    addResult(found, named(kTrainStatAttr, str("found_inf")));
-    addResult(coef, named(kTrainStatAttr, str("clip_coef")));
+              named(train::kScalerAttr, str("hysteresis_left")));
+    addResult(norm, named(train::kStatAttr, str("grad_norm")));
+    addResult(found, named(train::kStatAttr, str("found_inf")));
+    addResult(coef, named(train::kStatAttr, str("clip_coef")));
     func::ReturnOp::create(b, loc, results);
 
     b.setInsertionPointToEnd(module.getBody());
@@ -224,30 +223,28 @@ struct TrainBuildStepPass
     auto i = [&](int64_t x) {
       return IntegerAttr::get(IntegerType::get(ctx, 32), x);
     };
-    NamedAttrList config;
-    config.append("amp", str(amp));
-    config.append("optimizer", str(optimizer));
-    config.append("loss_scale", str(lossScale));
-    config.append("nesterov", BoolAttr::get(ctx, nesterov));
-    config.append("clip_norm", BoolAttr::get(ctx, clipNorm > 0));
-    config.append("clip_value", BoolAttr::get(ctx, clipValue > 0));
-    config.append("accum_steps", i(accumSteps));
-    fn->setAttr(kTrainConfigAttr, config.getDictionary(ctx));
-
-    // Defaults of the runtime hyperparameters (Hyper's names, snake case).
+    // Defaults of the runtime hyperparameters, under their names in
+    // runtime/HyperParams.def (the config's verifier checks them).
     NamedAttrList defaults;
     defaults.append("lr", f(lr));
     defaults.append("momentum", f(momentum));
     defaults.append("weight_decay", f(weightDecay));
     if (clipNorm > 0)
-      defaults.append("max_norm", f(clipNorm));
+      defaults.append("clip_norm", f(clipNorm));
     if (clipValue > 0)
       defaults.append("clip_value", f(clipValue));
     // A static scale never changes; none is a scale of 1.
     defaults.append("init_scale", f(lossScale == "none" ? 1.0 : initScale));
     defaults.append("growth_interval", i(growthInterval));
     defaults.append("hysteresis", i(hysteresis));
-    fn->setAttr(kTrainDefaultsAttr, defaults.getDictionary(ctx));
+    auto config = train::ConfigAttr::getChecked(
+        [&] { return fn.emitError("train-build-step: "); }, ctx,
+        StringRef(amp), StringRef(optimizer), StringRef(lossScale),
+        bool(nesterov), clipNorm > 0, clipValue > 0, int64_t(accumSteps),
+        defaults.getDictionary(ctx));
+    if (!config)
+      return failure();
+    fn->setAttr(train::kConfigAttr, config);
     return success();
   }
 };

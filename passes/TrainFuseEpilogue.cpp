@@ -71,6 +71,23 @@ LogicalResult gather(func::FuncOp fn, Epilogue &e) {
   if (bool(e.coef) != bool(e.clipNorm))
     return fn.emitError() << "train-fuse-epilogue: clip_coef and "
                              "clip_by_norm come together";
+  // The fused op reads what it runs from the function's train.config, so
+  // the config must say what the ops do.
+  auto config = fn->getAttrOfType<train::ConfigAttr>(train::kConfigAttr);
+  if (!config)
+    return fn.emitError() << "train-fuse-epilogue: the step function has no "
+                          << train::kConfigAttr;
+  bool sgd = !e.sgd.empty();
+  StringRef optimizer =
+      sgd ? "sgd" : (e.adam[0].getDecoupled() ? "adamw" : "adam");
+  if (config.getOptimizer() != optimizer ||
+      config.getLossScale() != e.scaler.getMode() ||
+      config.getClipNorm() != bool(e.coef) ||
+      config.getClipValue() != bool(e.clipValue) ||
+      config.getNesterov() != (sgd && e.sgd[0].getNesterov()))
+    return fn.emitError() << "train-fuse-epilogue: the epilogue ops do not "
+                             "match "
+                          << train::kConfigAttr << " " << config;
   return success();
 }
 
@@ -128,7 +145,7 @@ struct TrainFuseEpiloguePass
       }
     }
     if (e.coef)
-      addHyper("max_norm", e.coef.getMaxNorm());
+      addHyper("clip_norm", e.coef.getMaxNorm());
     if (e.clipValue)
       addHyper("clip_value", e.clipValue.getLimit());
     train::UpdateScaleOp s = e.scaler;
@@ -156,9 +173,7 @@ struct TrainFuseEpiloguePass
         b, e.unscale.getLoc(), types, params, e.unscale.getGrads(), moments,
         second, e.advance.getStep(), s.getScale(), s.getGrowthTracker(),
         s.getHysteresisLeft(), e.unscale.getDivisor(), hyper,
-        sgd ? "sgd" : (e.adam[0].getDecoupled() ? "adamw" : "adam"),
-        s.getMode(), bool(e.coef), bool(e.clipValue),
-        sgd && e.sgd[0].getNesterov(), ArrayAttr::get(ctx, hyperNames));
+        ArrayAttr::get(ctx, hyperNames));
     for (auto [old, now] : llvm::zip(replaced, fused.getResults()))
       old.replaceAllUsesWith(now);
     // The coefficient: the clip_coef op's result, or the constant 1 the

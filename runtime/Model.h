@@ -59,19 +59,10 @@ struct CompileConfig {
 };
 
 // Values that do not change the code: runtime flags, defaulting to what was
-// compiled in (Model::defaults()).
+// compiled in (Model::defaults()). One field per row of HyperParams.def.
 struct Hyper {
-  float lr = 1e-3f;
-  float momentum = 0.0f, dampening = 0.0f; // SGD
-  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-  float weightDecay = 0.0f;
-  float maxNorm = 1.0f;   // clip-by-norm threshold
-  float clipValue = 0.0f; // clip-by-value threshold
-  // GradScaler (PyTorch defaults) and the options beyond it.
-  float initScale = 65536.0f, growthFactor = 2.0f, backoffFactor = 0.5f;
-  int32_t growthInterval = 2000;
-  int32_t hysteresis = 1; // back off after this many consecutive overflows
-  float minScale = 0.0f, maxScale = 3.4028234663852886e38f; // FLT_MAX: no clamp
+#define AMPC_HYPER(name, field, type, dflt, help) type field = dflt;
+#include "runtime/HyperParams.def"
 };
 
 // The scaler's part of Hyper, for num::updateScaler (runtime/numerics/Scaler.h).

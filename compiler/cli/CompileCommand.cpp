@@ -1,16 +1,17 @@
 //===- CompileCommand.cpp - `ampc compile MODEL.mlir -o BIN` ---------------===//
 //
-// Model file -> training pipeline (compiler/Pipeline.cpp) -> C++ (the CPU
-// emitter) -> host compiler + runtime -> a standalone training binary.
+// Model file -> training pipeline (passes/Pipelines.h) -> C++ or CUDA C++
+// (the target's emitter) -> host compiler + runtime -> a standalone training
+// binary.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/HostCompiler.h"
 #include "compiler/InitAll.h"
 #include "compiler/ModelLoader.h"
-#include "compiler/Pipeline.h"
 #include "compiler/cli/Command.h"
 #include "compiler/targets/cpu/CpuEmitter.h"
 #include "compiler/targets/cuda/CudaEmitter.h"
+#include "passes/Pipelines.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/Pass.h"
@@ -105,7 +106,10 @@ public:
       errs() << "ampc: cannot write " << path << ": " << ec.message() << "\n";
       return;
     }
+    // As ampc-opt prints it, so the last dump equals
+    // `ampc-opt --ampc-train-pipeline=...` byte for byte.
     op->print(os);
+    os << "\n";
   }
 
 private:
@@ -120,8 +124,8 @@ std::optional<double> given(double v) {
 
 int runCompile() {
   ampc::registerAllPasses();
-  ampc::CompileOptions options;
-  options.target = target;
+  // The same options as `ampc-opt --ampc-train-pipeline=...`.
+  ampc::TrainPipelineOptions options;
   options.amp = amp;
   options.optimizer = optimizer;
   options.lossScale = lossScale;
@@ -129,9 +133,12 @@ int runCompile() {
   options.clipValue = clipValue;
   options.accumSteps = accumSteps;
   options.nesterov = nesterov;
-  options.lr = given(lr);
-  options.momentum = given(momentum);
-  options.weightDecay = given(weightDecay);
+  if (auto v = given(lr))
+    options.lr = *v;
+  if (auto v = given(momentum))
+    options.momentum = *v;
+  if (auto v = given(weightDecay))
+    options.weightDecay = *v;
   options.policy = policy;
   if (emit != "binary" && emit != "cpp") {
     errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
@@ -155,12 +162,13 @@ int runCompile() {
   StringRef modelName = ampc::getModel(*module).getSymName();
   options.gradGiven =
       bool(SymbolTable::lookupSymbolIn(*module, (modelName + "_grad").str()));
-  PassManager pm(context.get());
-  std::string error;
-  if (failed(ampc::buildTrainingPipeline(pm, options, error))) {
+  std::string error = ampc::validate(options);
+  if (!error.empty()) {
     errs() << "ampc: " << error << "\n";
     return 2;
   }
+  PassManager pm(context.get());
+  ampc::buildTrainingPipeline(pm, options);
   if (!dumpIr.empty()) {
     if (std::error_code ec = sys::fs::create_directories(dumpIr)) {
       errs() << "ampc: cannot create " << dumpIr << ": " << ec.message()
@@ -173,8 +181,8 @@ int runCompile() {
     pm.addInstrumentation(std::move(dump));
   }
 
-  progress << "[1/3] lowering " << inputFile << " (amp=" << options.amp
-           << ", optimizer=" << options.optimizer
+  progress << "[1/3] lowering " << inputFile << " (amp=" << options.amp.getValue()
+           << ", optimizer=" << options.optimizer.getValue()
            << ", loss-scale=" << ampc::effectiveLossScale(options) << ")\n";
   progress.flush();
   if (failed(pm.run(*module)))

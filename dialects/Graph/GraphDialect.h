@@ -3,7 +3,20 @@
 #define AMPC_DIALECTS_GRAPH_GRAPHDIALECT_H
 
 #include "mlir/IR/Dialect.h"
+#include "llvm/ADT/StringRef.h"
 
 #include "dialects/Graph/GraphDialect.h.inc"
+
+namespace ampc::graph {
+
+// The graph-autodiff contract: what each argument and result of
+// @<model>_grad is (docs/ARCHITECTURE.md, "Autodiff output").
+inline constexpr llvm::StringLiteral kInputAttr = "graph.input";
+inline constexpr llvm::StringLiteral kParamAttr = "graph.param";
+inline constexpr llvm::StringLiteral kLossScaleAttr = "graph.loss_scale";
+inline constexpr llvm::StringLiteral kOutputAttr = "graph.output";
+inline constexpr llvm::StringLiteral kGradAttr = "graph.grad";
+
+} // namespace ampc::graph
 
 #endif

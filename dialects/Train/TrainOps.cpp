@@ -2,17 +2,104 @@
 #include "dialects/Train/TrainOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstdint>
+#include <type_traits>
 
 using namespace mlir;
 using namespace ampc::train;
 
 #include "dialects/Train/TrainDialect.cpp.inc"
 
+FailureOr<bool> ampc::train::parseBoolParameter(AsmParser &parser) {
+  if (succeeded(parser.parseOptionalKeyword("true")))
+    return true;
+  if (succeeded(parser.parseOptionalKeyword("false")))
+    return false;
+  return parser.emitError(parser.getCurrentLocation(),
+                          "expected true or false");
+}
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Train/TrainAttrs.cpp.inc"
+
 void TrainDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/Train/TrainAttrs.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "dialects/Train/TrainOps.cpp.inc"
       >();
+}
+
+LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  if (attr.getName() == kConfigAttr && !isa<ConfigAttr>(attr.getValue()))
+    return op->emitError() << kConfigAttr << " must be a #train.config";
+  return success();
+}
+
+// Whether |name| is a runtime hyper-parameter (runtime/HyperParams.def).
+static bool isHyperName(StringRef name) {
+#define AMPC_HYPER(n, field, type, dflt, help)                                 \
+  if (name == #n)                                                              \
+    return true;
+#include "runtime/HyperParams.def"
+  return false;
+}
+
+// The element type a hyper-parameter's default has in the IR.
+static bool isF32(Attribute a) {
+  auto f = dyn_cast<FloatAttr>(a);
+  return f && f.getType().isF32();
+}
+static bool isI32(Attribute a) {
+  auto i = dyn_cast<IntegerAttr>(a);
+  return i && i.getType().isInteger(32);
+}
+
+LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef amp, StringRef optimizer,
+                                 StringRef lossScale, bool nesterov,
+                                 bool clipNorm, bool clipValue,
+                                 int64_t accumSteps, DictionaryAttr defaults) {
+  if (!llvm::is_contained({"off", "fp16", "bf16"}, amp))
+    return emitError() << "amp must be \"off\", \"fp16\" or \"bf16\"";
+  if (!llvm::is_contained({"sgd", "adam", "adamw"}, optimizer))
+    return emitError() << "optimizer must be \"sgd\", \"adam\" or \"adamw\"";
+  if (!llvm::is_contained({"dynamic", "static", "none"}, lossScale))
+    return emitError()
+           << "loss_scale must be \"dynamic\", \"static\" or \"none\"";
+  if (nesterov && optimizer != "sgd")
+    return emitError() << "nesterov needs optimizer \"sgd\"";
+  if (accumSteps < 1)
+    return emitError() << "accum_steps must be >= 1";
+  if (!defaults)
+    return emitError() << "needs defaults (a dictionary)";
+  // The keys are the runtime's hyper-parameters (HyperParams.def).
+  for (NamedAttribute d : defaults) {
+    StringRef key = d.getName().getValue();
+    bool known = false, typed = false;
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  if (key == #name) {                                                          \
+    known = true;                                                              \
+    typed = std::is_same_v<type, float> ? isF32(d.getValue())                  \
+                                        : isI32(d.getValue());                 \
+  }
+#include "runtime/HyperParams.def"
+    if (!known)
+      return emitError() << "defaults: '" << key
+                         << "' is not a runtime hyper-parameter";
+    if (!typed)
+      return emitError() << "defaults: '" << key
+                         << "' must be an f32 or i32 like the runtime's";
+  }
+  (void)clipNorm;
+  (void)clipValue;
+  return success();
 }
 
 static RankedTensorType scalarType(MLIRContext *context, Type element) {
@@ -81,6 +168,11 @@ LogicalResult UpdateScaleOp::verify() {
   return success();
 }
 
+ConfigAttr FusedEpilogueOp::getConfig() {
+  Operation *fn = (*this)->getParentOp();
+  return fn ? fn->getAttrOfType<ConfigAttr>(kConfigAttr) : nullptr;
+}
+
 Value FusedEpilogueOp::getHyperValue(StringRef name) {
   for (auto [value, attr] : llvm::zip(getHyper(), getHyperNames()))
     if (cast<StringAttr>(attr).getValue() == name)
@@ -92,12 +184,10 @@ LogicalResult FusedEpilogueOp::verify() {
   size_t n = getParams().size();
   if (n == 0)
     return emitOpError() << "needs at least one parameter";
+  if (!getConfig())
+    return emitOpError() << "needs a " << kConfigAttr
+                         << " on its enclosing function";
   StringRef opt = getOptimizer();
-  if (!llvm::is_contained({"sgd", "adam", "adamw"}, opt))
-    return emitOpError() << "optimizer must be \"sgd\", \"adam\" or \"adamw\"";
-  if (!llvm::is_contained({"dynamic", "static", "none"}, getLossScale()))
-    return emitOpError()
-           << "loss_scale must be \"dynamic\", \"static\" or \"none\"";
   size_t second = opt == "sgd" ? 0 : n;
   if (getGrads().size() != n || getMoments().size() != n ||
       getSecondMoments().size() != second)
@@ -113,6 +203,14 @@ LogicalResult FusedEpilogueOp::verify() {
   }
   if (getHyper().size() != getHyperNames().size())
     return emitOpError() << "needs one name per hyperparameter";
+  for (Attribute name : getHyperNames())
+    if (!isHyperName(cast<StringAttr>(name).getValue()))
+      return emitOpError() << "hyperparameter " << name
+                           << " is not a runtime hyper-parameter";
+  if (getClipNorm() != bool(getHyperValue("clip_norm")) ||
+      getClipValue() != bool(getHyperValue("clip_value")))
+    return emitOpError() << "takes the clip_norm / clip_value hyperparameter "
+                            "exactly when its train.config clips";
   size_t expected = n + n + second + 7;
   if (getResults().size() != expected)
     return emitOpError() << "has " << getResults().size()

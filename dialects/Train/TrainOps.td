@@ -11,20 +11,10 @@
 #ifndef AMPC_TRAIN_OPS
 #define AMPC_TRAIN_OPS
 
+include "dialects/Train/TrainAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
-
-def Train_Dialect : Dialect {
-  let name = "train";
-  let cppNamespace = "::ampc::train";
-  let summary = "The training step: AMP epilogue and optimizer updates";
-  let description = [{
-    Ops built by `train-build-step` from a model's `_grad` function. They
-    make every step of PyTorch's `GradScaler.unscale_` + `clip_grad_norm_` +
-    `optimizer.step` + `GradScaler.update` visible in the IR.
-  }];
-}
 
 class Train_Op<string mnemonic, list<Trait> traits = []>
     : Op<Train_Dialect, mnemonic, traits>;
@@ -233,9 +223,9 @@ def Train_FusedEpilogueOp : Train_Op<"fused_epilogue", [Pure, AttrSizedOperandSe
     and loss-scale ops: one op a target emits as a single pass over the
     gradients for unscale/check/norm and one for clip + update, with no host
     decision in between. Semantics are exactly those of the ops it replaces,
-    in their order. `optimizer` is "sgd", "adam" or "adamw"; `loss_scale`
-    is "dynamic", "static" or "none"; `clip_norm` / `clip_value` /
-    `nesterov` say which optional parts are present. `moments` holds SGD's
+    in their order. Which optimizer, loss-scale mode and optional parts
+    (clip by norm, by value, Nesterov) it runs is the `train.config` of the
+    enclosing function (`getConfig()`; stored once, there). `moments` holds SGD's
     momentum buffers or Adam's `exp_avg`, `second_moments` Adam's
     `exp_avg_sq` (empty for SGD). `hyper` holds the scalar hyperparameters,
     named by `hyper_names`.
@@ -247,8 +237,7 @@ def Train_FusedEpilogueOp : Train_Op<"fused_epilogue", [Pure, AttrSizedOperandSe
     ```mlir
     %r:9 = train.fused_epilogue params(%w) grads(%g) moments(%m) second_moments(%v)
         step(%t) scaler(%s, %tr, %hy) divisor(%d) hyper(%lr, %b1, %b2, %eps, %wd)
-        {optimizer = "adamw", loss_scale = "dynamic",
-         hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay"]}
+        {hyper_names = ["lr", "beta1", "beta2", "eps", "weight_decay"]}
         : (...) -> (...)
     ```
   }];
@@ -257,9 +246,7 @@ def Train_FusedEpilogueOp : Train_Op<"fused_epilogue", [Pure, AttrSizedOperandSe
       Variadic<Train_F32Tensor>:$second_moments, Train_I64Scalar:$step,
       Train_F32Scalar:$scale, Train_I32Scalar:$growth_tracker,
       Train_I32Scalar:$hysteresis_left, Train_F32Scalar:$divisor,
-      Variadic<AnyRankedTensor>:$hyper,
-      StrAttr:$optimizer, StrAttr:$loss_scale, UnitAttr:$clip_norm,
-      UnitAttr:$clip_value, UnitAttr:$nesterov, StrArrayAttr:$hyper_names);
+      Variadic<AnyRankedTensor>:$hyper, StrArrayAttr:$hyper_names);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     `params` `(` $params `)` `grads` `(` $grads `)` `moments` `(` $moments `)`
@@ -277,6 +264,17 @@ def Train_FusedEpilogueOp : Train_Op<"fused_epilogue", [Pure, AttrSizedOperandSe
     ::mlir::Value getClipCoef() { return getResults().back(); }
     // The hyperparameter operand named |name|, or null.
     ::mlir::Value getHyperValue(::llvm::StringRef name);
+    // The train.config of the enclosing function (null outside one; the
+    // verifier rejects that). The accessors below read it.
+    ConfigAttr getConfig();
+    // "sgd", "adam" or "adamw".
+    ::llvm::StringRef getOptimizer() { return getConfig().getOptimizer(); }
+    // "dynamic", "static" or "none".
+    ::llvm::StringRef getLossScale() { return getConfig().getLossScale(); }
+    // Which optional parts run.
+    bool getClipNorm() { return getConfig().getClipNorm(); }
+    bool getClipValue() { return getConfig().getClipValue(); }
+    bool getNesterov() { return getConfig().getNesterov(); }
   }];
 }
 

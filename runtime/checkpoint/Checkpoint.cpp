@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
 
 namespace fs = std::filesystem;
 
@@ -17,43 +18,27 @@ namespace ampc::rt {
 
 using json = nlohmann::ordered_json;
 
+// One key per row of HyperParams.def, under its name.
 static json hyperToJson(const Hyper &h) {
-  return {{"lr", h.lr},
-          {"momentum", h.momentum},
-          {"dampening", h.dampening},
-          {"beta1", h.beta1},
-          {"beta2", h.beta2},
-          {"eps", h.eps},
-          {"weight_decay", h.weightDecay},
-          {"max_norm", h.maxNorm},
-          {"clip_value", h.clipValue},
-          {"init_scale", h.initScale},
-          {"growth_factor", h.growthFactor},
-          {"backoff_factor", h.backoffFactor},
-          {"growth_interval", h.growthInterval},
-          {"hysteresis", h.hysteresis},
-          {"min_scale", h.minScale},
-          {"max_scale", h.maxScale}};
+  json j = json::object();
+#define AMPC_HYPER(name, field, type, dflt, help) j[#name] = h.field;
+#include "runtime/HyperParams.def"
+  return j;
+}
+
+// Checkpoints written before a setting was renamed keep loading.
+static const json &hyperField(const json &j, const char *name) {
+  if (!j.contains(name) && std::string_view(name) == "clip_norm" &&
+      j.contains("max_norm"))
+    return j.at("max_norm");
+  return j.at(name);
 }
 
 static Hyper hyperFromJson(const json &j) {
   Hyper h;
-  h.lr = j.at("lr");
-  h.momentum = j.at("momentum");
-  h.dampening = j.at("dampening");
-  h.beta1 = j.at("beta1");
-  h.beta2 = j.at("beta2");
-  h.eps = j.at("eps");
-  h.weightDecay = j.at("weight_decay");
-  h.maxNorm = j.at("max_norm");
-  h.clipValue = j.at("clip_value");
-  h.initScale = j.at("init_scale");
-  h.growthFactor = j.at("growth_factor");
-  h.backoffFactor = j.at("backoff_factor");
-  h.growthInterval = j.at("growth_interval");
-  h.hysteresis = j.at("hysteresis");
-  h.minScale = j.at("min_scale");
-  h.maxScale = j.at("max_scale");
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  h.field = hyperField(j, #name).get<type>();
+#include "runtime/HyperParams.def"
   return h;
 }
 

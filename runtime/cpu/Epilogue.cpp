@@ -210,7 +210,7 @@ rt::StepStats Epilogue::run(HostState &state, const rt::Hyper &hyper,
   // An overflowing step changes nothing but the scaler.
   if (!foundInf) {
     if (config_.clipNorm)
-      stats.clipCoef = clipGradNorm(grads_, unscaled.norm, hyper.maxNorm);
+      stats.clipCoef = clipGradNorm(grads_, unscaled.norm, hyper.clipNorm);
     if (config_.clipValue)
       clipGradValue(grads_, hyper.clipValue);
     update(state, hyper);

@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(kThreads)
   s->clipCoef = 1.0f;
   if (cfg.clipNorm && !foundInf) {
     // clip_grad_norm_ multiplies even by 1 (a no-op on the value).
-    st.clipCoef = num::clipCoef(h.maxNorm, norm);
+    st.clipCoef = num::clipCoef(h.clipNorm, norm);
     s->clipCoef = st.clipCoef;
   }
   if (!foundInf) {

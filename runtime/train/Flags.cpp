@@ -18,6 +18,8 @@
 #include <functional>
 #include <mutex>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 ABSL_FLAG(std::vector<std::string>, data, {},
           "Training data per model input: NAME=PATH[,NAME=PATH...] "
@@ -71,33 +73,21 @@ ABSL_FLAG(bool, check_agreement, false,
           "Data parallel debug check: compare every step's skip decision, "
           "norm and clip coefficient, and the final state, across ranks.");
 
-// Hyper-parameters: unset means the compiled-in default (see --help text).
-ABSL_FLAG(std::optional<float>, lr, std::nullopt, "Peak learning rate.");
-ABSL_FLAG(std::optional<float>, momentum, std::nullopt, "SGD momentum.");
-ABSL_FLAG(std::optional<float>, dampening, std::nullopt, "SGD dampening.");
-ABSL_FLAG(std::optional<float>, beta1, std::nullopt, "Adam beta1.");
-ABSL_FLAG(std::optional<float>, beta2, std::nullopt, "Adam beta2.");
-ABSL_FLAG(std::optional<float>, eps, std::nullopt, "Adam epsilon.");
-ABSL_FLAG(std::optional<float>, weight_decay, std::nullopt, "Weight decay.");
-ABSL_FLAG(std::optional<float>, max_norm, std::nullopt,
-          "Clip-by-global-norm threshold (if compiled with --clip-norm).");
-ABSL_FLAG(std::optional<float>, clip_value, std::nullopt,
-          "Clip-by-value threshold (if compiled in).");
-ABSL_FLAG(std::optional<float>, init_scale, std::nullopt,
-          "Initial loss scale.");
-ABSL_FLAG(std::optional<float>, growth_factor, std::nullopt,
-          "Loss-scale growth factor.");
-ABSL_FLAG(std::optional<float>, backoff_factor, std::nullopt,
-          "Loss-scale backoff factor.");
-ABSL_FLAG(std::optional<int32_t>, growth_interval, std::nullopt,
-          "Clean steps before the loss scale grows.");
-ABSL_FLAG(std::optional<int32_t>, hysteresis, std::nullopt,
-          "Overflows (since the last growth) before the scale backs off.");
-ABSL_FLAG(std::optional<float>, min_scale, std::nullopt, "Loss-scale floor.");
-ABSL_FLAG(std::optional<float>, max_scale, std::nullopt,
-          "Loss-scale ceiling.");
+// Hyper-parameters, one flag per row of HyperParams.def: unset means the
+// compiled-in default (listed by --help).
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  ABSL_FLAG(std::optional<type>, name, std::nullopt, help);
+#include "runtime/HyperParams.def"
 
 namespace ampc::rt {
+
+// "weight_decay" -> "weight-decay": how --help spells flags.
+static std::string flagName(std::string name) {
+  for (char &c : name)
+    if (c == '_')
+      c = '-';
+  return name;
+}
 
 static std::string usageText(const Model &model) {
   std::ostringstream os;
@@ -120,22 +110,23 @@ static std::string usageText(const Model &model) {
         "float input is scaled by 1/255), token files (a token file for an "
         "integer [B,T] input also fills an input named targets/target/labels "
         "of the same shape with the tokens shifted by one).\n"
-     << "Compiled-in hyper-parameter defaults: lr=" << h.lr
-     << " momentum=" << h.momentum << " beta1=" << h.beta1
-     << " beta2=" << h.beta2 << " eps=" << h.eps
-     << " weight-decay=" << h.weightDecay << " max-norm=" << h.maxNorm
-     << " clip-value=" << h.clipValue << " init-scale=" << h.initScale
-     << " growth-factor=" << h.growthFactor
-     << " backoff-factor=" << h.backoffFactor
-     << " growth-interval=" << h.growthInterval
-     << " hysteresis=" << h.hysteresis << " min-scale=" << h.minScale
-     << " max-scale=" << h.maxScale << "\n"
+     << "Compiled-in hyper-parameter defaults:";
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  os << " " << flagName(#name) << "=" << h.field;
+#include "runtime/HyperParams.def"
+  os << "\n"
      << "Flag names take dashes or underscores (--warmup-steps, "
         "--warmup_steps). Exit status 2 on bad input.";
   return os.str();
 }
 
-// Rewrites dashes in flag names and gathers repeated --data/--eval values.
+// Old spellings of renamed flags, after the dash rewrite.
+static const std::pair<std::string_view, std::string_view> kRenamedFlags[] = {
+    {"max_norm", "clip_norm"}, // --max-norm was the runtime's --clip-norm
+};
+
+// Rewrites dashes in flag names and old spellings, and gathers repeated
+// --data/--eval values.
 static std::vector<std::string> normalizeArgs(int argc, char **argv) {
   std::vector<std::string> out = {argv[0]};
   std::vector<std::string> data, eval;
@@ -153,6 +144,11 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
         if (a[k] == '-')
           a[k] = '_';
       std::string name = a.substr(start, end - start);
+      for (auto [old, now] : kRenamedFlags)
+        if (name == old) {
+          a.replace(start, end - start, now);
+          name = now;
+        }
       if (name == "data" || name == "eval") {
         std::string value;
         if (end < a.size())
@@ -181,11 +177,8 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
 #define AMPC_TRAIN_FLAGS(X)                                                    \
   X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
   X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
-  X(checkpoint_every) X(resume) X(context) X(dump_step) X(lr) X(momentum) X(dampening)      \
-  X(beta1) X(beta2) X(eps) X(weight_decay) X(max_norm) X(clip_value)           \
-  X(init_scale) X(growth_factor) X(backoff_factor) X(growth_interval)          \
-  X(hysteresis) X(min_scale) X(max_scale) X(bucket_mb) X(comm_timeout)       \
-  X(reduce_dtype) X(predivide) X(check_agreement)
+  X(checkpoint_every) X(resume) X(context) X(dump_step) X(bucket_mb)          \
+  X(comm_timeout) X(reduce_dtype) X(predivide) X(check_agreement)
 
 // Sets every flag back to the value it had at the first call (its default).
 // absl::FlagSaver would do it too, but logs each restored flag.
@@ -197,6 +190,8 @@ static void resetFlagsToDefaults() {
     absl::SetFlag(&FLAGS_##name, v);                                           \
   });
     AMPC_TRAIN_FLAGS(AMPC_SAVE)
+#define AMPC_HYPER(name, field, type, dflt, help) AMPC_SAVE(name)
+#include "runtime/HyperParams.def"
 #undef AMPC_SAVE
     return r;
   }();
@@ -209,15 +204,21 @@ static void configureUsage(const Model &model) {
   std::call_once(once, [&] {
     absl::SetProgramUsageMessage(usageText(model));
     absl::FlagsUsageConfig cfg;
-    auto ours = [](absl::string_view file) {
-      return file.find("runtime/train/") != absl::string_view::npos;
+    // Abseil files a flag under the file its ABSL_FLAG expands in: the
+    // hyper-parameter flags are HyperParams.def's.
+    auto at = [](absl::string_view file) {
+      size_t i = file.find("runtime/train/");
+      return i != absl::string_view::npos ? i
+                                          : file.find("runtime/HyperParams.def");
+    };
+    auto ours = [at](absl::string_view file) {
+      return at(file) != absl::string_view::npos;
     };
     cfg.contains_help_flags = ours;
     cfg.contains_helpshort_flags = ours;
-    cfg.normalize_filename = [](absl::string_view file) {
-      size_t at = file.find("runtime/train/");
-      return std::string(at == absl::string_view::npos ? file
-                                                       : file.substr(at));
+    cfg.normalize_filename = [at](absl::string_view file) {
+      size_t i = at(file);
+      return std::string(i == absl::string_view::npos ? file : file.substr(i));
     };
     absl::SetFlagsUsageConfig(cfg);
   });
@@ -271,43 +272,21 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.dataParallel.checkAgreement = absl::GetFlag(FLAGS_check_agreement);
   o.dumpStep = absl::GetFlag(FLAGS_dump_step);
 
+  // The hyper-parameter flags that were given, by Hyper field.
   struct Given {
-    std::optional<float> lr, momentum, dampening, beta1, beta2, eps, wd,
-        maxNorm, clipValue, initScale, growth, backoff, minScale, maxScale;
-    std::optional<int32_t> interval, hysteresis;
-  } g{absl::GetFlag(FLAGS_lr),            absl::GetFlag(FLAGS_momentum),
-      absl::GetFlag(FLAGS_dampening),     absl::GetFlag(FLAGS_beta1),
-      absl::GetFlag(FLAGS_beta2),         absl::GetFlag(FLAGS_eps),
-      absl::GetFlag(FLAGS_weight_decay),  absl::GetFlag(FLAGS_max_norm),
-      absl::GetFlag(FLAGS_clip_value),    absl::GetFlag(FLAGS_init_scale),
-      absl::GetFlag(FLAGS_growth_factor), absl::GetFlag(FLAGS_backoff_factor),
-      absl::GetFlag(FLAGS_min_scale),     absl::GetFlag(FLAGS_max_scale),
-      absl::GetFlag(FLAGS_growth_interval), absl::GetFlag(FLAGS_hysteresis)};
-  if (g.interval && *g.interval <= 0)
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  std::optional<type> field = absl::GetFlag(FLAGS_##name);
+#include "runtime/HyperParams.def"
+  } g;
+  if (g.growthInterval && *g.growthInterval <= 0)
     fail("--growth-interval", "must be positive");
   if (g.hysteresis && *g.hysteresis <= 0)
     fail("--hysteresis", "must be positive");
   o.applyHyperFlags = [g](Hyper &h) {
-    auto set = [](auto &field, const auto &opt) {
-      if (opt)
-        field = *opt;
-    };
-    set(h.lr, g.lr);
-    set(h.momentum, g.momentum);
-    set(h.dampening, g.dampening);
-    set(h.beta1, g.beta1);
-    set(h.beta2, g.beta2);
-    set(h.eps, g.eps);
-    set(h.weightDecay, g.wd);
-    set(h.maxNorm, g.maxNorm);
-    set(h.clipValue, g.clipValue);
-    set(h.initScale, g.initScale);
-    set(h.growthFactor, g.growth);
-    set(h.backoffFactor, g.backoff);
-    set(h.minScale, g.minScale);
-    set(h.maxScale, g.maxScale);
-    set(h.growthInterval, g.interval);
-    set(h.hysteresis, g.hysteresis);
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  if (g.field)                                                                 \
+    h.field = *g.field;
+#include "runtime/HyperParams.def"
   };
   return o;
 }

@@ -109,16 +109,10 @@ public:
     meta["clip_norm"] = c.clipNorm ? "1" : "0";
     meta["clip_value"] = c.clipValue ? "1" : "0";
     meta["accum_steps"] = std::to_string(c.accumSteps);
-    for (auto [k, v] : {std::pair<const char *, float>{"lr", h.lr},
-                        {"momentum", h.momentum},
-                        {"dampening", h.dampening},
-                        {"beta1", h.beta1},
-                        {"beta2", h.beta2},
-                        {"eps", h.eps},
-                        {"weight_decay", h.weightDecay},
-                        {"max_norm", h.maxNorm},
-                        {"clip_value_threshold", h.clipValue}})
-      meta[k] = str(v);
+    // Every Hyper field the step ran with, as hyper.NAME (HyperParams.def).
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  meta["hyper." #name] = str(h.field);
+#include "runtime/HyperParams.def"
     auto scalerMeta = [&](const char *when) {
       const ScalerState &s = m.scaler();
       std::string p = std::string(when) + ".";

@@ -14,7 +14,8 @@
 //                 micro-batches (and ranks), of the loss times the loss scale
 //   after.STATE   every stateTensors() entry after the step
 // and in __metadata__ (numbers printed with %.9g, exact for floats): the
-// compile config, every Hyper field the step ran with (lr after the
+// compile config, every Hyper field the step ran with as hyper.NAME
+// (runtime/HyperParams.def; hyper.lr after the
 // schedule), seed, iteration, grad_divisor, loss_sum (the loss accumulator),
 // the StepStats (loss, grad_norm, clip_coef, skipped, scale_used), the
 // scaler and optimizer step before and after.

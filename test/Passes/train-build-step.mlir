@@ -4,6 +4,9 @@
 // RUN: ampc-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --train-build-step="optimizer=sgd loss-scale=static init-scale=1024 clip-value=0.5 nesterov=true accum-steps=4" \
 // RUN:   | FileCheck %s --check-prefix=SGD
+// RUN: not ampc-opt %s --split-input-file \
+// RUN:   --train-build-step="optimizer=adamw loss-scale=none nesterov=true" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ERR-CONFIG
 
 // The step of a two-parameter model: state and hyperparameters are
 // arguments, new state and statistics are results, and clipping consumes
@@ -36,14 +39,14 @@ func.func @m_grad(%x: tensor<8x4xf32> {graph.input = "x"},
 // CHECK-SAME: %[[SCALE:[^:]+]]: tensor<f32> {train.scaler = "scale"}
 // CHECK-SAME: %[[DIV:[^:]+]]: tensor<f32> {train.grad_divisor}
 // CHECK-SAME: %[[LR:[^:]+]]: tensor<f32> {train.hyper = "lr"}
-// CHECK-SAME: %[[MAXNORM:[^:]+]]: tensor<f32> {train.hyper = "max_norm"}
+// CHECK-SAME: %[[CLIPNORM:[^:]+]]: tensor<f32> {train.hyper = "clip_norm"}
 // CHECK-SAME: -> (tensor<2x4xf32> {train.param = "w"}
 // CHECK-SAME: tensor<f32> {train.stat = "grad_norm"}, tensor<i1> {train.stat = "found_inf"}, tensor<f32> {train.stat = "clip_coef"})
-// CHECK-SAME: train.config = {accum_steps = 1 : i32, amp = "off", clip_norm = true, clip_value = false, loss_scale = "dynamic", nesterov = false, optimizer = "adamw"}
-// CHECK-SAME: train.defaults = {{{.*}}lr = 0.00999999977 : f32, max_norm = 1.000000e+00 : f32
+// CHECK-SAME: train.config = #train.config<amp = "off", optimizer = "adamw", loss_scale = "dynamic", nesterov = false, clip_norm = true, clip_value = false, accum_steps = 1,
+// CHECK-SAME: defaults = {clip_norm = 1.000000e+00 : f32, {{.*}}lr = 0.00999999977 : f32
 // CHECK: %[[U:.*]]:2, %[[FOUND:.*]], %[[SUMSQ:.*]] = train.unscale %[[SCALE]], %[[DIV]] grads(%[[GW]], %[[GB]])
 // CHECK: %[[NORM:.*]] = train.global_norm %[[SUMSQ]]
-// CHECK: %[[COEF:.*]] = train.clip_coef %[[NORM]], %[[MAXNORM]]
+// CHECK: %[[COEF:.*]] = train.clip_coef %[[NORM]], %[[CLIPNORM]]
 // CHECK: %[[CLIPPED:.*]]:2 = train.clip_by_norm %[[COEF]] grads(%[[U]]#0, %[[U]]#1)
 // CHECK: %[[T:.*]] = train.advance_step %[[STEP]], %[[FOUND]]
 // CHECK: train.adam %[[W]], %[[CLIPPED]]#0, {{.*}}, %[[T]], %[[FOUND]] lr(%[[LR]]) {{.*}} {decoupled} : tensor<2x4xf32>
@@ -51,10 +54,13 @@ func.func @m_grad(%x: tensor<8x4xf32> {graph.input = "x"},
 // CHECK: train.update_scale %[[SCALE]], {{.*}}, %[[FOUND]] {{.*}} {mode = "dynamic"}
 // CHECK: return {{.*}}, %[[NORM]], %[[FOUND]], %[[COEF]] :
 
+// The options become a #train.config, which the dialect verifies.
+// ERR-CONFIG: error: train-build-step: nesterov needs optimizer "sgd"
+
 // SGD-LABEL: func.func @m_step(
 // SGD-SAME: {train.state = "w.momentum_buffer"}
 // SGD-NOT: exp_avg
-// SGD-SAME: train.config = {accum_steps = 4 : i32, {{.*}}clip_norm = false, clip_value = true, loss_scale = "static", nesterov = true, optimizer = "sgd"}
+// SGD-SAME: train.config = #train.config<amp = "off", optimizer = "sgd", loss_scale = "static", nesterov = true, clip_norm = false, clip_value = true, accum_steps = 4,
 // SGD-SAME: init_scale = 1.024000e+03 : f32
 // SGD: %[[U:.*]]:2, %[[FOUND:.*]], %{{.*}} = train.unscale
 // SGD: %[[NORM:.*]] = train.global_norm

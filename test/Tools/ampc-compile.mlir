@@ -17,7 +17,7 @@
 // FP16: s.config.lossScale = "dynamic";
 // FP16: s.config.clipNorm = true;
 // FP16: s.defaults.lr = 0.05f;
-// FP16: s.defaults.maxNorm = 1.0f;
+// FP16: s.defaults.clipNorm = 1.0f;
 
 // BF16: s.config.amp = "bf16";
 // BF16: s.config.optimizer = "sgd";

@@ -184,7 +184,7 @@ TEST(CpuEpilogue, RunIsTheHelpersInOrder) {
   rt::Hyper h;
   h.lr = 0.01f;
   h.weightDecay = 0.1f;
-  h.maxNorm = 0.5f;
+  h.clipNorm = 0.5f;
   h.clipValue = 0.01f;
   h.growthInterval = 1;
   HostState st;
@@ -195,7 +195,7 @@ TEST(CpuEpilogue, RunIsTheHelpersInOrder) {
   std::vector<GradBuffer> bufs = b.grads();
   UnscaleResult r =
       unscaleCheckAndNorm(bufs, float(1.0 / (1024.0 * 2.0)));
-  float coef = clipGradNorm(bufs, r.norm, h.maxNorm);
+  float coef = clipGradNorm(bufs, r.norm, h.clipNorm);
   clipGradValue(bufs, h.clipValue);
   AdamOptions o; // Hyper's floats, as the step passes them
   o.lr = h.lr;
@@ -230,7 +230,7 @@ TEST(CpuEpilogue, RunIsTheHelpersInOrder) {
   one.run(st1, h, 1.0f);
   std::vector<GradBuffer> dbufs = d.grads();
   UnscaleResult rd = unscaleCheckAndNorm(dbufs, num::invScale(3.0f));
-  clipGradNorm(dbufs, rd.norm, h.maxNorm);
+  clipGradNorm(dbufs, rd.norm, h.clipNorm);
   clipGradValue(dbufs, h.clipValue);
   adamStep(d.w[0].data(), d.g[0].data(), d.m[0].data(), d.v[0].data(), 5, o,
            1);
@@ -274,7 +274,7 @@ TEST(CpuEpilogue, OverflowSkipsTheStep) {
     EXPECT_EQ(st.step, 1);
     std::vector<GradBuffer> bufs = b.grads();
     UnscaleResult r = unscaleCheckAndNorm(bufs, num::invScale(scale));
-    clipGradNorm(bufs, r.norm, h.maxNorm);
+    clipGradNorm(bufs, r.norm, h.clipNorm);
     SgdOptions o{h.lr, h.momentum, 0.0, 0.0, true};
     for (size_t k = 0; k < b.w.size(); ++k)
       sgdStep(b.w[k].data(), b.g[k].data(), b.m[k].data(),

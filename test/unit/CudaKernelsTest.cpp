@@ -274,7 +274,7 @@ TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
   rt::Hyper h;
   h.lr = 1e-2f;
   h.weightDecay = 0.1f;
-  h.maxNorm = 0.5f;
+  h.clipNorm = 0.5f;
   float scale = 1024.0f;
   std::vector<std::vector<float>> w, g, m, v;
   std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
@@ -307,7 +307,7 @@ TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
   for (auto &x : g)
     bufs.push_back({x.data(), int64_t(x.size())});
   auto r = cpu::unscaleCheckAndNorm(bufs, num::invScale(scale));
-  float coef = cpu::clipGradNorm(bufs, r.norm, h.maxNorm);
+  float coef = cpu::clipGradNorm(bufs, r.norm, h.clipNorm);
   cpu::AdamOptions opt;
   opt.lr = h.lr, opt.weightDecay = h.weightDecay, opt.decoupled = true;
   for (size_t k = 0; k < sizes.size(); ++k)

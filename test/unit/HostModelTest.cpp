@@ -161,7 +161,7 @@ TEST(HostModel, StepRunsTheEpilogue) {
   Tiny m;
   rt::Hyper h = m.defaults();
   h.initScale = 4.0f;
-  h.maxNorm = 0.1f;
+  h.clipNorm = 0.1f;
   m.initialize(7, h);
   std::vector<rt::StateTensor> st = m.stateTensors();
   std::vector<float> w(st[0].data, st[0].data + 6),

@@ -56,7 +56,7 @@ private:
     s.config.clipNorm = true;
     s.config.accumSteps = accumSteps;
     s.defaults.lr = 0.05f;
-    s.defaults.maxNorm = 5.0f;
+    s.defaults.clipNorm = 5.0f;
     s.arenaBytes = B * C * int64_t(sizeof(float)); // the logits
     return s;
   }

@@ -315,4 +315,47 @@ TEST(Train, ResumeChecksModelNameAndShapes) {
             std::string::npos) << err;
 }
 
+// One name per setting: the binary's --clip-norm is `ampc compile
+// --clip-norm`; --max-norm (its old name) still works, and so do
+// checkpoints that stored the threshold as max_norm.
+TEST(Train, ClipNormFlagOldSpellingAndOldCheckpoints) {
+  TempDir d;
+  writeBlobs(d);
+  auto firstCoef = [&](std::vector<std::string> flags, const char *tag) {
+    SoftmaxClassifier m;
+    std::vector<std::string> args = {"--data=" + dataFlag(d), "--steps=1",
+                                     "--log-every=1",
+                                     "--metrics=" + (d / tag)};
+    args.insert(args.end(), flags.begin(), flags.end());
+    EXPECT_EQ(runMain(m, args), 0) << tag;
+    return float(readJsonl(d / tag)[0]["clip_coef"]);
+  };
+  float byDefault = firstCoef({}, "a.jsonl"); // compiled-in 5: no clipping
+  float clipped = firstCoef({"--clip-norm=0.001"}, "b.jsonl");
+  EXPECT_EQ(byDefault, 1.0f);
+  EXPECT_LT(clipped, 1.0f);
+  EXPECT_EQ(firstCoef({"--max_norm=0.001"}, "c.jsonl"), clipped);
+  EXPECT_EQ(firstCoef({"--max-norm=0.001"}, "d.jsonl"), clipped);
+
+  // A checkpoint from before the rename: hyper.max_norm, no clip_norm.
+  SoftmaxClassifier a;
+  ASSERT_EQ(runMain(a, {"--data=" + dataFlag(d), "--steps=2",
+                        "--clip-norm=0.001",
+                        "--checkpoint-dir=" + (d / "ck")}),
+            0);
+  std::string statePath = d / "ck/step-00000002/train_state.json";
+  // Ordered, so the file changes in nothing but that key.
+  auto st = nlohmann::ordered_json::parse(test::readBytes(statePath));
+  ASSERT_TRUE(st["hyper"].contains("clip_norm"));
+  st["hyper"]["max_norm"] = st["hyper"]["clip_norm"];
+  st["hyper"].erase("clip_norm");
+  test::writeBytes(statePath, st.dump());
+  SoftmaxClassifier b;
+  ASSERT_EQ(runMain(b, {"--data=" + dataFlag(d), "--steps=3", "--log-every=1",
+                        "--resume=" + (d / "ck"),
+                        "--metrics=" + (d / "e.jsonl")}),
+            0);
+  EXPECT_LT(float(readJsonl(d / "e.jsonl")[0]["clip_coef"]), 1.0f);
+}
+
 } // namespace

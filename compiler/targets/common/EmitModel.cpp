@@ -1,7 +1,6 @@
 //===- EmitModel.cpp - The Model class: metadata, bindings, main() --------===//
 #include "compiler/targets/common/EmitModel.h"
 #include "dialects/Kernel/KernelOps.h"
-#include "passes/TrainStep.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -88,10 +87,9 @@ LogicalResult ampc::emit::collect(ModuleOp module, Program &p) {
            << p.step.getSymName() << " (run train-fuse-epilogue)";
   for (auto param : p.model.getBlock().getOps<graph::ParamOp>())
     p.paramNames.push_back(param.getName().str());
-  p.config = p.step->getAttrOfType<DictionaryAttr>(kTrainConfigAttr);
-  p.defaults = p.step->getAttrOfType<DictionaryAttr>(kTrainDefaultsAttr);
-  if (!p.config || !p.defaults)
-    return p.step.emitError() << "has no train.config / train.defaults";
+  p.config = p.step->getAttrOfType<train::ConfigAttr>(train::kConfigAttr);
+  if (!p.config)
+    return p.step.emitError() << "has no " << train::kConfigAttr;
   return success();
 }
 
@@ -122,42 +120,32 @@ void ampc::emit::emitMetadataAccessors(raw_indented_ostream &os) {
 }
 
 int64_t ampc::emit::accumSteps(const Program &p) {
-  auto accum = p.config.getAs<IntegerAttr>("accum_steps");
-  return accum ? accum.getInt() : 1;
+  return p.config.getAccumSteps();
 }
 
-// Hyper's fields by their snake-case names in train.defaults.
-static const std::pair<const char *, const char *> kHyperFields[] = {
-      {"lr", "lr"},
-      {"momentum", "momentum"},
-      {"dampening", "dampening"},
-      {"beta1", "beta1"},
-      {"beta2", "beta2"},
-      {"eps", "eps"},
-      {"weight_decay", "weightDecay"},
-      {"max_norm", "maxNorm"},
-      {"clip_value", "clipValue"},
-      {"init_scale", "initScale"},
-      {"growth_factor", "growthFactor"},
-      {"backoff_factor", "backoffFactor"},
-      {"growth_interval", "growthInterval"},
-      {"hysteresis", "hysteresis"},
-      {"min_scale", "minScale"},
-      {"max_scale", "maxScale"}};
+// `PREFIX.FIELD = value;` for each compiled-in default of the config, in
+// the order of runtime/HyperParams.def (Hyper's fields).
+static void emitHyperDefaults(raw_ostream &os, const Program &p,
+                              StringRef prefix) {
+  DictionaryAttr defaults = p.config.getDefaults();
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  if (Attribute a = defaults.get(#name)) {                                     \
+    os << prefix << "." #field " = ";                                          \
+    if (auto f = dyn_cast<FloatAttr>(a))                                       \
+      os << floatLiteral(float(f.getValueAsDouble()));                         \
+    else                                                                       \
+      os << cast<IntegerAttr>(a).getInt();                                     \
+    os << ";\n";                                                               \
+  }
+#include "runtime/HyperParams.def"
+}
 
 void ampc::emit::emitDefaults(raw_indented_ostream &os, const Program &p) {
   os << "ampc::rt::Hyper defaults() const override {\n";
   os.indent();
   os << "ampc::rt::Hyper h;  // compiled-in defaults; runtime flags "
         "override them\n";
-  for (auto [key, field] : kHyperFields) {
-    Attribute a = p.defaults.get(key);
-    if (auto f = dyn_cast_or_null<FloatAttr>(a))
-      os << "h." << field << " = "
-         << floatLiteral(float(f.getValueAsDouble())) << ";\n";
-    else if (auto i = dyn_cast_or_null<IntegerAttr>(a))
-      os << "h." << field << " = " << i.getInt() << ";\n";
-  }
+  emitHyperDefaults(os, p, "h");
   os << "return h;\n";
   os.unindent();
   os << "}\n\n";
@@ -241,27 +229,29 @@ void ampc::emit::emitTensorInfos(raw_indented_ostream &os, const Program &p) {
   os << "};\n";
 }
 
+// `PREFIX.FIELD = value;` for each field of ampc::rt::CompileConfig.
+static void emitConfigFields(raw_ostream &os, const Program &p,
+                             const TargetSyntax &t, StringRef prefix) {
+  train::ConfigAttr c = p.config;
+  auto flag = [](bool b) { return b ? "true" : "false"; };
+  os << prefix << ".target = " << quoted(t.target) << ";\n"
+     << prefix << ".amp = " << quoted(c.getAmp()) << ";\n"
+     << prefix << ".optimizer = " << quoted(c.getOptimizer()) << ";\n"
+     << prefix << ".lossScale = " << quoted(c.getLossScale()) << ";\n"
+     << prefix << ".nesterov = " << flag(c.getNesterov()) << ";\n"
+     << prefix << ".clipNorm = " << flag(c.getClipNorm()) << ";\n"
+     << prefix << ".clipValue = " << flag(c.getClipValue()) << ";\n"
+     << prefix << ".accumSteps = " << c.getAccumSteps() << ";\n";
+}
+
 void ampc::emit::emitCompileConfig(raw_indented_ostream &os, const Program &p,
                                    const TargetSyntax &t) {
-  auto str = [&](StringRef key) {
-    auto s = p.config.getAs<StringAttr>(key);
-    return quoted(s ? s.getValue() : "");
-  };
-  auto flag = [&](StringRef key) {
-    auto b = p.config.getAs<BoolAttr>(key);
-    return b && b.getValue() ? "true" : "false";
-  };
   os << "ampc::rt::CompileConfig config_ = [] {\n"
-     << "  ampc::rt::CompileConfig c;\n"
-     << "  c.target = \"" << t.target << "\";\n"
-     << "  c.amp = " << str("amp") << ";\n"
-     << "  c.optimizer = " << str("optimizer") << ";\n"
-     << "  c.lossScale = " << str("loss_scale") << ";\n"
-     << "  c.nesterov = " << flag("nesterov") << ";\n"
-     << "  c.clipNorm = " << flag("clip_norm") << ";\n"
-     << "  c.clipValue = " << flag("clip_value") << ";\n"
-     << "  c.accumSteps = " << accumSteps(p) << ";\n"
-     << "  return c;\n"
+     << "  ampc::rt::CompileConfig c;\n";
+  std::string fields;
+  llvm::raw_string_ostream fs(fields);
+  emitConfigFields(fs, p, t, "  c");
+  os << fields << "  return c;\n"
      << "}();\n";
 }
 
@@ -299,31 +289,9 @@ void ampc::emit::emitModelSpec(raw_indented_ostream &os, const Program &p,
        << "),\n";
   }
   os << "};\n";
-  auto str = [&](StringRef key) {
-    auto a = p.config.getAs<StringAttr>(key);
-    return quoted(a ? a.getValue() : "");
-  };
-  auto flag = [&](StringRef key) {
-    auto b = p.config.getAs<BoolAttr>(key);
-    return b && b.getValue() ? "true" : "false";
-  };
-  os << "s.config.target = " << quoted(t.target) << ";\n"
-     << "s.config.amp = " << str("amp") << ";\n"
-     << "s.config.optimizer = " << str("optimizer") << ";\n"
-     << "s.config.lossScale = " << str("loss_scale") << ";\n"
-     << "s.config.nesterov = " << flag("nesterov") << ";\n"
-     << "s.config.clipNorm = " << flag("clip_norm") << ";\n"
-     << "s.config.clipValue = " << flag("clip_value") << ";\n"
-     << "s.config.accumSteps = " << accumSteps(p) << ";\n";
+  emitConfigFields(os, p, t, "s.config");
   os << "// Compiled-in defaults; runtime flags override them.\n";
-  for (auto [key, field] : kHyperFields) {
-    Attribute a = p.defaults.get(key);
-    if (auto f = dyn_cast_or_null<FloatAttr>(a))
-      os << "s.defaults." << field << " = "
-         << floatLiteral(float(f.getValueAsDouble())) << ";\n";
-    else if (auto i = dyn_cast_or_null<IntegerAttr>(a))
-      os << "s.defaults." << field << " = " << i.getInt() << ";\n";
-  }
+  emitHyperDefaults(os, p, "s.defaults");
   auto noReuse = [](Operation *op) {
     auto a = op->getAttrOfType<IntegerAttr>(kernel::kArenaNoReuseAttr);
     return a ? a.getInt() : 0;
@@ -384,11 +352,11 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
   for (BlockArgument arg : fn.getArguments()) {
     unsigned i = arg.getArgNumber();
     std::string type = t.elementType(arg.getType());
-    if (auto in = fn.getArgAttrOfType<StringAttr>(i, kGraphInputAttr)) {
+    if (auto in = fn.getArgAttrOfType<StringAttr>(i, graph::kInputAttr)) {
       std::string name = env.fresh("in_" + in.getValue().str());
       input(name, type, inputIndex++, arg);
       env.names[arg] = name;
-    } else if (auto pa = fn.getArgAttrOfType<StringAttr>(i, kGraphParamAttr)) {
+    } else if (auto pa = fn.getArgAttrOfType<StringAttr>(i, graph::kParamAttr)) {
       auto it = llvm::find(p.paramNames, pa.getValue().str());
       if (it == p.paramNames.end() || type != "float")
         return fn.emitError() << "argument " << i
@@ -397,7 +365,7 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
       os << "float *" << name << " = "
          << weight(size_t(it - p.paramNames.begin())) << ";\n";
       env.names[arg] = name;
-    } else if (fn.getArgAttr(i, kGraphLossScaleAttr)) {
+    } else if (fn.getArgAttr(i, graph::kLossScaleAttr)) {
       env.names[arg] = lossScale.str();
     } else {
       return fn.emitError() << "argument " << i
@@ -436,14 +404,14 @@ LogicalResult ampc::emit::forEachGradResult(
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   bool sawLoss = false;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    if (auto o = fn.getResultAttrOfType<StringAttr>(i, kGraphOutputAttr)) {
+    if (auto o = fn.getResultAttrOfType<StringAttr>(i, graph::kOutputAttr)) {
       if (o.getValue() == "loss") {
         loss(v);
         sawLoss = true;
       }
       continue;
     }
-    auto g = fn.getResultAttrOfType<StringAttr>(i, kGraphGradAttr);
+    auto g = fn.getResultAttrOfType<StringAttr>(i, graph::kGradAttr);
     auto it = g ? llvm::find(p.paramNames, g.getValue().str())
                 : p.paramNames.end();
     if (it == p.paramNames.end() || cppElementType(v.getType()) != "float")

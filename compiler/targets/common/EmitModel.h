@@ -20,7 +20,7 @@
 namespace ampc::emit {
 
 // `static ampc::rt::ModelSpec spec()`: name, inputs, outputs, parameters
-// with their initializers, train.config, train.defaults and the arena size,
+// with their initializers, train.config (with its defaults) and the arena size,
 // for the runtime base class (cpu::HostModel, cuda::DeviceModel).
 void emitModelSpec(mlir::raw_indented_ostream &os, const Program &p,
                    const TargetSyntax &t);
@@ -30,14 +30,14 @@ void emitFileHeader(llvm::raw_ostream &os, const Program &p,
                     const TargetSyntax &t);
 // The accessors of the metadata members (name(), inputs(), ...).
 void emitMetadataAccessors(mlir::raw_indented_ostream &os);
-// defaults(): train.defaults as an ampc::rt::Hyper.
+// defaults(): the defaults of train.config as an ampc::rt::Hyper.
 void emitDefaults(mlir::raw_indented_ostream &os, const Program &p);
 // The metadata members name_, inputs_ and outputs_.
 void emitTensorInfos(mlir::raw_indented_ostream &os, const Program &p);
 // The member config_: train.config as an ampc::rt::CompileConfig.
 void emitCompileConfig(mlir::raw_indented_ostream &os, const Program &p,
                        const TargetSyntax &t);
-// Micro-batches per optimizer step (train.config accum_steps, default 1).
+// Micro-batches per optimizer step (train.config accum_steps).
 int64_t accumSteps(const Program &p);
 // The graph ops of @grad and the model that call the kernel library, in
 // order of first use.

@@ -28,13 +28,12 @@ struct Program {
   mlir::func::FuncOp grad; // @<model>_grad: forwardBackward()
   mlir::func::FuncOp step; // @<model>_step: step()
   train::FusedEpilogueOp epilogue;
-  mlir::DictionaryAttr config;   // train.config of @<model>_step
-  mlir::DictionaryAttr defaults; // train.defaults of @<model>_step
+  train::ConfigAttr config; // train.config of @<model>_step
   llvm::SmallVector<std::string> paramNames;
 };
 
 // Finds the model, @<m>_grad, @<m>_step, its fused epilogue and its
-// train.config / train.defaults.
+// train.config.
 mlir::LogicalResult collect(mlir::ModuleOp module, Program &p);
 
 // C++ element type of |type|'s elements: float, half, bf16, int32_t, ...

@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cuda/CudaEmitterImpl.h"
 #include "compiler/targets/common/EmitBlock.h"
-#include "passes/TrainStep.h"
+#include "dialects/Graph/GraphDialect.h"
 
 using namespace mlir;
 using namespace ampc;
@@ -93,8 +93,8 @@ private:
     // (bindGradArguments); the loss scale is not known to be aligned.
     auto arg = cast<BlockArgument>(v);
     auto fn = dyn_cast_or_null<func::FuncOp>(arg.getOwner()->getParentOp());
-    if (fn && (fn.getArgAttr(arg.getArgNumber(), kGraphInputAttr) ||
-               fn.getArgAttr(arg.getArgNumber(), kGraphParamAttr)))
+    if (fn && (fn.getArgAttr(arg.getArgNumber(), graph::kInputAttr) ||
+               fn.getArgAttr(arg.getArgNumber(), graph::kParamAttr)))
       return kBaseAlign;
     return 1;
   }

@@ -68,8 +68,6 @@ public:
       : p(p), out(out), state(state) {}
 
   LogicalResult emit() {
-    if (failed(checkEpilogue()))
-      return failure();
     std::string cls = className(p.model.getSymName());
     bool hasDropout = false;
     p.model.walk([&](graph::DropoutOp) { hasDropout = true; });
@@ -119,29 +117,6 @@ private:
   raw_ostream &out;
   AsmState &state;
   FileParts parts;
-
-  // DeviceModel configures the epilogue from train.config: it must describe
-  // the train.fused_epilogue the pipeline built.
-  LogicalResult checkEpilogue() {
-    train::FusedEpilogueOp e = p.epilogue;
-    auto str = [&](StringRef key) {
-      auto s = p.config.getAs<StringAttr>(key);
-      return s ? s.getValue() : StringRef();
-    };
-    auto flag = [&](StringRef key) {
-      auto b = p.config.getAs<BoolAttr>(key);
-      return b && b.getValue();
-    };
-    if (e.getOptimizer() != str("optimizer") ||
-        e.getLossScale() != str("loss_scale") ||
-        bool(e.getClipNorm()) != flag("clip_norm") ||
-        bool(e.getClipValue()) != flag("clip_value") ||
-        bool(e.getNesterov()) != flag("nesterov"))
-      return e.emitError() << "train.fused_epilogue does not match "
-                              "train.config "
-                           << p.config;
-    return success();
-  }
 
   // Prints |body| into |text| (indented with the class when copied out).
   static LogicalResult

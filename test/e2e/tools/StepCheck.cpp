@@ -27,6 +27,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/interp/Interpreter.h"
+#include "dialects/Graph/GraphDialect.h"
 #include "runtime/checkpoint/Safetensors.h"
 #include "runtime/data/DataError.h"
 
@@ -196,10 +197,10 @@ std::optional<GradRun> runGrad(mlir::ModuleOp module, const Dump &d,
     std::vector<Tensor> args;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       mlir::Type type = fn.getArgument(i).getType();
-      if (auto n = fn.getArgAttrOfType<mlir::StringAttr>(i, "graph.input"))
+      if (auto n = fn.getArgAttrOfType<mlir::StringAttr>(i, ampc::graph::kInputAttr))
         args.push_back(toTensor(d.tensor("input." + n.str() + suffix), type));
       else if (auto n =
-                   fn.getArgAttrOfType<mlir::StringAttr>(i, "graph.param"))
+                   fn.getArgAttrOfType<mlir::StringAttr>(i, ampc::graph::kParamAttr))
         args.push_back(toTensor(d.tensor("before." + n.str()), type));
       else
         args.push_back(Tensor::scalar(scale, ampc::interp::elemTypeOf(type)));
@@ -208,10 +209,10 @@ std::optional<GradRun> runGrad(mlir::ModuleOp module, const Dump &d,
     if (failed(results))
       return std::nullopt;
     for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-      if (auto n = fn.getResultAttrOfType<mlir::StringAttr>(i, "graph.output"))
+      if (auto n = fn.getResultAttrOfType<mlir::StringAttr>(i, ampc::graph::kOutputAttr))
         if (n.getValue() == "loss")
           r.loss += (*results)[i].f[0] / accum;
-      if (auto n = fn.getResultAttrOfType<mlir::StringAttr>(i, "graph.grad")) {
+      if (auto n = fn.getResultAttrOfType<mlir::StringAttr>(i, ampc::graph::kGradAttr)) {
         Vec &g = r.grads[n.str()];
         const Vec &gi = (*results)[i].f;
         g.resize(gi.size());
@@ -242,13 +243,13 @@ std::map<std::string, Vec> referenceStep(const Dump &d,
     }
   norm = std::sqrt(sum);
   if (d.meta("clip_norm") == "1") {
-    double coef = std::min(1.0, d.num("max_norm") / (norm + 1e-6));
+    double coef = std::min(1.0, d.num("hyper.clip_norm") / (norm + 1e-6));
     for (auto &[name, g] : grads)
       for (double &x : g)
         x *= coef;
   }
   if (d.meta("clip_value") == "1") {
-    double c = d.num("clip_value_threshold");
+    double c = d.num("hyper.clip_value");
     int64_t clipped = 0, total = 0;
     for (auto &[name, g] : grads)
       for (double &x : g) {
@@ -267,12 +268,12 @@ std::map<std::string, Vec> referenceStep(const Dump &d,
   if (foundInf)
     return after; // skipped: nothing changes
   const std::string opt = d.meta("optimizer");
-  const double lr = d.num("lr"), wd = d.num("weight_decay");
+  const double lr = d.num("hyper.lr"), wd = d.num("hyper.weight_decay");
   const int64_t step = std::stoll(d.meta("before.optimizer_step")) + 1;
   for (auto &[name, g] : grads) {
     Vec &p = after[name];
     if (opt == "sgd") {
-      const double mom = d.num("momentum"), damp = d.num("dampening");
+      const double mom = d.num("hyper.momentum"), damp = d.num("hyper.dampening");
       Vec *buf = mom != 0 ? &after[name + ".momentum_buffer"] : nullptr;
       for (size_t i = 0; i < p.size(); ++i) {
         double x = g[i] + wd * p[i];
@@ -285,7 +286,7 @@ std::map<std::string, Vec> referenceStep(const Dump &d,
       }
       continue;
     }
-    const double b1 = d.num("beta1"), b2 = d.num("beta2"), eps = d.num("eps");
+    const double b1 = d.num("hyper.beta1"), b2 = d.num("hyper.beta2"), eps = d.num("hyper.eps");
     const double bc1 = 1 - std::pow(b1, double(step));
     const double bc2 = 1 - std::pow(b2, double(step));
     Vec &m = after[name + ".exp_avg"], &v = after[name + ".exp_avg_sq"];
@@ -413,7 +414,7 @@ int checkFp64Norm(mlir::ModuleOp module, const Dump &d) {
   for (const auto &[name, g] : run->grads)
     for (double x : g)
       sum += x * x;
-  const double norm = std::sqrt(sum), maxNorm = d.num("max_norm");
+  const double norm = std::sqrt(sum), maxNorm = d.num("hyper.clip_norm");
   outs() << "grad_norm: binary " << d.meta("grad_norm") << " fp64 "
          << format("%.17g", norm) << "\n";
   report("grad_norm vs fp64", relErr({d.num("grad_norm")}, {norm}), normTol);
@@ -424,22 +425,22 @@ int checkFp64Norm(mlir::ModuleOp module, const Dump &d) {
   report("clip_coef vs fp64", relErr({d.num("clip_coef")}, {coef64}),
          normTol);
   // The coefficient from the binary's own norm, in float ops as torch
-  // evaluates it: reciprocal(norm + 1e-6) * max_norm, clamped to 1.
+  // evaluates it: reciprocal(norm + 1e-6) * clip_norm, clamped to 1.
   float binNorm = float(d.num("grad_norm"));
   float coef = std::min((1.0f / (binNorm + float(1e-6))) * float(maxNorm), 1.0f);
   bool coefExact = coef == float(d.num("clip_coef"));
   allOk &= coefExact;
   outs() << "clip_coef from the binary's norm: " << format("%.9g", coef)
          << (coefExact ? " exact" : " DIFFERS") << "\n";
-  if (d.meta("optimizer") != "sgd" || d.num("momentum") != 0 ||
-      d.num("weight_decay") != 0 || d.meta("skipped") != "0") {
+  if (d.meta("optimizer") != "sgd" || d.num("hyper.momentum") != 0 ||
+      d.num("hyper.weight_decay") != 0 || d.meta("skipped") != "0") {
     errs() << "ampc-stepcheck: the update check needs plain SGD and a step "
               "that was not skipped\n";
     return 1;
   }
   // p1 = p0 + (-lr) * (g * inv_scale * clip_coef), each op in float.
   const float inv = float(1.0 / double(float(d.num("scale_used"))));
-  const float negLr = float(-d.num("lr"));
+  const float negLr = float(-d.num("hyper.lr"));
   int64_t mismatches = 0, total = 0;
   std::vector<float> p0s, p1s;
   Vec ref64;
@@ -454,7 +455,7 @@ int checkFp64Norm(mlir::ModuleOp module, const Dump &d) {
       ++total;
       p0s.push_back(p0[i]);
       p1s.push_back(p1[i]);
-      ref64.push_back(p0[i] - d.num("lr") * coef64 * g64[i]);
+      ref64.push_back(p0[i] - d.num("hyper.lr") * coef64 * g64[i]);
     }
   }
   allOk &= mismatches == 0;

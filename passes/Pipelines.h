@@ -1,0 +1,88 @@
+//===- Pipelines.h - The training pipeline, registered with the passes -*- C++ -*-===//
+//
+// `ampc-train-pipeline` takes a model file to the kernel level. `ampc
+// compile` builds the same pipeline through buildTrainingPipeline(), so
+// `ampc-opt --ampc-train-pipeline="amp=fp16 ..."` prints exactly what
+// `ampc compile --amp=fp16 ... --dump-ir DIR` leaves as its last dump.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_PASSES_PIPELINES_H
+#define AMPC_PASSES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <optional>
+#include <string>
+
+namespace ampc {
+
+// The options `ampc compile` fixes at compile time, under the same names.
+// The hyper-parameter defaults (lr, momentum, ...) are the runtime's where
+// not given (runtime/train/Hyper.def).
+struct TrainPipelineOptions
+    : public mlir::PassPipelineOptions<TrainPipelineOptions> {
+  Option<std::string> amp{*this, "amp", llvm::cl::desc("off, fp16 or bf16"),
+                          llvm::cl::init("off")};
+  Option<std::string> optimizer{*this, "optimizer",
+                                llvm::cl::desc("sgd, adam or adamw"),
+                                llvm::cl::init("adamw")};
+  Option<std::string> lossScale{
+      *this, "loss-scale",
+      llvm::cl::desc("dynamic, static:S or none (default: dynamic for fp16, "
+                     "none otherwise)"),
+      llvm::cl::init("")};
+  Option<double> clipNorm{*this, "clip-norm",
+                          llvm::cl::desc("Clip by global norm (0: off)"),
+                          llvm::cl::init(0.0)};
+  Option<double> clipValue{*this, "clip-value",
+                           llvm::cl::desc("Clip by value (0: off)"),
+                           llvm::cl::init(0.0)};
+  Option<int> accumSteps{*this, "accum-steps",
+                         llvm::cl::desc("Micro-batches per optimizer step"),
+                         llvm::cl::init(1)};
+  Option<bool> nesterov{*this, "nesterov",
+                        llvm::cl::desc("Nesterov momentum (sgd)"),
+                        llvm::cl::init(false)};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Default learning rate"),
+                    llvm::cl::init(1e-3)};
+  Option<double> momentum{*this, "momentum",
+                          llvm::cl::desc("Default SGD momentum"),
+                          llvm::cl::init(0.0)};
+  Option<double> weightDecay{*this, "weight-decay",
+                             llvm::cl::desc("Default weight decay"),
+                             llvm::cl::init(0.0)};
+  Option<int> growthInterval{
+      *this, "growth-interval",
+      llvm::cl::desc("Default clean steps before the scale grows"),
+      llvm::cl::init(2000)};
+  Option<int> hysteresis{
+      *this, "hysteresis",
+      llvm::cl::desc("Default overflows in a row before the scale backs off"),
+      llvm::cl::init(1)};
+  Option<std::string> policy{*this, "policy",
+                             llvm::cl::desc("Autocast policy file"),
+                             llvm::cl::init("")};
+  // The module already holds @<model>_grad (hand-written, or from an
+  // earlier run): autocast and autodiff are skipped.
+  Option<bool> gradGiven{*this, "grad-given",
+                         llvm::cl::desc("Skip autocast and autodiff: the "
+                                        "module has @<model>_grad"),
+                         llvm::cl::init(false)};
+};
+
+// The loss-scale mode after defaults: dynamic for fp16, none otherwise.
+std::string effectiveLossScale(const TrainPipelineOptions &options);
+
+// "" when the options are valid, else a message naming the bad one.
+std::string validate(const TrainPipelineOptions &options);
+
+// Autocast (unless amp is off), autodiff, the training step and its fused
+// epilogue, CSE (one cast per parameter and step), elementwise fusion and
+// the memory plan. The options must be valid (validate()).
+void buildTrainingPipeline(mlir::OpPassManager &pm,
+                           const TrainPipelineOptions &options);
+
+} // namespace ampc
+
+#endif
