@@ -102,15 +102,15 @@ LogicalResult GradBuilder::build() {
                                  FunctionType::get(ctx, argTypes, resultTypes));
   unsigned arg = 0;
   for (InputOp in : inputs)
-    fn.setArgAttr(arg++, "graph.input", in.getNameAttr());
+    fn.setArgAttr(arg++, kInputAttr, in.getNameAttr());
   for (ParamOp p : params)
-    fn.setArgAttr(arg++, "graph.param", p.getNameAttr());
-  fn.setArgAttr(arg, "graph.loss_scale", UnitAttr::get(ctx));
+    fn.setArgAttr(arg++, kParamAttr, p.getNameAttr());
+  fn.setArgAttr(arg, kLossScaleAttr, UnitAttr::get(ctx));
   unsigned res = 0;
   for (auto &out : outputs)
-    fn.setResultAttr(res++, "graph.output", out.first);
+    fn.setResultAttr(res++, kOutputAttr, out.first);
   for (ParamOp p : params)
-    fn.setResultAttr(res++, "graph.grad", p.getNameAttr());
+    fn.setResultAttr(res++, kGradAttr, p.getNameAttr());
 
   // Forward: the model body with inputs and parameters as arguments.
   Block *entry = fn.addEntryBlock();

@@ -171,9 +171,9 @@ ampc::interp::runGradCheck(graph::ModelOp model, func::FuncOp gradFunc,
   // Arguments by their contract attributes, not by position.
   std::vector<Tensor> args;
   for (unsigned k = 0; k < gradFunc.getNumArguments(); ++k) {
-    StringAttr name = gradFunc.getArgAttrOfType<StringAttr>(k, "graph.input");
+    StringAttr name = gradFunc.getArgAttrOfType<StringAttr>(k, graph::kInputAttr);
     if (!name)
-      name = gradFunc.getArgAttrOfType<StringAttr>(k, "graph.param");
+      name = gradFunc.getArgAttrOfType<StringAttr>(k, graph::kParamAttr);
     if (name) {
       auto it = bindings.find(name.str());
       if (it == bindings.end())
@@ -181,7 +181,7 @@ ampc::interp::runGradCheck(graph::ModelOp model, func::FuncOp gradFunc,
                << "argument #" << k << " names '" << name.getValue()
                << "', which the model does not have";
       args.push_back(it->second);
-    } else if (gradFunc.getArgAttr(k, "graph.loss_scale")) {
+    } else if (gradFunc.getArgAttr(k, graph::kLossScaleAttr)) {
       args.push_back(Tensor::scalar(1.0));
     } else {
       return gradFunc.emitError()
@@ -197,9 +197,9 @@ ampc::interp::runGradCheck(graph::ModelOp model, func::FuncOp gradFunc,
   GradCheckReport report;
   bool haveLoss = false;
   for (unsigned k = 0; k < gradFunc.getNumResults(); ++k) {
-    if (auto g = gradFunc.getResultAttrOfType<StringAttr>(k, "graph.grad"))
+    if (auto g = gradFunc.getResultAttrOfType<StringAttr>(k, graph::kGradAttr))
       grads[g.str()] = (*results)[k];
-    auto o = gradFunc.getResultAttrOfType<StringAttr>(k, "graph.output");
+    auto o = gradFunc.getResultAttrOfType<StringAttr>(k, graph::kOutputAttr);
     if (o && o.getValue() == "loss") {
       report.gradLoss = (*results)[k].f.at(0);
       haveLoss = true;

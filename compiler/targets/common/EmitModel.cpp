@@ -107,18 +107,6 @@ void ampc::emit::emitFileHeader(raw_ostream &os, const Program &p,
   os << "// " << p.config << "\n";
 }
 
-void ampc::emit::emitMetadataAccessors(raw_indented_ostream &os) {
-  os << "const std::string &name() const override { return name_; }\n"
-     << "const std::vector<ampc::rt::TensorInfo> &inputs() const override "
-        "{ return inputs_; }\n"
-     << "const std::vector<ampc::rt::ParamInfo> &params() const override "
-        "{ return params_; }\n"
-     << "const std::vector<ampc::rt::TensorInfo> &outputs() const override "
-        "{ return outputs_; }\n"
-     << "const ampc::rt::CompileConfig &config() const override { return "
-        "config_; }\n\n";
-}
-
 int64_t ampc::emit::accumSteps(const Program &p) {
   return p.config.getAccumSteps();
 }
@@ -138,17 +126,6 @@ static void emitHyperDefaults(raw_ostream &os, const Program &p,
     os << ";\n";                                                               \
   }
 #include "runtime/HyperParams.def"
-}
-
-void ampc::emit::emitDefaults(raw_indented_ostream &os, const Program &p) {
-  os << "ampc::rt::Hyper defaults() const override {\n";
-  os.indent();
-  os << "ampc::rt::Hyper h;  // compiled-in defaults; runtime flags "
-        "override them\n";
-  emitHyperDefaults(os, p, "h");
-  os << "return h;\n";
-  os.unindent();
-  os << "}\n\n";
 }
 
 namespace {
@@ -205,30 +182,6 @@ std::string valueBoundFields(Value v) {
 }
 } // namespace
 
-void ampc::emit::emitTensorInfos(raw_indented_ostream &os, const Program &p) {
-  graph::ModelOp model = p.model;
-  os << "std::string name_ = " << quoted(model.getSymName()) << ";\n";
-  os << "std::vector<ampc::rt::TensorInfo> inputs_ = {";
-  bool first = true;
-  for (auto in : model.getBlock().getOps<graph::InputOp>()) {
-    auto t = cast<RankedTensorType>(in.getType());
-    os << (first ? "" : ", ") << "{" << quoted(in.getName()) << ", "
-       << dtypeOf(t) << ", " << shapeList(t.getShape())
-       << (t.getElementType().isInteger() ? valueBoundFields(in->getResult(0)) : "") << "}";
-    first = false;
-  }
-  os << "};\n";
-  os << "std::vector<ampc::rt::TensorInfo> outputs_ = {";
-  graph::OutputOp out = model.getOutputOp();
-  for (auto [i, v] : llvm::enumerate(out.getValues())) {
-    auto t = cast<RankedTensorType>(v.getType());
-    os << (i ? ", " : "") << "{"
-       << quoted(cast<StringAttr>(out.getNames()[i]).getValue()) << ", "
-       << dtypeOf(t) << ", " << shapeList(t.getShape()) << "}";
-  }
-  os << "};\n";
-}
-
 // `PREFIX.FIELD = value;` for each field of ampc::rt::CompileConfig.
 static void emitConfigFields(raw_ostream &os, const Program &p,
                              const TargetSyntax &t, StringRef prefix) {
@@ -242,17 +195,6 @@ static void emitConfigFields(raw_ostream &os, const Program &p,
      << prefix << ".clipNorm = " << flag(c.getClipNorm()) << ";\n"
      << prefix << ".clipValue = " << flag(c.getClipValue()) << ";\n"
      << prefix << ".accumSteps = " << c.getAccumSteps() << ";\n";
-}
-
-void ampc::emit::emitCompileConfig(raw_indented_ostream &os, const Program &p,
-                                   const TargetSyntax &t) {
-  os << "ampc::rt::CompileConfig config_ = [] {\n"
-     << "  ampc::rt::CompileConfig c;\n";
-  std::string fields;
-  llvm::raw_string_ostream fs(fields);
-  emitConfigFields(fs, p, t, "  c");
-  os << fields << "  return c;\n"
-     << "}();\n";
 }
 
 void ampc::emit::emitModelSpec(raw_indented_ostream &os, const Program &p,

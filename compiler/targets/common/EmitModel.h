@@ -28,15 +28,6 @@ void emitModelSpec(mlir::raw_indented_ostream &os, const Program &p,
 // The two comment lines every generated file starts with.
 void emitFileHeader(llvm::raw_ostream &os, const Program &p,
                     const TargetSyntax &t);
-// The accessors of the metadata members (name(), inputs(), ...).
-void emitMetadataAccessors(mlir::raw_indented_ostream &os);
-// defaults(): the defaults of train.config as an ampc::rt::Hyper.
-void emitDefaults(mlir::raw_indented_ostream &os, const Program &p);
-// The metadata members name_, inputs_ and outputs_.
-void emitTensorInfos(mlir::raw_indented_ostream &os, const Program &p);
-// The member config_: train.config as an ampc::rt::CompileConfig.
-void emitCompileConfig(mlir::raw_indented_ostream &os, const Program &p,
-                       const TargetSyntax &t);
 // Micro-batches per optimizer step (train.config accum_steps).
 int64_t accumSteps(const Program &p);
 // The graph ops of @grad and the model that call the kernel library, in

@@ -2,7 +2,7 @@
 //
 // The CPU target's emitter: prints one C++ file with a subclass of
 // ampc::cpu::HostModel (runtime/cpu/HostModel.h) for a module that went
-// through the training pipeline (compiler/Pipeline.h), plus the binary's
+// through the training pipeline (passes/Pipelines.h), plus the binary's
 // main(). It only prints what depends on the model (its spec, the forward
 // and backward bodies, kernel calls): everything it needs (fused loops, the
 // memory plan, the fused epilogue) was prepared by passes, and the fixed

@@ -2,7 +2,7 @@
 //
 // The CUDA target's emitter: prints one .cu file defining a subclass of
 // ampc::cuda::DeviceModel (runtime/cuda/DeviceModel.h), for a module that
-// went through the training pipeline (compiler/Pipeline.h). Read-only, like
+// went through the training pipeline (passes/Pipelines.h). Read-only, like
 // the CPU emitter: fused elementwise regions become __global__ kernels,
 // other ops calls into runtime/cuda (cuBLASLt GEMMs, norms, losses, ...) on
 // the memory plan's device arena. The base class owns the rest: storage,
