@@ -1,5 +1,6 @@
 //===- Epilogue.cpp - The fused AMP epilogue on the host ------------------===//
 #include "runtime/cpu/Epilogue.h"
+#include "runtime/numerics/Optimizer.h"
 #include "runtime/numerics/Scaler.h"
 
 #include <algorithm>
@@ -101,61 +102,22 @@ void clipGradValue(std::span<const GradBuffer> grads, double clip) {
 
 void sgdStep(float *param, const float *grad, float *buf, int64_t n,
              const SgdOptions &opt, bool firstStep) {
-  float wd = float(opt.weightDecay), mom = float(opt.momentum);
-  float damp = float(1.0 - opt.dampening), negLr = float(-opt.lr);
-  for (int64_t i = 0; i < n; ++i) {
-    float d = grad[i];
-    if (opt.weightDecay != 0)
-      d = d + wd * param[i]; // grad.add(param, alpha=weight_decay)
-    if (opt.momentum != 0) {
-      float b;
-      if (firstStep) {
-        b = d; // torch.clone(d_p)
-      } else {
-        b = buf[i] * mom;         // buf.mul_(momentum)
-        b = b + damp * d;         // .add_(d_p, alpha=1 - dampening)
-      }
-      buf[i] = b;
-      d = opt.nesterov ? d + mom * b : b;
-    }
-    param[i] = param[i] + negLr * d; // param.add_(d_p, alpha=-lr)
-  }
+  const num::SgdCoeffs c = num::sgdCoeffs(opt.lr, opt.momentum, opt.dampening,
+                                          opt.weightDecay, opt.nesterov);
+  float unused = 0.0f; // no buffer without momentum
+  for (int64_t i = 0; i < n; ++i)
+    param[i] = num::sgdUpdate(param[i], grad[i],
+                              opt.momentum != 0 ? buf[i] : unused, c,
+                              firstStep);
 }
 
 void adamStep(float *param, const float *grad, float *m, float *v, int64_t n,
               const AdamOptions &opt, int64_t step) {
-  // Python-side scalars, in double.
-  double bc1 = 1.0 - std::pow(opt.beta1, double(step));
-  double bc2 = 1.0 - std::pow(opt.beta2, double(step));
-  float negStepSize = float(-(opt.lr / bc1));
-  float bc2Sqrt = float(std::sqrt(bc2));
-  float w1 = float(1.0 - opt.beta1), b2 = float(opt.beta2);
-  float w2 = float(1.0 - opt.beta2), eps = float(opt.eps);
-  float wd = float(opt.weightDecay);
-  float decay = float(1.0 - opt.lr * opt.weightDecay);
-  bool smallW1 = std::fabs(w1) < 0.5f;
-  for (int64_t i = 0; i < n; ++i) {
-    float p = param[i], g = grad[i];
-    if (opt.weightDecay != 0) {
-      if (opt.decoupled)
-        p = p * decay;   // param.mul_(1 - lr * weight_decay)
-      else
-        g = g + wd * p;  // grad.add(param, alpha=weight_decay)
-    }
-    // exp_avg.lerp_(grad, 1 - beta1), ATen's two-branch lerp.
-    float mi = m[i];
-    mi = smallW1 ? mi + w1 * (g - mi) : g - (g - mi) * (1.0f - w1);
-    // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-    float vi = v[i] * b2;
-    vi = vi + w2 * g * g;
-    // denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-    float denom = std::sqrt(vi) / bc2Sqrt + eps;
-    // param.addcdiv_(exp_avg, denom, value=-step_size)
-    p = p + negStepSize * mi / denom;
-    m[i] = mi;
-    v[i] = vi;
-    param[i] = p;
-  }
+  const num::AdamCoeffs c =
+      num::adamCoeffs(opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weightDecay,
+                      opt.decoupled, step);
+  for (int64_t i = 0; i < n; ++i)
+    param[i] = num::adamUpdate(param[i], grad[i], m[i], v[i], c);
 }
 
 EpilogueConfig EpilogueConfig::fromCompileConfig(const rt::CompileConfig &c) {
