@@ -1,6 +1,7 @@
 //===- Epilogue.cu - Unscale, check, norm, clip, optimizer, scaler ---------===//
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Common.cuh"
+#include "runtime/numerics/Optimizer.h"
 #include "runtime/numerics/Scaler.h"
 
 #include <cmath>
@@ -100,10 +101,9 @@ __global__ void __launch_bounds__(kThreads)
   if (!foundInf) {
     s->step += 1;
     s->firstStep = s->step == 1;
-    double bc1 = 1.0 - pow(double(h.beta1), double(s->step));
-    double bc2 = 1.0 - pow(double(h.beta2), double(s->step));
-    s->negStepSize = float(-(double(h.lr) / bc1));
-    s->bc2Sqrt = float(sqrt(bc2));
+    s->adam = num::adamCoeffs(h.lr, h.beta1, h.beta2, h.eps, h.weightDecay,
+                              cfg.optimizer == EpilogueConfig::Optimizer::AdamW,
+                              s->step);
   }
   if (cfg.lossScale == EpilogueConfig::LossScale::Dynamic)
     num::updateScaler(s->scaler, foundInf,
@@ -128,9 +128,8 @@ __global__ void __launch_bounds__(kThreads)
   const float clip = h.clipValue;
   using Opt = EpilogueConfig::Optimizer;
   if (cfg.optimizer == Opt::Sgd) {
-    const float wd = h.weightDecay, mom = h.momentum;
-    const float damp = float(1.0 - double(h.dampening)),
-                negLr = float(-double(h.lr));
+    const num::SgdCoeffs k = num::sgdCoeffs(h.lr, h.momentum, h.dampening,
+                                            h.weightDecay, cfg.nesterov);
     const bool first = s->firstStep;
     for (int64_t i = c.begin + threadIdx.x; i < c.end; i += blockDim.x) {
       float g = unscaled(e.grad, dt, i, inv);
@@ -138,49 +137,23 @@ __global__ void __launch_bounds__(kThreads)
         g = g * coef;
       if (cfg.clipValue)
         g = fminf(fmaxf(g, -clip), clip);
-      float p = e.param[i], d = g;
-      if (wd != 0.0f)
-        d = d + wd * p;
-      if (mom != 0.0f) {
-        float b = first ? d : e.m[i] * mom + damp * d;
-        e.m[i] = b;
-        d = cfg.nesterov ? d + mom * b : b;
-      }
-      p = p + negLr * d;
+      float unused = 0.0f; // no buffer without momentum
+      float p = num::sgdUpdate(e.param[i], g, k.mom != 0.0f ? e.m[i] : unused,
+                               k, first);
       e.param[i] = p;
       if (e.half)
         st(e.half, ht, i, p);
     }
     return;
   }
-  const bool decoupled = cfg.optimizer == Opt::AdamW;
-  const float negStep = s->negStepSize, bc2Sqrt = s->bc2Sqrt;
-  const float w1 = float(1.0 - double(h.beta1)), b2 = h.beta2;
-  const float w2 = float(1.0 - double(h.beta2)), eps = h.eps;
-  const float wd = h.weightDecay;
-  const float decay = float(1.0 - double(h.lr) * double(h.weightDecay));
-  const bool smallW1 = fabsf(w1) < 0.5f;
+  const num::AdamCoeffs k = s->adam;
   for (int64_t i = c.begin + threadIdx.x; i < c.end; i += blockDim.x) {
     float g = unscaled(e.grad, dt, i, inv);
     if (cfg.clipNorm)
       g = g * coef;
     if (cfg.clipValue)
       g = fminf(fmaxf(g, -clip), clip);
-    float p = e.param[i];
-    if (wd != 0.0f) {
-      if (decoupled)
-        p = p * decay;
-      else
-        g = g + wd * p;
-    }
-    float mi = e.m[i];
-    mi = smallW1 ? mi + w1 * (g - mi) : g - (g - mi) * (1.0f - w1);
-    float vi = e.v[i] * b2;
-    vi = vi + w2 * g * g;
-    float denom = sqrtf(vi) / bc2Sqrt + eps;
-    p = p + negStep * mi / denom;
-    e.m[i] = mi;
-    e.v[i] = vi;
+    float p = num::adamUpdate(e.param[i], g, e.m[i], e.v[i], k);
     e.param[i] = p;
     if (e.half)
       st(e.half, ht, i, p);

@@ -13,7 +13,7 @@
 //           and the step's statistics.
 //   pass 2  unless the step is skipped: reads the gradient again, unscales,
 //           clips, applies SGD / Adam / AdamW to the FP32 master (PyTorch's
-//           formulas, as runtime/cpu/Epilogue.cpp evaluates them) and writes
+//           formulas, runtime/numerics/Optimizer.h) and writes
 //           the half copy of the weight for the next forward.
 //
 // Bytes per parameter, AdamW, half gradients, half weight copy written:
@@ -30,6 +30,7 @@
 #define AMPC_RUNTIME_CUDA_EPILOGUE_H
 
 #include "runtime/Model.h"
+#include "runtime/numerics/Optimizer.h"
 
 #include <cuda_runtime_api.h>
 
@@ -52,7 +53,7 @@ struct DeviceState {
   // Finalised by pass 1 for pass 2.
   float invScale = 1, clipCoef = 1;
   int32_t skip = 0, firstStep = 0;
-  float negStepSize = 0, bc2Sqrt = 1;
+  num::AdamCoeffs adam;  // this step's Adam scalars
   uint32_t blocksDone = 0; // pass 1's completion counter (back to 0 after)
 };
 

@@ -44,13 +44,9 @@ AMPC_HD inline float sgdUpdate(float p, float g, float &buf,
   if (c.wd != 0.0f)
     d = d + c.wd * p; // grad.add(param, alpha=weight_decay)
   if (c.mom != 0.0f) {
-    float b;
-    if (firstStep) {
-      b = d; // torch.clone(d_p)
-    } else {
-      b = buf * c.mom;  // buf.mul_(momentum)
-      b = b + c.damp * d; // .add_(d_p, alpha=1 - dampening)
-    }
+    // First step: torch.clone(d_p); then buf.mul_(momentum).add_(d_p,
+    // alpha=1 - dampening).
+    float b = firstStep ? d : buf * c.mom + c.damp * d;
     buf = b;
     d = c.nesterov ? d + c.mom * b : b;
   }
