@@ -6,11 +6,17 @@
 #include "runtime/data/DataError.h"
 
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <string_view>
+#include <type_traits>
 
 namespace fs = std::filesystem;
 
@@ -26,27 +32,29 @@ static json hyperToJson(const Hyper &h) {
   return j;
 }
 
-// Checkpoints written before a setting was renamed keep loading.
-static const json &hyperField(const json &j, const char *name) {
-  if (!j.contains(name) && std::string_view(name) == "clip_norm" &&
-      j.contains("max_norm"))
-    return j.at("max_norm");
-  return j.at(name);
-}
-
-static Hyper hyperFromJson(const json &j) {
-  Hyper h;
-#define AMPC_HYPER(name, field, type, dflt, help)                              \
-  h.field = hyperField(j, #name).get<type>();
-#include "runtime/HyperParams.def"
-  return h;
-}
-
 static json configToJson(const CompileConfig &c) {
   return {{"target", c.target},         {"amp", c.amp},
           {"optimizer", c.optimizer},   {"loss_scale", c.lossScale},
           {"nesterov", c.nesterov},     {"clip_norm", c.clipNorm},
           {"clip_value", c.clipValue},  {"accum_steps", c.accumSteps}};
+}
+
+static uint32_t crc32Of(const void *data, size_t n) {
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  const auto *p = static_cast<const Bytef *>(data);
+  while (n > 0) { // zlib takes uInt lengths
+    uInt chunk = uInt(std::min<size_t>(n, size_t(1) << 30));
+    crc = ::crc32(crc, p, chunk);
+    p += chunk;
+    n -= chunk;
+  }
+  return uint32_t(crc);
+}
+
+static std::string hex8(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%08x", v);
+  return buf;
 }
 
 std::string checkpointName(int64_t iteration) {
@@ -81,8 +89,14 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
       {"model", model.name()},
       {"step", std::to_string(st.iteration)},
       {"optimizer_step", std::to_string(model.optimizerStep())}};
-  writeFileSynced((tmp / "model.safetensors").string(),
-                  encodeSafetensors(tensors, meta));
+  // The checksums are of the very bytes written (and fsynced) into the
+  // directory that is renamed into place below.
+  std::string weights = encodeSafetensors(tensors, meta);
+  writeFileSynced((tmp / "model.safetensors").string(), weights);
+  json files = json::object();
+  files["model.safetensors"] = {
+      {"bytes", weights.size()},
+      {"crc32", hex8(crc32Of(weights.data(), weights.size()))}};
 
   json j = {{"format", "ampc-train-state"},
             {"version", 1},
@@ -104,7 +118,8 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
             {"seed", st.seed},
             {"hyper", hyperToJson(st.hyper)},
             {"last_loss", st.lastLoss},
-            {"tensors", shapes}};
+            {"tensors", shapes},
+            {"files", files}};
   writeFileSynced((tmp / "train_state.json").string(), j.dump(2) + "\n");
   syncDirectory(tmp.string());
 
@@ -132,6 +147,10 @@ std::string resolveCheckpoint(const std::string &path) {
     std::string name(b.begin(), b.end());
     while (!name.empty() && (name.back() == '\n' || name.back() == ' '))
       name.pop_back();
+    if (name.empty() || name == "." || name == ".." ||
+        name.find('/') != std::string::npos)
+      fail((p / "latest").string(),
+           "does not name a checkpoint directory: '" + name + "'");
     fs::path c = p / name;
     if (!fs::exists(c / "train_state.json", ec))
       fail((p / "latest").string(), "points at '" + name +
@@ -141,50 +160,355 @@ std::string resolveCheckpoint(const std::string &path) {
   fail(path, "no checkpoint here (no train_state.json or latest)");
 }
 
+// ---- Reading train_state.json back: every field checked ----------------
+
+namespace {
+
+// Integers a double holds exactly: the counters' ceiling.
+constexpr int64_t kMaxCount = (int64_t(1) << 53) - 1;
+
+std::string str(const json &v) {
+  std::string s = v.dump();
+  if (s.size() > 40)
+    s = s.substr(0, 37) + "...";
+  return s;
+}
+
+std::string str(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+// train_state.json, read field by field; bad() ends with one line naming
+// the field: `PATH: field "data.epoch": must be >= 0 (got -1)`.
+class StateReader {
+public:
+  explicit StateReader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void bad(const std::string &field,
+                        const std::string &why) const {
+    fail(path_, "field \"" + field + "\": " + why);
+  }
+  [[noreturn]] void bad(const std::string &field, const std::string &why,
+                        const json &got) const {
+    bad(field, why + " (got " + str(got) + ")");
+  }
+
+  // |parent|'s |key| (|field| in full), or nullptr when absent.
+  const json *find(const json &parent, const std::string &key) const {
+    auto it = parent.find(key);
+    return it == parent.end() ? nullptr : &*it;
+  }
+  const json &need(const json &parent, const std::string &field,
+                   const std::string &key) const {
+    if (const json *v = find(parent, key))
+      return *v;
+    bad(field, "missing");
+  }
+  const json &object(const json &parent, const std::string &field,
+                     const std::string &key) const {
+    const json &v = need(parent, field, key);
+    if (!v.is_object())
+      bad(field, "must be an object", v);
+    return v;
+  }
+
+  // An integer in [lo, hi]; |why| explains hi.
+  int64_t integer(const json &v, const std::string &field, int64_t lo,
+                  int64_t hi, const std::string &why = "") const {
+    if (!v.is_number_integer())
+      bad(field, "must be an integer", v);
+    if (v.is_number_unsigned() &&
+        v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+      bad(field, "must be <= " + std::to_string(hi) + why, v);
+    int64_t x = v.get<int64_t>();
+    if (x < lo)
+      bad(field, "must be >= " + std::to_string(lo), v);
+    if (x > hi)
+      bad(field, "must be <= " + std::to_string(hi) + why, v);
+    return x;
+  }
+  int64_t integer(const json &parent, const std::string &field,
+                  const std::string &key, int64_t lo, int64_t hi,
+                  const std::string &why = "") const {
+    return integer(need(parent, field, key), field, lo, hi, why);
+  }
+
+  // A number a float holds, finite (JSON has no inf or NaN: nlohmann
+  // writes them as null).
+  float f32(const json &v, const std::string &field) const {
+    if (!v.is_number())
+      bad(field, "must be a number", v);
+    double x = v.get<double>();
+    if (!std::isfinite(x) || std::fabs(x) > double(FLT_MAX))
+      bad(field, "must be a finite float", v);
+    return float(x);
+  }
+
+  template <class T> T hyper(const json &v, const std::string &field) const {
+    if constexpr (std::is_same_v<T, float>)
+      return f32(v, field);
+    else
+      return T(integer(v, field, std::numeric_limits<T>::min(),
+                       std::numeric_limits<T>::max()));
+  }
+
+private:
+  std::string path_;
+};
+
+} // namespace
+
+std::string checkHyper(const Hyper &h, std::string *name) {
+  auto rule = [&](std::string_view n, double v) -> std::string {
+    auto atLeast = [&](double lo) {
+      return v >= lo ? "" : "must be >= " + str(lo);
+    };
+    if (!std::isfinite(v))
+      return "must be finite";
+    if (n == "lr" || n == "momentum" || n == "eps" || n == "weight_decay" ||
+        n == "clip_norm" || n == "clip_value" || n == "min_scale")
+      return atLeast(0);
+    if (n == "beta1" || n == "beta2")
+      return v >= 0 && v < 1 ? "" : "must be in [0, 1)";
+    if (n == "init_scale" || n == "max_scale")
+      return v > 0 ? "" : "must be > 0";
+    if (n == "growth_factor")
+      return atLeast(1);
+    if (n == "backoff_factor")
+      return v > 0 && v <= 1 ? "" : "must be in (0, 1]";
+    if (n == "growth_interval" || n == "hysteresis")
+      return atLeast(1);
+    return ""; // a row without a rule: finite is enough
+  };
+  std::string problem;
+#define AMPC_HYPER(NAME, FIELD, TYPE, DFLT, HELP)                              \
+  if (problem.empty()) {                                                       \
+    problem = rule(#NAME, double(h.FIELD));                                    \
+    if (!problem.empty()) {                                                    \
+      *name = #NAME;                                                           \
+      problem += " (got " + str(double(h.FIELD)) + ")";                        \
+    }                                                                          \
+  }
+#include "runtime/HyperParams.def"
+  if (problem.empty() && h.minScale > h.maxScale) {
+    *name = "min_scale";
+    problem = "must be <= max_scale " + str(h.maxScale) + " (got " +
+              str(h.minScale) + ")";
+  }
+  return problem;
+}
+
 TrainState readTrainState(const std::string &ckpt, const Model &model) {
   std::string statePath = (fs::path(ckpt) / "train_state.json").string();
   std::vector<uint8_t> b = data::readFileBytes(statePath);
-  TrainState st;
   json j;
   try {
     j = json::parse(b.begin(), b.end());
-    if (j.at("format") != "ampc-train-state")
-      fail(statePath, "not an ampc train state");
-    std::string name = j.at("model");
-    if (name != model.name())
-      fail(statePath, "checkpoint is of model '" + name +
-                          "', this binary trains '" + model.name() + "'");
-    if (j.at("config") != configToJson(model.config()))
-      std::cerr << "note: " << statePath << ": written with compile config "
-                << j.at("config").dump() << ", this binary has "
-                << configToJson(model.config()).dump() << "\n";
-    st.iteration = j.at("iteration");
-    st.epoch = j.at("data").at("epoch");
-    st.batchInEpoch = j.at("data").at("batch_in_epoch");
-    st.numSamples = j.at("data").at("num_samples");
-    st.batchSize = j.at("data").at("batch_size");
-    st.worldSize = j.at("data").value("world_size", int64_t(1));
-    st.seed = j.at("seed");
-    st.hyper = hyperFromJson(j.at("hyper"));
-    st.lastLoss = j.at("last_loss").is_number() ? float(j.at("last_loss"))
-                                                : 0.0f;
-    ScalerState &sc = st.scaler;
-    const json &js = j.at("scaler");
-    sc.scale = js.at("scale");
-    sc.growthTracker = js.at("growth_tracker");
-    sc.hysteresisLeft = js.at("hysteresis_left");
-    sc.skippedSteps = js.at("skipped_steps");
-    st.optimizerStep = j.at("optimizer_step");
   } catch (const nlohmann::json::exception &e) {
     fail(statePath, std::string("bad train state: ") + e.what());
+  }
+  StateReader r(statePath);
+  if (!j.is_object() || !j.contains("format") ||
+      j["format"] != "ampc-train-state")
+    fail(statePath, "not an ampc train state");
+  if (const json *v = r.find(j, "version"))
+    r.integer(*v, "version", 1, 1, ", the version this ampc reads");
+  const json &name = r.need(j, "model", "model");
+  if (!name.is_string())
+    r.bad("model", "must be a string", name);
+  if (name != model.name())
+    fail(statePath, "checkpoint is of model '" + name.get<std::string>() +
+                        "', this binary trains '" + model.name() + "'");
+  if (const json *c = r.find(j, "config")) {
+    if (!c->is_object())
+      r.bad("config", "must be an object", *c);
+    if (*c != configToJson(model.config()))
+      std::cerr << "note: " << statePath << ": written with compile config "
+                << c->dump() << ", this binary has "
+                << configToJson(model.config()).dump() << "\n";
+  }
+
+  TrainState st;
+  // Counters: every iteration either took an optimizer step or was skipped.
+  st.iteration = r.integer(j, "iteration", "iteration", 0, kMaxCount);
+  st.optimizerStep = r.integer(j, "optimizer_step", "optimizer_step", 0,
+                               st.iteration, ", the iteration");
+
+  // Hyper-parameters: one key per row of HyperParams.def. A key missing
+  // (written before the row was added) takes the model's default.
+  const json &jh = r.object(j, "hyper", "hyper");
+  const Hyper dflt = model.defaults();
+#define AMPC_HYPER(NAME, FIELD, TYPE, DFLT, HELP)                              \
+  {                                                                            \
+    const json *v = r.find(jh, #NAME);                                         \
+    if (!v && std::string_view(#NAME) == "clip_norm")                          \
+      v = r.find(jh, "max_norm"); /* its name before the rename */             \
+    if (v) {                                                                   \
+      st.hyper.FIELD = r.hyper<TYPE>(*v, "hyper." #NAME);                      \
+    } else {                                                                   \
+      st.hyper.FIELD = dflt.FIELD;                                             \
+      std::cerr << "note: " << statePath << ": no hyper." #NAME                \
+                << " (an older checkpoint): the model's default "              \
+                << str(double(dflt.FIELD)) << "\n";                            \
+    }                                                                          \
+  }
+#include "runtime/HyperParams.def"
+  std::string hyperName;
+  std::string problem = checkHyper(st.hyper, &hyperName);
+  if (!problem.empty())
+    r.bad("hyper." + hyperName, problem);
+
+  const json &js = r.object(j, "scaler", "scaler");
+  ScalerState &sc = st.scaler;
+  const json &scale = r.need(js, "scaler.scale", "scale");
+  sc.scale = r.f32(scale, "scaler.scale");
+  if (!(sc.scale > 0))
+    r.bad("scaler.scale", "must be > 0", scale);
+  sc.growthTracker = int32_t(r.integer(
+      js, "scaler.growth_tracker", "growth_tracker", 0,
+      st.hyper.growthInterval - 1,
+      ", below hyper.growth_interval " +
+          std::to_string(st.hyper.growthInterval)));
+  sc.hysteresisLeft = int32_t(r.integer(
+      js, "scaler.hysteresis_left", "hysteresis_left", 0,
+      st.hyper.hysteresis,
+      ", hyper.hysteresis"));
+  sc.skippedSteps = r.integer(js, "scaler.skipped_steps", "skipped_steps", 0,
+                              st.iteration, ", the iteration");
+  if (st.optimizerStep + sc.skippedSteps != st.iteration)
+    r.bad("iteration",
+          "must equal optimizer_step + scaler.skipped_steps = " +
+              std::to_string(st.optimizerStep + sc.skippedSteps),
+          j["iteration"]);
+
+  // The data position, in global batches of the data it was trained on.
+  const json &jd = r.object(j, "data", "data");
+  st.numSamples = r.integer(jd, "data.num_samples", "num_samples", 1,
+                            kMaxCount);
+  st.batchSize = r.integer(jd, "data.batch_size", "batch_size", 1,
+                           st.numSamples, ", data.num_samples");
+  if (const json *w = r.find(jd, "world_size")) {
+    st.worldSize = r.integer(*w, "data.world_size", 1, st.batchSize,
+                             ", data.batch_size");
+    if (st.batchSize % st.worldSize)
+      r.bad("data.world_size",
+            "must divide data.batch_size " + std::to_string(st.batchSize),
+            *w);
+  } else {
+    st.worldSize = 1; // written before it was recorded
+  }
+  const int64_t perEpoch = st.numSamples / st.batchSize;
+  st.epoch = r.integer(jd, "data.epoch", "epoch", 0, kMaxCount);
+  // == perEpoch: the epoch's last batch was taken, the next one starts the
+  // next epoch.
+  st.batchInEpoch = r.integer(
+      jd, "data.batch_in_epoch", "batch_in_epoch", 0, perEpoch,
+      ", the batches per epoch of " + std::to_string(st.numSamples) +
+          " samples in global batches of " + std::to_string(st.batchSize));
+
+  const json &seed = r.need(j, "seed", "seed");
+  if (!seed.is_number_integer())
+    r.bad("seed", "must be an integer", seed);
+  if (!seed.is_number_unsigned() && seed.get<int64_t>() < 0)
+    r.bad("seed", "must be >= 0", seed);
+  st.seed = seed.get<uint64_t>();
+
+  if (const json *v = r.find(j, "last_loss")) {
+    if (v->is_number())
+      st.lastLoss = r.f32(*v, "last_loss");
+    else if (!v->is_null()) // a non-finite loss was written as null
+      r.bad("last_loss", "must be a number or null", *v);
+  }
+
+  if (const json *t = r.find(j, "tensors")) {
+    if (!t->is_object())
+      r.bad("tensors", "must be an object", *t);
+    std::map<std::string, std::vector<int64_t>> shapes;
+    for (auto &[k, v] : t->items()) {
+      std::string field = "tensors." + k;
+      if (!v.is_array())
+        r.bad(field, "must be an array of dimensions", v);
+      for (const json &d : v)
+        shapes[k].push_back(r.integer(d, field, 0, kMaxCount));
+      shapes.try_emplace(k); // a scalar
+    }
+    st.tensorShapes = std::move(shapes);
+  }
+
+  // Written since checksums were recorded; absent: nothing to verify.
+  if (const json *f = r.find(j, "files")) {
+    if (!f->is_object())
+      r.bad("files", "must be an object", *f);
+    for (auto &[k, v] : f->items()) {
+      std::string field = "files." + k;
+      if (k.empty() || k == "." || k == ".." ||
+          k.find('/') != std::string::npos || k == "train_state.json")
+        r.bad("files", "names a file outside the checkpoint: " + json(k).dump());
+      if (!v.is_object())
+        r.bad(field, "must be an object", v);
+      TrainState::FileSum s;
+      s.name = k;
+      s.bytes = uint64_t(r.integer(v, field + ".bytes", "bytes", 0,
+                                   std::numeric_limits<int64_t>::max()));
+      const json &crc = r.need(v, field + ".crc32", "crc32");
+      std::string hex = crc.is_string() ? crc.get<std::string>() : "";
+      if (hex.size() != 8 ||
+          hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+        r.bad(field + ".crc32", "must be 8 lowercase hex digits", crc);
+      s.crc32 = uint32_t(std::stoul(hex, nullptr, 16));
+      st.files.push_back(std::move(s));
+    }
+    if (!f->contains("model.safetensors"))
+      r.bad("files", "has no entry for model.safetensors");
   }
   return st;
 }
 
+void checkResumedScaler(const std::string &ckpt, const TrainState &st,
+                        const Hyper &h) {
+  StateReader r((fs::path(ckpt) / "train_state.json").string());
+  if (st.scaler.growthTracker >= h.growthInterval)
+    r.bad("scaler.growth_tracker",
+          "must be < this run's --growth-interval " +
+              std::to_string(h.growthInterval),
+          st.scaler.growthTracker);
+  if (st.scaler.hysteresisLeft > h.hysteresis)
+    r.bad("scaler.hysteresis_left",
+          "must be <= this run's --hysteresis " + std::to_string(h.hysteresis),
+          st.scaler.hysteresisLeft);
+}
+
+// Reads a checkpoint file, checking the size and CRC-32 recorded of it.
+static std::vector<uint8_t> readVerified(const std::string &ckpt,
+                                         const std::string &name,
+                                         const TrainState &st) {
+  std::string path = (fs::path(ckpt) / name).string();
+  std::vector<uint8_t> b = data::readFileBytes(path);
+  for (const TrainState::FileSum &s : st.files) {
+    if (s.name != name)
+      continue;
+    if (b.size() != s.bytes)
+      fail(path, "corrupt: " + std::to_string(b.size()) +
+                     " bytes, train_state.json records " +
+                     std::to_string(s.bytes));
+    uint32_t crc = crc32Of(b.data(), b.size());
+    if (crc != s.crc32)
+      fail(path, "corrupt: CRC-32 " + hex8(crc) + ", train_state.json " +
+                     "records " + hex8(s.crc32));
+  }
+  return b;
+}
+
 void restoreCheckpoint(const std::string &ckpt, Model &model,
                        const TrainState &st) {
+  for (const TrainState::FileSum &s : st.files)
+    if (s.name != "model.safetensors")
+      readVerified(ckpt, s.name, st);
   std::string tensorPath = (fs::path(ckpt) / "model.safetensors").string();
-  SafetensorsFile f = readSafetensors(tensorPath);
+  SafetensorsFile f = decodeSafetensors(
+      tensorPath, readVerified(ckpt, "model.safetensors", st));
   auto state = model.stateTensors();
   for (const StateTensor &t : state) {
     auto it = f.tensors.find(t.name);
@@ -204,6 +528,34 @@ void restoreCheckpoint(const std::string &ckpt, Model &model,
         fail(tensorPath, "unexpected tensor '" + name +
                              "' (not part of this model)");
     }
+  // The two files are of the same checkpoint.
+  auto metaDiffers = [&](const char *key, int64_t want) {
+    auto it = f.metadata.find(key);
+    return it != f.metadata.end() && it->second != std::to_string(want);
+  };
+  if (metaDiffers("step", st.iteration) ||
+      metaDiffers("optimizer_step", st.optimizerStep))
+    fail(tensorPath, "written at step " + f.metadata["step"] +
+                         " (optimizer step " + f.metadata["optimizer_step"] +
+                         "), train_state.json is at iteration " +
+                         std::to_string(st.iteration) + " (optimizer step " +
+                         std::to_string(st.optimizerStep) + ")");
+  if (st.tensorShapes) {
+    StateReader r((fs::path(ckpt) / "train_state.json").string());
+    for (const StateTensor &t : state) {
+      auto it = st.tensorShapes->find(t.name);
+      if (it == st.tensorShapes->end())
+        r.bad("tensors", "has no entry for '" + t.name + "'");
+      if (it->second != t.shape)
+        r.bad("tensors." + t.name,
+              "must be " + json(t.shape).dump() + ", the model's",
+              json(it->second));
+    }
+    if (st.tensorShapes->size() != state.size())
+      r.bad("tensors", "lists " + std::to_string(st.tensorShapes->size()) +
+                           " tensors, the model has " +
+                           std::to_string(state.size()));
+  }
   for (const StateTensor &t : state) {
     const LoadedTensor &l = f.tensors.at(t.name);
     std::copy(l.data.begin(), l.data.end(), t.data);

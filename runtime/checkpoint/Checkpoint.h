@@ -3,12 +3,19 @@
 // Layout of --checkpoint-dir:
 //   step-00000100/model.safetensors   every Model::stateTensors() entry (F32)
 //   step-00000100/train_state.json    counters, scaler, data position, seed,
-//                                     hyper-parameters, model name, config
+//                                     hyper-parameters, model name, config,
+//                                     size and CRC-32 of model.safetensors
 //   latest                            "step-00000100\n"
 // A checkpoint directory is written as ".step-00000100.tmp" (files fsynced),
 // then renamed into place, then `latest` is replaced atomically; a crash at
 // any point leaves the previous checkpoint and pointer intact. Older
 // checkpoints are kept.
+//
+// Nothing read back is trusted: readTrainState checks every field's type,
+// range and consistency (one line naming the field, exit 2), and
+// restoreCheckpoint verifies the recorded size and CRC-32 of each file
+// before reading it (a checkpoint from before the "files" field is not
+// verified).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_RUNTIME_CHECKPOINT_CHECKPOINT_H
@@ -17,7 +24,10 @@
 #include "runtime/Model.h"
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ampc::rt {
 
@@ -35,6 +45,15 @@ struct TrainState {
   // Read back from a checkpoint (saveCheckpoint takes them from the model).
   ScalerState scaler;
   int64_t optimizerStep = 0;
+  // Read back only. The size and CRC-32 recorded of each file (none in a
+  // checkpoint from before they were recorded), and the "tensors" shapes.
+  struct FileSum {
+    std::string name; // in the checkpoint directory
+    uint64_t bytes = 0;
+    uint32_t crc32 = 0;
+  };
+  std::vector<FileSum> files;
+  std::optional<std::map<std::string, std::vector<int64_t>>> tensorShapes;
 };
 
 // "step-00000100"
@@ -49,13 +68,27 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
 // file inside one, or a --checkpoint-dir holding `latest`.
 std::string resolveCheckpoint(const std::string &path);
 
-// Reads |ckpt|/train_state.json and checks it is |model|'s.
+// Reads |ckpt|/train_state.json, checks every field (type, range, the
+// counters' and the data position's consistency) and that it is |model|'s.
+// Throws InputError: "PATH: field "data.epoch": must be >= 0 (got -1)".
 TrainState readTrainState(const std::string &ckpt, const Model &model);
 
-// Restores the model's state tensors (checking every tensor's presence and
-// shape), scaler and optimizer step. Throws InputError.
+// The checks of a resumed state against this run's hyper-parameters (the
+// checkpoint's, overridden by flags): the scaler's counters must be within
+// this run's growth interval and hysteresis.
+void checkResumedScaler(const std::string &ckpt, const TrainState &state,
+                        const Hyper &hyper);
+
+// Verifies each file's recorded size and CRC-32, then restores the model's
+// state tensors (checking every tensor's presence and shape), scaler and
+// optimizer step. Throws InputError.
 void restoreCheckpoint(const std::string &ckpt, Model &model,
                        const TrainState &state);
+
+// The first hyper-parameter of |h| outside its valid range (non-finite,
+// lr < 0, beta1 >= 1, ...): sets |name| (HyperParams.def's) and returns the
+// problem ("must be >= 0 (got -1)"); "" when all are valid.
+std::string checkHyper(const Hyper &h, std::string *name);
 
 } // namespace ampc::rt
 

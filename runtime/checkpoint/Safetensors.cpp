@@ -50,7 +50,26 @@ std::string encodeSafetensors(const std::vector<F32Tensor> &tensors,
 }
 
 SafetensorsFile readSafetensors(const std::string &path) {
-  std::vector<uint8_t> b = data::readFileBytes(path);
+  return decodeSafetensors(path, data::readFileBytes(path));
+}
+
+// Elements of |shape|, or -1 for a negative dimension or a product past
+// |limit| (no overflow on hostile shapes).
+static int64_t checkedProduct(const std::vector<int64_t> &shape,
+                              uint64_t limit) {
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return -1;
+    if (d != 0 && n > limit / uint64_t(d))
+      return -1;
+    n *= uint64_t(d);
+  }
+  return int64_t(n);
+}
+
+SafetensorsFile decodeSafetensors(const std::string &path,
+                                  const std::vector<uint8_t> &b) {
   if (b.size() < 8)
     fail(path, "truncated safetensors file");
   uint64_t len = 0;
@@ -68,8 +87,11 @@ SafetensorsFile readSafetensors(const std::string &path) {
     fail(path, "bad safetensors header: not a JSON object");
   SafetensorsFile f;
   size_t base = 8 + size_t(len);
+  const uint64_t body = b.size() - base;
   for (auto &[name, v] : header.items()) {
     if (name == "__metadata__") {
+      if (!v.is_object())
+        fail(path, "bad safetensors header: __metadata__ is not an object");
       for (auto &[k, s] : v.items())
         f.metadata[k] = s.is_string() ? s.get<std::string>() : s.dump();
       continue;
@@ -80,11 +102,16 @@ SafetensorsFile readSafetensors(const std::string &path) {
                        v.at("dtype").dump() + ", expected F32");
       LoadedTensor t;
       t.shape = v.at("shape").get<std::vector<int64_t>>();
+      int64_t elems = checkedProduct(t.shape, body / 4);
+      if (elems < 0)
+        fail(path, "tensor '" + name + "' has shape " +
+                       v.at("shape").dump() + ", larger than the file" +
+                       " or negative");
       auto offs = v.at("data_offsets").get<std::vector<uint64_t>>();
-      uint64_t want = uint64_t(product(t.shape)) * 4;
+      uint64_t want = uint64_t(elems) * 4;
       if (offs.size() != 2 || offs[1] < offs[0] || offs[1] - offs[0] != want)
         fail(path, "tensor '" + name + "' has bad data_offsets");
-      if (base + offs[1] > b.size())
+      if (offs[1] > body)
         fail(path, "truncated: tensor '" + name + "' runs past the end");
       t.data.resize(size_t(want / 4));
       std::memcpy(t.data.data(), b.data() + base + offs[0], size_t(want));

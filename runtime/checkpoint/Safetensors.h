@@ -40,6 +40,9 @@ struct SafetensorsFile {
 
 // Reads an F32-only safetensors file; throws InputError naming |path|.
 SafetensorsFile readSafetensors(const std::string &path);
+// The same on the file's bytes, already read (|path| names it in errors).
+SafetensorsFile decodeSafetensors(const std::string &path,
+                                  const std::vector<uint8_t> &bytes);
 
 } // namespace ampc::rt
 

@@ -315,6 +315,13 @@ void Batcher::shard(int64_t offset, int64_t count) {
 }
 
 void Batcher::seek(int64_t epoch, int64_t batch) {
+  // A position outside the data would index past it in next() (resumes
+  // check the position first: this is the backstop).
+  if (epoch < 0 || batch < 0 || batch > batchesPerEpoch_)
+    fail("data position", "epoch " + std::to_string(epoch) + ", batch " +
+                              std::to_string(batch) + " is outside [0, " +
+                              std::to_string(batchesPerEpoch_) +
+                              "] batches per epoch");
   epoch_ = epoch;
   batch_ = batch;
 }

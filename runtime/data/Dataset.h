@@ -82,6 +82,8 @@ public:
   int64_t batchesPerEpoch() const { return batchesPerEpoch_; }
   int64_t epoch() const { return epoch_; }
   int64_t batchInEpoch() const { return batch_; }
+  // Continues from batch |batch| of epoch |epoch|; batch == batchesPerEpoch()
+  // is the end of that epoch. Throws InputError outside the data.
   void seek(int64_t epoch, int64_t batch);
   // From now on next() hands out only samples [offset, offset + count) of
   // each batch (rank r of W at per-rank batch B: offset r*B, count B).

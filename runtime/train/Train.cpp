@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -90,6 +91,15 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
                  (unsigned long long)*o.seed, (unsigned long long)seed);
   Hyper hyper = resumed ? resumed->hyper : model.defaults();
   o.applyHyperFlags(hyper);
+  // The same rules as a checkpoint's values (readTrainState), so every
+  // checkpoint this run writes can be resumed.
+  std::string badHyper;
+  if (std::string problem = checkHyper(hyper, &badHyper); !problem.empty()) {
+    std::replace(badHyper.begin(), badHyper.end(), '_', '-');
+    fail("--" + badHyper, problem);
+  }
+  if (resumed)
+    checkResumedScaler(ckpt, *resumed, hyper);
 
   // Data.
   bool wantTrain = o.steps > 0 || o.epochs > 0 || o.eval.empty() ||

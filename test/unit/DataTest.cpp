@@ -163,6 +163,28 @@ TEST(Data, BatcherDropsPartialBatchAndRollsOver) {
             (std::vector<float>{float(perm[3]), float(perm[4]), float(perm[5])}));
 }
 
+// A position outside the data (a hostile checkpoint's) is an InputError,
+// not a read past the data; the end of an epoch (batch == batchesPerEpoch,
+// what a checkpoint after an epoch's last batch holds) rolls over.
+TEST(Data, BatcherSeekRefusesPositionsOutsideTheData) {
+  TempDir d;
+  std::vector<float> x(7);
+  std::iota(x.begin(), x.end(), 0.0f);
+  test::writeBytes(d / "x.npy", test::npyBytes("<f4", {7}, test::rawBytes(x)));
+  Dataset ds = load({{"x", DType::F32, {3}}}, {"x=" + (d / "x.npy")});
+  Batcher b(ds, 3, 0, /*shuffle=*/false);
+  EXPECT_THROW(b.seek(-1, 0), rt::InputError);
+  EXPECT_THROW(b.seek(0, -3), rt::InputError);
+  EXPECT_THROW(b.seek(0, 3), rt::InputError);
+  EXPECT_THROW(b.seek(0, int64_t(1) << 40), rt::InputError);
+  b.seek(4, 2);
+  std::vector<std::vector<uint8_t>> out;
+  b.next(out);
+  EXPECT_EQ(as<float>(out[0]), (std::vector<float>{0, 1, 2}));
+  EXPECT_EQ(b.epoch(), 5);
+  EXPECT_EQ(b.batchInEpoch(), 1);
+}
+
 // Data parallel: rank r of 2 at batch 2 takes slice r of each global batch
 // of 4, so the shards side by side are one process's batches of 4.
 TEST(Data, BatcherShardsAreSlicesOfTheGlobalBatch) {

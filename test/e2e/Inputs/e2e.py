@@ -22,6 +22,17 @@ checkpoints. Standard library only (no numpy).
   e2e.py same-tensors A B               every tensor of A equals B's, bitwise
   e2e.py tensor FILE NAME               a tensor's values, %.9g
   e2e.py state CKPT_DIR KEY.KEY         a field of train_state.json
+  e2e.py edit-json FILE KEY.KEY=JSON... set fields of a JSON file (order kept;
+                                        a key may hold dots: model.safetensors);
+                                        =DELETE removes the key
+  e2e.py flip FILE OFFSET               XOR one byte of FILE with 0x01
+                                        (OFFSET < 0 counts from the end)
+  e2e.py exit-status [--one-line] N CMD ARGS...
+                                        run CMD, pass its stdout and stderr
+                                        through; fail unless it exits with N
+                                        (a crash is a negative status) and,
+                                        with --one-line, prints exactly one
+                                        line (to stderr)
 """
 import gzip
 import json
@@ -94,6 +105,20 @@ def fmt(v):
     if isinstance(v, float):
         return "%.9g" % v
     return "null" if v is None else str(v)
+
+
+def json_path(j, key):
+    """The object holding dotted KEY of j, and the last key. A key may hold
+    dots: at each level the longest run of parts that is a key there is
+    taken ("files" then "model.safetensors"), or all the rest."""
+    parts = key.split(".")
+    while True:
+        n = next((n for n in range(len(parts), 0, -1)
+                  if isinstance(j, dict) and ".".join(parts[:n]) in j),
+                 len(parts))
+        if n == len(parts):
+            return j, ".".join(parts)
+        j, parts = j[".".join(parts[:n])], parts[n:]
 
 
 def main(argv):
@@ -216,9 +241,51 @@ def main(argv):
     elif cmd == "state":
         with open(args[0] + "/train_state.json") as f:
             j = json.load(f)
-        for k in args[1].split("."):
-            j = j[k]
+        obj, last = json_path(j, args[1])
+        j = obj[last]
         print("%s=%s" % (args[1], fmt(j)))
+    elif cmd == "edit-json":
+        with open(args[0]) as f:
+            j = json.load(f)
+        for edit in args[1:]:
+            key, value = edit.split("=", 1)
+            obj, last = json_path(j, key)
+            if value == "DELETE":
+                del obj[last]
+            else:
+                obj[last] = json.loads(value)
+        with open(args[0], "w") as f:
+            json.dump(j, f, indent=2)
+            f.write("\n")
+    elif cmd == "flip":
+        with open(args[0], "r+b") as f:
+            raw = bytearray(f.read())
+            raw[int(args[1])] ^= 1
+            f.seek(0)
+            f.write(raw)
+    elif cmd == "exit-status":
+        import subprocess
+        one_line = args[0] == "--one-line"
+        if one_line:
+            args = args[1:]
+        want = int(args[0])
+        r = subprocess.run(args[1:], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        out = r.stdout.decode(errors="replace")
+        err = r.stderr.decode(errors="replace")
+        sys.stdout.write(out)
+        sys.stdout.flush()
+        sys.stderr.write(err)
+        sys.stderr.flush()
+        if r.returncode != want:
+            print("exit status %d, expected %d" % (r.returncode, want),
+                  file=sys.stderr)
+            return 1
+        if one_line and (out or err.count("\n") != 1 or
+                         not err.endswith("\n")):
+            print("expected one line on stderr and nothing on stdout",
+                  file=sys.stderr)
+            return 1
     else:
         print("unknown command " + cmd, file=sys.stderr)
         return 2
