@@ -34,10 +34,17 @@ static const json &hyperField(const json &j, const char *name) {
   return j.at(name);
 }
 
+// Settings added after checkpoints were first written: one without them
+// keeps the default.
+static bool addedLater(std::string_view name) {
+  return name == "scale_floor" || name == "max_consecutive_skips";
+}
+
 static Hyper hyperFromJson(const json &j) {
   Hyper h;
 #define AMPC_HYPER(name, field, type, dflt, help)                              \
-  h.field = hyperField(j, #name).get<type>();
+  if (j.contains(#name) || !addedLater(#name))                                 \
+    h.field = hyperField(j, #name).get<type>();
 #include "runtime/HyperParams.def"
   return h;
 }
