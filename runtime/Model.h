@@ -66,9 +66,10 @@ struct Hyper {
 };
 
 // The scaler's part of Hyper, for num::updateScaler (runtime/numerics/Scaler.h).
-inline num::LossScaleParams lossScaleParams(const Hyper &h) {
+AMPC_HD inline num::LossScaleParams lossScaleParams(const Hyper &h) {
   return {h.growthFactor, h.backoffFactor, h.growthInterval,
-          h.hysteresis,   h.minScale,      h.maxScale};
+          h.hysteresis,   h.minScale,      h.maxScale,
+          h.scaleFloor,   h.maxConsecutiveSkips};
 }
 
 // Loss-scaler state; part of every checkpoint.
@@ -77,6 +78,12 @@ struct ScalerState {
   int32_t growthTracker = 0;
   int32_t hysteresisLeft = 1;
   int64_t skippedSteps = 0;
+  // Not checkpointed (a halted run writes no checkpoint; the count of
+  // consecutive skips starts again at a resume). See num::finishStep.
+  int64_t consecutiveSkips = 0; // skipped steps since the last applied one
+  int32_t halted = 0;           // a num::HaltReason; then every step is refused
+  float haltScale = 0;          // the scale the halting step would have set
+  int64_t refusedSteps = 0;     // steps refused since the halt
 };
 
 // What one optimizer step reports (read only at log steps on the GPU).
@@ -86,6 +93,8 @@ struct StepStats {
   float clipCoef = 1;   // min(1, max_norm / (norm + 1e-6)) or 1
   int32_t skipped = 0;  // 1 when a non-finite gradient skipped the step
   float scaleUsed = 1;  // the loss scale this step ran with
+  int32_t halted = 0;   // a num::HaltReason: this step halted the run (the
+                        // GPU keeps these stats for the steps it refuses)
 };
 
 // Everything the generated code knows of its model besides the math: the

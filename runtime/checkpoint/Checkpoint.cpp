@@ -268,7 +268,8 @@ std::string checkHyper(const Hyper &h, std::string *name) {
     if (!std::isfinite(v))
       return "must be finite";
     if (n == "lr" || n == "momentum" || n == "eps" || n == "weight_decay" ||
-        n == "clip_norm" || n == "clip_value" || n == "min_scale")
+        n == "clip_norm" || n == "clip_value" || n == "min_scale" ||
+        n == "scale_floor" || n == "max_consecutive_skips")
       return atLeast(0);
     if (n == "beta1" || n == "beta2")
       return v >= 0 && v < 1 ? "" : "must be in [0, 1)";

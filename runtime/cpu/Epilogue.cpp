@@ -157,6 +157,14 @@ rt::StepStats Epilogue::run(HostState &state, const rt::Hyper &hyper,
   stats.loss = state.lossAccumulator / gradDivisor;
   state.lossAccumulator = 0.0f;
 
+  // Halted (num::finishStep): refuse the step, touch nothing.
+  if (state.scaler.halted) {
+    num::refuseStep(state.scaler);
+    stats.skipped = 1;
+    stats.halted = state.scaler.halted;
+    return stats;
+  }
+
   // Unscale (gradients of loss * scale, summed over gradDivisor
   // micro-batches), check for inf/NaN, global norm.
   const float scale = state.scaler.scale;
@@ -178,10 +186,11 @@ rt::StepStats Epilogue::run(HostState &state, const rt::Hyper &hyper,
     update(state, hyper);
   }
 
-  if (config_.lossScale == EpilogueConfig::LossScale::Dynamic)
-    num::updateScaler(state.scaler, foundInf, rt::lossScaleParams(hyper));
-  else if (foundInf)
-    ++state.scaler.skippedSteps; // the scale stays
+  // Skip counts, scale update (dynamic only), halting.
+  num::finishStep(state.scaler, foundInf,
+                  config_.lossScale == EpilogueConfig::LossScale::Dynamic,
+                  rt::lossScaleParams(hyper));
+  stats.halted = state.scaler.halted;
   return stats;
 }
 

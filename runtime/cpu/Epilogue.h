@@ -132,8 +132,10 @@ public:
 
   // One optimizer step over gradients of loss * scale summed over
   // |gradDivisor| micro-batches (times ranks): unscale, check, norm, clip,
-  // update unless a gradient was inf/NaN, scaler update. Takes the step's
-  // loss out of |state|.lossAccumulator.
+  // update unless a gradient was inf/NaN, scaler update and halting
+  // (num::finishStep); once |state|.scaler.halted, every call is refused
+  // and changes nothing but the refused count. Takes the step's loss out of
+  // |state|.lossAccumulator.
   rt::StepStats run(HostState &state, const rt::Hyper &hyper,
                     float gradDivisor) const;
 

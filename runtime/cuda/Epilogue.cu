@@ -84,6 +84,15 @@ __global__ void __launch_bounds__(kThreads)
   volatile int32_t *skipFlag = &s->skip;
   bool foundInf = *skipFlag != 0;
   const rt::Hyper &h = s->hyper;
+  if (s->scaler.halted) {
+    // Halted by an earlier step (num::finishStep): refuse this one. pass 2
+    // sees skip and returns; the stats stay those of the halting step.
+    *skipFlag = 1;
+    s->lossAccumulator = 0.0f;
+    num::refuseStep(s->scaler);
+    s->blocksDone = 0;
+    return;
+  }
   rt::StepStats st;
   st.scaleUsed = s->scaler.scale;
   st.loss = s->lossAccumulator / s->gradDivisor;
@@ -105,13 +114,10 @@ __global__ void __launch_bounds__(kThreads)
                               cfg.optimizer == EpilogueConfig::Optimizer::AdamW,
                               s->step);
   }
-  if (cfg.lossScale == EpilogueConfig::LossScale::Dynamic)
-    num::updateScaler(s->scaler, foundInf,
-                      num::LossScaleParams{h.growthFactor, h.backoffFactor,
-                                           h.growthInterval, h.hysteresis,
-                                           h.minScale, h.maxScale});
-  else if (foundInf)
-    s->scaler.skippedSteps += 1;
+  num::finishStep(s->scaler, foundInf,
+                  cfg.lossScale == EpilogueConfig::LossScale::Dynamic,
+                  rt::lossScaleParams(h));
+  st.halted = s->scaler.halted;
   s->stats = st;
   s->blocksDone = 0; // ready for the next step
 }
@@ -119,7 +125,7 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kThreads)
     pass2(Table t, EpilogueConfig cfg, DeviceState *s) {
   if (s->skip)
-    return; // an overflowing step changes nothing
+    return; // an overflowing (or refused: halted) step changes nothing
   const Chunk c = t.chunks[blockIdx.x];
   const EpilogueTensor &e = t.tensors[c.tensor];
   const rt::Hyper &h = s->hyper;

@@ -9,9 +9,13 @@
 //           tensor norms, the global norm (torch foreach clip_grad_norm_:
 //           sqrt of the sum of squared per-tensor norms), the clip
 //           coefficient (num::clipCoef), the skip flag, the step counter,
-//           Adam's bias corrections, the scaler update (num::updateScaler)
-//           and the step's statistics.
-//   pass 2  unless the step is skipped: reads the gradient again, unscales,
+//           Adam's bias corrections, the scaler update and halting
+//           (num::finishStep) and the step's statistics. Once
+//           scaler.halted is set, the finaliser sets skip and changes
+//           nothing else (num::refuseStep): the device refuses every later
+//           step on its own, with no host sync; the host sees `halted` in
+//           the stats it reads at log steps (they stay the halting step's).
+//   pass 2  unless the step is skipped (or refused): reads the gradient again, unscales,
 //           clips, applies SGD / Adam / AdamW to the FP32 master (PyTorch's
 //           formulas, runtime/numerics/Optimizer.h) and writes
 //           the half copy of the weight for the next forward.

@@ -29,6 +29,22 @@
 // (scale = min(new, maxScale)). A found_inf step also counts one skipped
 // step (updateScaler).
 //
+// Halting (finishStep, what the epilogues call): PyTorch lets a long run of
+// overflows back the scale off to 0, and the next clean step is applied with
+// inv_scale = inf: every weight becomes NaN. Here the state machine stops
+// instead, on the skipped step itself, so no weight is ever touched by an
+// unusable scale:
+//   - scale floor: a backoff that would set a scale below scaleFloor (or 0,
+//     or NaN) halts, and the scale stays at its last usable value. minScale
+//     is a clamp the run continues at; scaleFloor is where it stops (a
+//     minScale >= scaleFloor keeps the run going, only the next rule can
+//     stop it);
+//   - maxConsecutiveSkips (> 0): that many skipped steps in a row, with any
+//     kind of loss scaling or none, halt.
+// Once halted the epilogue refuses every further step (refuseStep): no
+// update, no scaler change. The device keeps deciding on its own; the host
+// sees `halted` with the stats it reads at log steps.
+//
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_RUNTIME_NUMERICS_SCALER_H
 #define AMPC_RUNTIME_NUMERICS_SCALER_H
@@ -46,6 +62,16 @@ struct LossScaleParams {
   int32_t hysteresis = 1;
   float minScale = 0.0f;
   float maxScale = 3.4028234663852886e38f; // FLT_MAX: no clamp
+  // finishStep only (0: off; the runtime's defaults are in HyperParams.def).
+  float scaleFloor = 0.0f;         // halt when a backoff would go below
+  int32_t maxConsecutiveSkips = 0; // halt after this many skips in a row
+};
+
+// Why finishStep halted (ScalerState::halted).
+enum HaltReason : int32_t {
+  kNotHalted = 0,
+  kHaltScaleFloor = 1,        // the scale would fall below scaleFloor
+  kHaltConsecutiveSkips = 2,  // maxConsecutiveSkips skipped steps in a row
 };
 
 // True for a finite float, without <cmath> so it compiles for the device.
@@ -85,6 +111,45 @@ AMPC_HD inline void updateScaler(State &s, bool foundInf,
   updateLossScale(s.scale, s.growthTracker, s.hysteresisLeft, foundInf, p);
   if (foundInf)
     s.skippedSteps += 1;
+}
+
+// The end of one optimizer step that saw |foundInf| (the step is skipped
+// then), on a state with the members of ampc::rt::ScalerState: counts
+// skips, updates the scale when |dynamic|, and halts (see above). A step
+// that halts is a skipped one, so it changed no weight either.
+template <class State>
+AMPC_HD inline void finishStep(State &s, bool foundInf, bool dynamic,
+                               const LossScaleParams &p) {
+  if (!foundInf) {
+    s.consecutiveSkips = 0;
+    if (dynamic)
+      updateLossScale(s.scale, s.growthTracker, s.hysteresisLeft, false, p);
+    return;
+  }
+  s.skippedSteps += 1;
+  s.consecutiveSkips += 1;
+  if (dynamic) {
+    float scale = s.scale;
+    int32_t tracker = s.growthTracker, left = s.hysteresisLeft;
+    updateLossScale(scale, tracker, left, true, p);
+    if (scale != s.scale && !(scale >= p.scaleFloor && scale > 0.0f)) {
+      s.halted = kHaltScaleFloor;
+      s.haltScale = scale; // what the backoff would have set
+      return;
+    }
+    s.scale = scale;
+    s.growthTracker = tracker;
+    s.hysteresisLeft = left;
+  }
+  if (p.maxConsecutiveSkips > 0 && s.consecutiveSkips >= p.maxConsecutiveSkips) {
+    s.halted = kHaltConsecutiveSkips;
+    s.haltScale = s.scale;
+  }
+}
+
+// A step after the halt: nothing changes but the count of refused steps.
+template <class State> AMPC_HD inline void refuseStep(State &s) {
+  s.refusedSteps += 1;
 }
 
 // PyTorch: inv_scale = scale.double().reciprocal().float().

@@ -282,6 +282,10 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
     fail("--growth-interval", "must be positive");
   if (g.hysteresis && *g.hysteresis <= 0)
     fail("--hysteresis", "must be positive");
+  if (g.scaleFloor && !(*g.scaleFloor >= 0.0f))
+    fail("--scale-floor", "must be 0 or more");
+  if (g.maxConsecutiveSkips && *g.maxConsecutiveSkips < 0)
+    fail("--max-consecutive-skips", "must be 0 (never) or more");
   o.applyHyperFlags = [g](Hyper &h) {
 #define AMPC_HYPER(name, field, type, dflt, help)                              \
   if (g.field)                                                                 \

@@ -22,13 +22,17 @@ std::string metricsJson(const StepRecord &r) {
             {"loss_scale", num(r.lossScale)},
             {"grad_norm", num(r.gradNorm)},
             {"clip_coef", num(r.clipCoef)},
-            {"skipped", r.skipped},
-            {"skipped_total", r.skippedTotal},
-            {"lr", num(r.lr)},
-            {"step_time_ms", num(r.stepTimeMs)},
-            {"samples_per_s", num(r.samplesPerSec)}};
+            {"skipped", r.skipped}};
+  if (r.skipped && !r.skipReason.empty())
+    j["skip_reason"] = r.skipReason;
+  j["skipped_total"] = r.skippedTotal;
+  j["lr"] = num(r.lr);
+  j["step_time_ms"] = num(r.stepTimeMs);
+  j["samples_per_s"] = num(r.samplesPerSec);
   if (r.tokensPerSec > 0)
     j["tokens_per_s"] = num(r.tokensPerSec);
+  if (!r.halted.empty())
+    j["halted"] = r.halted;
   return j.dump();
 }
 

@@ -14,6 +14,13 @@ struct StepRecord {
   double epoch = 0;  // epochs of data consumed, fractional
   float loss = 0, lossScale = 0, gradNorm = 0, clipCoef = 1, lr = 0;
   int32_t skipped = 0;
+  // When skipped: "overflow" (a loss scaler is on: inf/NaN in the scaled
+  // gradients, the scale backs off) or "nonfinite" (no loss scaler: the
+  // gradients were inf/NaN; PyTorch would apply the step).
+  std::string skipReason;
+  // The step that stopped the run (num::finishStep): "scale_floor" or
+  // "max_consecutive_skips"; empty otherwise.
+  std::string halted;
   int64_t skippedTotal = 0;
   double stepTimeMs = 0;     // mean over the steps since the last record
   double samplesPerSec = 0;  // over the same steps

@@ -12,6 +12,14 @@
 // batch. Only rank 0 prints, writes metrics and checkpoints; every rank
 // loads --resume. An input error on any rank ends the whole job.
 //
+// A halted scaler (num::finishStep: the loss scale would fall below
+// --scale-floor, or --max-consecutive-skips skipped steps in a row) ends the
+// run with one error line and exit status 3 (kExitHalted), before any step
+// touches a weight with an unusable scale, and without a checkpoint: the
+// last one written stays the latest. The epilogue decides (on the GPU too,
+// and refuses every later step); the host sees it in the stats it reads at
+// log steps, checkpoint steps and the last step.
+//
 //===----------------------------------------------------------------------===//
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/data/DataError.h"
@@ -31,6 +39,19 @@
 namespace ampc::rt {
 
 using Clock = std::chrono::steady_clock;
+
+// Exit status of a run that halted (num::finishStep): not 2, which is bad
+// input found before or while reading it, and not 1 (a crash, a usage
+// error): the inputs were valid and training itself diverged, which a job
+// script may want to tell apart (resume from the last checkpoint with other
+// settings rather than fix a file).
+constexpr int kExitHalted = 3;
+
+static std::string fmtFloat(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", double(v));
+  return buf;
+}
 
 static double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -54,6 +75,11 @@ static void printEval(const EvalResult &e, Reporter &rep, int64_t step) {
 }
 
 static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp);
+
+// Why a step was skipped, for the metrics.
+static const char *skipReason(const Model &model) {
+  return model.config().lossScale == "none" ? "nonfinite" : "overflow";
+}
 
 int runTraining(Model &model, const TrainOptions &o) {
   if (model.inputs().empty())
@@ -170,6 +196,7 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
     st.numSamples = train->numSamples;
     st.batchSize = globalBatch;
     st.worldSize = dp.worldSize();
+    std::string lastCheckpoint = resumed ? ckpt : std::string();
     auto saveAt = [&](int64_t iteration) {
       if (o.checkpointDir.empty() || !dp.isRoot())
         return;
@@ -179,15 +206,73 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
       st.hyper = hyper;
       st.lastLoss = finalLoss;
       std::string where = saveCheckpoint(o.checkpointDir, model, st);
+      lastCheckpoint = where;
       rep.endProgress();
       std::printf("checkpoint: %s\n", where.c_str());
     };
 
-    std::vector<std::vector<uint8_t>> buf;
-    std::vector<const void *> ptrs(inputs.size());
     const int64_t startIter = st.iteration;
     double windowSec = 0, runSec = 0;
     int64_t windowSteps = 0;
+
+    // The run halted (see the top of the file): a metrics line for the
+    // halting step, one error line, status 3. |s| are the halting step's
+    // stats (the GPU keeps them while it refuses later steps); |it| is the
+    // iteration at which the host saw them.
+    auto stopHalted = [&](const StepStats &s, int64_t it) {
+      const ScalerState sc = model.scaler(); // the GPU's: one download
+      const int64_t haltStep = it + 1 - sc.refusedSteps;
+      const int64_t unchangedSince = haltStep - sc.consecutiveSkips;
+      const bool floor = sc.halted == num::kHaltScaleFloor;
+      StepRecord r;
+      r.step = haltStep;
+      r.epoch = double(batcher.epoch()) +
+                double(batcher.batchInEpoch() - sc.refusedSteps * accum) /
+                    double(perEpoch);
+      r.loss = s.loss;
+      r.lossScale = s.scaleUsed;
+      r.gradNorm = s.gradNorm;
+      r.clipCoef = s.clipCoef;
+      r.skipped = s.skipped;
+      r.skipReason = skipReason(model);
+      r.halted = floor ? "scale_floor" : "max_consecutive_skips";
+      r.skippedTotal = sc.skippedSteps;
+      r.lr = learningRate(sched, haltStep - 1);
+      r.stepTimeMs = 1e3 * windowSec / double(windowSteps);
+      r.samplesPerSec =
+          windowSec > 0 ? double(windowSteps * accum * globalBatch) / windowSec
+                        : 0;
+      if (!root)
+        return kExitHalted;
+      rep.log(r, total);
+      rep.endProgress();
+      std::fflush(stdout);
+      std::string why =
+          floor ? "loss scale collapsed: " +
+                      std::to_string(sc.consecutiveSkips) +
+                      " consecutive non-finite steps, scale would fall to " +
+                      fmtFloat(sc.haltScale) + " below the floor " +
+                      fmtFloat(hyper.scaleFloor) + " (--scale-floor)"
+                : "too many skipped steps: " +
+                      std::to_string(sc.consecutiveSkips) +
+                      " consecutive non-finite steps (--max-consecutive-"
+                      "skips " +
+                      std::to_string(hyper.maxConsecutiveSkips) + ")";
+      std::string ckptNote = "no checkpoint written";
+      if (!lastCheckpoint.empty())
+        ckptNote += ", the latest is " + lastCheckpoint;
+      std::fprintf(
+          stderr,
+          "error: %s (step %lld); weights unchanged since step %lld; %s. "
+          "Look for inf/NaN in the data and the loss, or lower --lr%s.\n",
+          why.c_str(), (long long)haltStep, (long long)unchangedSince,
+          ckptNote.c_str(),
+          floor ? "; --scale-floor and --min-scale change the floor" : "");
+      return kExitHalted;
+    };
+
+    std::vector<std::vector<uint8_t>> buf;
+    std::vector<const void *> ptrs(inputs.size());
     for (int64_t it = startIter; it < total; ++it) {
       auto t0 = Clock::now();
       Hyper h = hyper;
@@ -202,9 +287,12 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
       dp.allReduceGradients();
       bool last = it + 1 == total;
       bool logNow = (it + 1) % o.logEvery == 0 || last;
+      bool saveNow =
+          o.checkpointEvery > 0 && (it + 1) % o.checkpointEvery == 0 && !last;
       // A GPU model copies its stats to the host only when asked; the
-      // agreement check compares them every step.
-      model.setStatsWanted(logNow || dp.checksAgreement());
+      // agreement check compares them every step. Checkpoint steps read
+      // them too (they wait for the device anyway), to see a halt.
+      model.setStatsWanted(logNow || saveNow || dp.checksAgreement());
       StepStats s = model.step(h, float(accum * dp.worldSize()));
       dp.afterStep(s);
       if (logNow)
@@ -213,6 +301,8 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
       windowSec += sec;
       runSec += sec;
       ++windowSteps;
+      if (s.halted)
+        return stopHalted(s, it);
 
       if (logNow) {
         StepRecord r;
@@ -224,6 +314,8 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
         r.gradNorm = s.gradNorm;
         r.clipCoef = s.clipCoef;
         r.skipped = s.skipped;
+        if (s.skipped)
+          r.skipReason = skipReason(model);
         r.skippedTotal = model.scaler().skippedSteps;
         r.lr = h.lr;
         r.stepTimeMs = 1e3 * windowSec / double(windowSteps);
@@ -236,7 +328,7 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
         windowSec = 0;
         windowSteps = 0;
       }
-      if (o.checkpointEvery > 0 && (it + 1) % o.checkpointEvery == 0 && !last)
+      if (saveNow)
         saveAt(it + 1);
     }
     int64_t ran = total - startIter;

@@ -285,6 +285,82 @@ TEST(CpuEpilogue, OverflowSkipsTheStep) {
   }
 }
 
+// The floor halts on a skipped step and every later step is refused: a
+// clean gradient after it changes no weight, moment, counter or scale.
+TEST(CpuEpilogue, HaltedRefusesEveryStep) {
+  Tensors a({300, 5}, 1.0f, 9);
+  Tensors clean = a;
+  EpilogueConfig cfg; // AdamW, dynamic
+  Epilogue epi(a.epilogueTensors(), cfg);
+  rt::Hyper h;
+  h.scaleFloor = 0.5f;
+  h.maxConsecutiveSkips = 0;
+  HostState st;
+  st.scaler.scale = 1.0f;
+  // A clean step trains; two overflows: 1 -> 0.5, then 0.25 < 0.5 halts.
+  rt::StepStats s = epi.run(st, h, 1.0f);
+  EXPECT_EQ(s.skipped, 0);
+  EXPECT_EQ(s.halted, 0);
+  Tensors trained = a;
+  for (int k = 0; k < 2; ++k) {
+    a.g = clean.g;
+    a.g[0][7] = std::nanf("");
+    s = epi.run(st, h, 1.0f);
+    EXPECT_EQ(s.skipped, 1);
+    EXPECT_EQ(s.scaleUsed, k == 0 ? 1.0f : 0.5f);
+  }
+  EXPECT_EQ(s.halted, num::kHaltScaleFloor);
+  EXPECT_EQ(st.scaler.halted, num::kHaltScaleFloor);
+  EXPECT_EQ(st.scaler.scale, 0.5f);
+  EXPECT_EQ(st.scaler.haltScale, 0.25f);
+  EXPECT_EQ(st.scaler.consecutiveSkips, 2);
+  for (int k = 0; k < 3; ++k) {
+    a.g = clean.g;
+    st.lossAccumulator = 2.0f;
+    s = epi.run(st, h, 1.0f);
+    EXPECT_EQ(s.skipped, 1);
+    EXPECT_EQ(s.halted, num::kHaltScaleFloor);
+    EXPECT_EQ(st.lossAccumulator, 0.0f);
+  }
+  EXPECT_EQ(a.w, trained.w);
+  EXPECT_EQ(a.m, trained.m);
+  EXPECT_EQ(a.v, trained.v);
+  EXPECT_EQ(st.step, 1);
+  EXPECT_EQ(st.scaler.scale, 0.5f);
+  EXPECT_EQ(st.scaler.skippedSteps, 2);
+  EXPECT_EQ(st.scaler.refusedSteps, 3);
+}
+
+// Without a loss scaler a non-finite step is skipped too (PyTorch applies
+// it), and max_consecutive_skips stops a run of them.
+TEST(CpuEpilogue, NoScalerSkipsAndHaltsAfterConsecutiveSkips) {
+  Tensors a({64}, 1.0f, 4);
+  Tensors before = a;
+  EpilogueConfig cfg;
+  cfg.optimizer = EpilogueConfig::Optimizer::Sgd;
+  cfg.lossScale = EpilogueConfig::LossScale::None;
+  Epilogue epi(a.epilogueTensors(), cfg);
+  rt::Hyper h;
+  h.maxConsecutiveSkips = 2;
+  HostState st;
+  for (int k = 0; k < 2; ++k) {
+    a.g = before.g;
+    a.g[0][3] = std::numeric_limits<float>::infinity();
+    rt::StepStats s = epi.run(st, h, 1.0f);
+    EXPECT_EQ(s.skipped, 1);
+    EXPECT_EQ(s.halted, k == 0 ? 0 : num::kHaltConsecutiveSkips);
+  }
+  EXPECT_EQ(a.w, before.w);
+  EXPECT_EQ(st.scaler.scale, 1.0f);
+  EXPECT_EQ(st.scaler.consecutiveSkips, 2);
+  EXPECT_EQ(st.scaler.haltScale, 1.0f);
+  a.g = before.g;
+  rt::StepStats s = epi.run(st, h, 1.0f);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_EQ(a.w, before.w);
+  EXPECT_EQ(st.step, 0);
+}
+
 TEST(CpuEpilogue, ConfigFromCompileConfig) {
   rt::CompileConfig c;
   c.optimizer = "sgd";

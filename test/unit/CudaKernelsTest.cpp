@@ -342,4 +342,59 @@ TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
   cudaFree(state);
 }
 
+// The twin of CpuEpilogue.HaltedRefusesEveryStep: the device halts on its
+// own (scale floor) and refuses every later step, clean gradients included,
+// with no host read in between; the stats stay the halting step's.
+TEST(CudaEpilogue, HaltsAtTheScaleFloorAndRefusesLaterSteps) {
+  REQUIRE_GPU();
+  std::vector<int64_t> sizes = {1000, 140000}; // several chunks
+  rt::Hyper h;
+  h.scaleFloor = 0.5f;
+  h.maxConsecutiveSkips = 0;
+  std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
+  std::vector<cuda::EpilogueTensor> ts;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    dw.push_back(std::make_unique<Dev>(randoms(sizes[k], 1, 30 + k)));
+    dg.push_back(std::make_unique<Dev>(randoms(sizes[k], 0.01f, 40 + k)));
+    dm.push_back(std::make_unique<Dev>(std::vector<float>(sizes[k], 0.0f)));
+    dv.push_back(std::make_unique<Dev>(std::vector<float>(sizes[k], 0.0f)));
+    ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
+  }
+  cuda::Epilogue epi(ts, cuda::EpilogueConfig{}); // AdamW, dynamic
+  cuda::DeviceState s0, *state;
+  s0.scaler.scale = 1.0f;
+  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
+  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  auto step = [&] {
+    cuda::setStepInputs(state, h, 1.0f, nullptr);
+    epi.run(state, nullptr);
+  };
+  step(); // clean: trains
+  auto w0 = dw[1]->get(), m0 = dm[1]->get(), v0 = dv[1]->get();
+  float nan = NAN, one = 1.0f;
+  cuda::check(cudaMemcpy(dg[1]->p + 77777, &nan, 4, cudaMemcpyHostToDevice), "nan");
+  step(); // 1 -> 0.5
+  step(); // 0.25 < 0.5: halts
+  cuda::check(cudaMemcpy(dg[1]->p + 77777, &one, 4, cudaMemcpyHostToDevice), "one");
+  step(); // refused
+  step(); // refused
+  cuda::DeviceState s1;
+  cuda::check(cudaMemcpy(&s1, state, sizeof(s1), cudaMemcpyDeviceToHost), "state");
+  EXPECT_EQ(s1.scaler.halted, num::kHaltScaleFloor);
+  EXPECT_EQ(s1.scaler.scale, 0.5f);
+  EXPECT_EQ(s1.scaler.haltScale, 0.25f);
+  EXPECT_EQ(s1.scaler.consecutiveSkips, 2);
+  EXPECT_EQ(s1.scaler.skippedSteps, 2);
+  EXPECT_EQ(s1.scaler.refusedSteps, 2);
+  EXPECT_EQ(s1.step, 1);
+  EXPECT_EQ(s1.stats.halted, num::kHaltScaleFloor);
+  EXPECT_EQ(s1.stats.skipped, 1);
+  EXPECT_EQ(s1.stats.scaleUsed, 0.5f);
+  EXPECT_EQ(s1.blocksDone, 0u);
+  EXPECT_EQ(dw[1]->get(), w0);
+  EXPECT_EQ(dm[1]->get(), m0);
+  EXPECT_EQ(dv[1]->get(), v0);
+  cudaFree(state);
+}
+
 } // namespace

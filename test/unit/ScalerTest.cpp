@@ -1,4 +1,5 @@
 //===- ScalerTest.cpp - The loss-scale state machine, exact trajectories -===//
+#include "runtime/Model.h"
 #include "runtime/numerics/Scaler.h"
 
 #include <gtest/gtest.h>
@@ -125,6 +126,139 @@ TEST(Scaler, ClipCoefIsReciprocalTimesMaxNorm) {
     differ += expect != m / (n + 1e-6f);
   }
   EXPECT_GT(differ, 0);
+}
+
+// finishStep on rt::ScalerState: '.' clean, 'x' overflow; the scale after
+// each step, until it halts.
+std::vector<float> finish(ampc::rt::ScalerState &s, const std::string &steps,
+                          bool dynamic, const LossScaleParams &p) {
+  std::vector<float> out;
+  for (char c : steps) {
+    if (s.halted)
+      break;
+    finishStep(s, c == 'x', dynamic, p);
+    out.push_back(s.scale);
+  }
+  return out;
+}
+
+// Backoff to the floor is allowed; the backoff below it halts, on the
+// skipped step, with the scale kept at its last usable value.
+TEST(Scaler, FloorHaltsTheBackoffBelowIt) {
+  LossScaleParams p;
+  p.scaleFloor = 0.125f;
+  ampc::rt::ScalerState s;
+  s.scale = 1.0f;
+  auto traj = finish(s, ".xxxxx", true, p);
+  EXPECT_EQ(traj, (std::vector<float>{1, 0.5f, 0.25f, 0.125f, 0.125f}));
+  EXPECT_EQ(s.halted, kHaltScaleFloor);
+  EXPECT_EQ(s.haltScale, 0.0625f);
+  EXPECT_EQ(s.consecutiveSkips, 4);
+  EXPECT_EQ(s.skippedSteps, 4);
+  EXPECT_EQ(s.refusedSteps, 0);
+  refuseStep(s);
+  EXPECT_EQ(s.refusedSteps, 1);
+  EXPECT_EQ(s.scale, 0.125f);
+}
+
+// The default floor 2^-24 from PyTorch's default 65536: 40 backoffs reach
+// it, the 41st overflow in a row halts. Without a floor (0) the scale
+// underflows through the subnormals to 0, which halts too: a step with
+// inv_scale = inf is never taken.
+TEST(Scaler, DefaultFloorAndZero) {
+  LossScaleParams p;
+  p.scaleFloor = 0x1p-24f;
+  ampc::rt::ScalerState s;
+  s.scale = 65536.0f;
+  auto traj = finish(s, std::string(100, 'x'), true, p);
+  ASSERT_EQ(traj.size(), 41u);
+  EXPECT_EQ(traj[39], 0x1p-24f);
+  EXPECT_EQ(s.scale, 0x1p-24f);
+  EXPECT_EQ(s.haltScale, 0x1p-25f);
+  EXPECT_EQ(s.consecutiveSkips, 41);
+  EXPECT_EQ(s.halted, kHaltScaleFloor);
+
+  p.scaleFloor = 0.0f;
+  ampc::rt::ScalerState z;
+  z.scale = 65536.0f;
+  traj = finish(z, std::string(300, 'x'), true, p);
+  // 2^16 down to the smallest subnormal 2^-149 is 165 backoffs.
+  ASSERT_EQ(traj.size(), 166u);
+  EXPECT_EQ(z.scale, 0x1p-149f);
+  EXPECT_EQ(z.haltScale, 0.0f);
+  EXPECT_EQ(z.halted, kHaltScaleFloor);
+}
+
+// min_scale is a clamp the run continues at: at or above the floor it
+// keeps the run going (only max_consecutive_skips stops it); below the
+// floor the clamped scale is still below it and halts.
+TEST(Scaler, MinScaleClampVersusFloor) {
+  LossScaleParams p;
+  p.scaleFloor = 0.125f;
+  p.minScale = 0.25f;
+  p.maxConsecutiveSkips = 0;
+  ampc::rt::ScalerState s;
+  s.scale = 1.0f;
+  auto traj = finish(s, std::string(50, 'x'), true, p);
+  EXPECT_EQ(traj.size(), 50u);
+  EXPECT_EQ(s.scale, 0.25f);
+  EXPECT_EQ(s.halted, kNotHalted);
+  EXPECT_EQ(s.consecutiveSkips, 50);
+
+  p.minScale = 0.0625f;
+  ampc::rt::ScalerState t;
+  t.scale = 0.25f;
+  traj = finish(t, "xxx", true, p);
+  EXPECT_EQ(traj, (std::vector<float>{0.125f, 0.125f}));
+  EXPECT_EQ(t.haltScale, 0.0625f);
+  EXPECT_EQ(t.halted, kHaltScaleFloor);
+}
+
+// Hysteresis: overflows that keep the scale do not halt; the floor is
+// checked when a backoff would actually change it.
+TEST(Scaler, FloorWithHysteresis) {
+  LossScaleParams p;
+  p.scaleFloor = 0.5f;
+  p.hysteresis = 3;
+  ampc::rt::ScalerState s;
+  s.scale = 1.0f;
+  s.hysteresisLeft = 3;
+  auto traj = finish(s, "xxxxx", true, p);
+  EXPECT_EQ(traj, (std::vector<float>{1, 1, 0.5f, 0.5f}));
+  EXPECT_EQ(s.halted, kHaltScaleFloor);
+  EXPECT_EQ(s.consecutiveSkips, 4);
+}
+
+// max_consecutive_skips counts skips in a row, with any scaling or none; a
+// clean step resets the count (not the total).
+TEST(Scaler, MaxConsecutiveSkips) {
+  for (bool dynamic : {true, false}) {
+    LossScaleParams p;
+    p.maxConsecutiveSkips = 3;
+    ampc::rt::ScalerState s;
+    s.scale = 8.0f;
+    auto traj = finish(s, "xx.xx.xxx.", dynamic, p);
+    EXPECT_EQ(traj.size(), 9u);
+    EXPECT_EQ(s.halted, kHaltConsecutiveSkips);
+    EXPECT_EQ(s.consecutiveSkips, 3);
+    EXPECT_EQ(s.skippedSteps, 7);
+    // The third skip still backs off (it is above the floor 0).
+    EXPECT_EQ(s.scale, dynamic ? 0.0625f : 8.0f);
+    EXPECT_EQ(s.haltScale, s.scale);
+  }
+}
+
+// With both limits off, finishStep is updateScaler (PyTorch) plus counts.
+TEST(Scaler, FinishStepMatchesUpdateScalerWhenOff) {
+  LossScaleParams p;
+  p.growthInterval = 3;
+  ampc::rt::ScalerState s;
+  s.scale = 8.0f;
+  State t{8.0f};
+  EXPECT_EQ(finish(s, "...x..x...", true, p), run(t, "...x..x...", p));
+  EXPECT_EQ(s.skippedSteps, t.skippedSteps);
+  EXPECT_EQ(s.growthTracker, t.growthTracker);
+  EXPECT_EQ(s.consecutiveSkips, 0);
 }
 
 } // namespace

@@ -160,8 +160,9 @@ def main(argv):
             f.write(data[:n])
     elif cmd == "metrics":
         fields = args[1].split(",")
-        for j in step_lines(args[0]):
-            print(" ".join("%s=%s" % (k, fmt(j[k])) for k in ["step"] + fields))
+        for j in step_lines(args[0]):  # "-": not in that line
+            print(" ".join("%s=%s" % (k, fmt(j[k]) if k in j else "-")
+                           for k in ["step"] + fields))
     elif cmd == "falls":
         k = int(args[1])
         losses = [j["loss"] for j in step_lines(args[0])]
@@ -193,6 +194,13 @@ def main(argv):
         v = sorted(j[args[1]] for j in step_lines(args[0])[skip:])
         print("%.4g" % (v[len(v) // 2] if len(v) % 2 else
                         (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2))
+    elif cmd == "status":
+        # status N CMD...: runs CMD, prints its exit status; fails unless N.
+        import subprocess
+        sys.stdout.flush()
+        rc = subprocess.call(args[1:])
+        print("exit status %d" % rc)
+        return 0 if rc == int(args[0]) else 1
     elif cmd == "same-tensors":
         _, a = read_safetensors(args[0])
         _, b = read_safetensors(args[1])
