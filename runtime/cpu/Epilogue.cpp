@@ -120,30 +120,6 @@ void adamStep(float *param, const float *grad, float *m, float *v, int64_t n,
     param[i] = num::adamUpdate(param[i], grad[i], m[i], v[i], c);
 }
 
-EpilogueConfig EpilogueConfig::fromCompileConfig(const rt::CompileConfig &c) {
-  EpilogueConfig e;
-  if (c.optimizer == "sgd")
-    e.optimizer = Optimizer::Sgd;
-  else if (c.optimizer == "adam")
-    e.optimizer = Optimizer::Adam;
-  else if (c.optimizer == "adamw")
-    e.optimizer = Optimizer::AdamW;
-  else
-    throw std::invalid_argument("unknown optimizer '" + c.optimizer + "'");
-  if (c.lossScale == "none")
-    e.lossScale = LossScale::None;
-  else if (c.lossScale == "static")
-    e.lossScale = LossScale::Static;
-  else if (c.lossScale == "dynamic")
-    e.lossScale = LossScale::Dynamic;
-  else
-    throw std::invalid_argument("unknown loss scale '" + c.lossScale + "'");
-  e.clipNorm = c.clipNorm;
-  e.clipValue = c.clipValue;
-  e.nesterov = c.nesterov;
-  return e;
-}
-
 Epilogue::Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config)
     : tensors_(std::move(tensors)), config_(config) {
   for (const EpilogueTensor &t : tensors_)

@@ -21,6 +21,7 @@
 #define AMPC_RUNTIME_CPU_EPILOGUE_H
 
 #include "runtime/Model.h"
+#include "runtime/kernels/EpilogueConfig.h"
 
 #include <cstdint>
 #include <span>
@@ -113,18 +114,8 @@ struct EpilogueTensor {
   int64_t n = 0;
 };
 
-// What train.fused_epilogue fixed at compile time (cuda::EpilogueConfig
-// without the device's storage types).
-struct EpilogueConfig {
-  enum class Optimizer : int32_t { Sgd, Adam, AdamW } optimizer =
-      Optimizer::AdamW;
-  enum class LossScale : int32_t { None, Static, Dynamic } lossScale =
-      LossScale::Dynamic;
-  bool clipNorm = false, clipValue = false, nesterov = false;
-
-  // From the compiled-in configuration (rt::CompileConfig's spellings).
-  static EpilogueConfig fromCompileConfig(const rt::CompileConfig &c);
-};
+// What train.fused_epilogue fixed at compile time (shared with the device).
+using kernels::EpilogueConfig;
 
 class Epilogue {
 public:

@@ -150,17 +150,7 @@ void DeviceModel::setup() {
           "constant");
   }
   // The epilogue's tensors.
-  const rt::CompileConfig &c = spec_.config;
-  EpilogueConfig ec;
-  ec.optimizer = c.optimizer == "sgd"    ? EpilogueConfig::Optimizer::Sgd
-                 : c.optimizer == "adam" ? EpilogueConfig::Optimizer::Adam
-                                         : EpilogueConfig::Optimizer::AdamW;
-  ec.lossScale = c.lossScale == "dynamic"  ? EpilogueConfig::LossScale::Dynamic
-                 : c.lossScale == "static" ? EpilogueConfig::LossScale::Static
-                                           : EpilogueConfig::LossScale::None;
-  ec.clipNorm = c.clipNorm;
-  ec.clipValue = c.clipValue;
-  ec.nesterov = c.nesterov;
+  EpilogueConfig ec = EpilogueConfig::fromCompileConfig(spec_.config);
   ec.gradType = rt::DType::F32; // @grad returns FP32 gradients
   std::vector<EpilogueTensor> ts;
   for (size_t p = 0; p < spec_.params.size(); ++p)

@@ -34,6 +34,7 @@
 #define AMPC_RUNTIME_CUDA_EPILOGUE_H
 
 #include "runtime/Model.h"
+#include "runtime/kernels/EpilogueConfig.h"
 #include "runtime/numerics/Optimizer.h"
 
 #include <cuda_runtime_api.h>
@@ -72,15 +73,7 @@ struct EpilogueTensor {
   int64_t n = 0;
 };
 
-struct EpilogueConfig {
-  enum class Optimizer : int32_t { Sgd, Adam, AdamW } optimizer =
-      Optimizer::AdamW;
-  enum class LossScale : int32_t { None, Static, Dynamic } lossScale =
-      LossScale::Dynamic;
-  bool clipNorm = false, clipValue = false, nesterov = false;
-  rt::DType gradType = rt::DType::F32;
-  rt::DType halfType = rt::DType::F16; // of EpilogueTensor::half
-};
+using kernels::EpilogueConfig;
 
 class Epilogue {
 public:
