@@ -2,6 +2,7 @@
 #include "compiler/ModelLoader.h"
 
 #include "compiler/InitAll.h"
+#include "compiler/ParseGuard.h"
 #include "passes/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -28,17 +29,11 @@ std::unique_ptr<MLIRContext> ampc::createContext() {
   return context;
 }
 
-OwningOpRef<ModuleOp> ampc::loadModelFile(MLIRContext &context,
-                                          llvm::StringRef path) {
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
-  if (!file) {
-    llvm::errs() << "ampc: cannot read model file '" << path << "': " << error
-                 << "\n";
-    return nullptr;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+// Parses and verifies the model in |sourceMgr|'s main buffer; runs on the
+// parser's large stack.
+static OwningOpRef<ModuleOp> parseModel(MLIRContext &context,
+                                        llvm::SourceMgr &sourceMgr,
+                                        llvm::StringRef path) {
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
 
   Block block;
@@ -73,9 +68,30 @@ OwningOpRef<ModuleOp> ampc::loadModelFile(MLIRContext &context,
   if (failed(mlir::verify(module->getOperation())))
     return nullptr;
   PassManager pm(&context);
-  pm.addPass(createGraphVerifyModel());
+  pm.addPass(ampc::createGraphVerifyModel());
   if (failed(pm.run(*module)))
     return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp> ampc::loadModelFile(MLIRContext &context,
+                                          llvm::StringRef path) {
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "ampc: cannot read model file '" << path << "': " << error
+                 << "\n";
+    return nullptr;
+  }
+  // MLIR 22's parser crashes on some texts and recurses once per nesting
+  // level: reject those first, then parse with a stack deep enough for any
+  // nesting the scan lets through.
+  if (!prescanAndReport(file->getBufferIdentifier(), file->getBuffer()))
+    return nullptr;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module;
+  runWithParserStack([&] { module = parseModel(context, sourceMgr, path); });
   return module;
 }
 
