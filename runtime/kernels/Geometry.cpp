@@ -1,6 +1,7 @@
 //===- Geometry.cpp - Host-side operand checks and op geometry ------------===//
 #include "runtime/kernels/Geometry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -184,6 +185,109 @@ SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
       fail(op, "result shape does not match the slice");
   }
   return s;
+}
+
+void sameElementType(std::string_view op, const TensorRef &a,
+                     const TensorRef &b) {
+  if (a.dtype != b.dtype)
+    fail(op, "element types differ");
+}
+
+void reshapeCheck(std::string_view op, const TensorRef &x, const TensorRef &y) {
+  sameElementType(op, x, y);
+  if (x.numel() != y.numel())
+    fail(op, "element counts differ");
+}
+
+namespace {
+
+// The copy of |box|'s whole shape, destination strides row-major.
+StridedCopy copyOver(const TensorRef &box) {
+  StridedCopy c;
+  c.rank = box.rank;
+  for (int d = 0; d < box.rank; ++d)
+    c.dims[d] = box.shape[d];
+  strides(box, c.dst);
+  return c;
+}
+
+} // namespace
+
+StridedCopy transposeCopy(std::string_view op, const TensorRef &x,
+                          const TensorRef &y, const Attrs &attrs) {
+  sameElementType(op, x, y);
+  auto perm = attrs.getInts("perm");
+  if (int(perm.size()) != x.rank || y.rank != x.rank)
+    fail(op, "perm must have one entry per dimension");
+  StridedCopy c = copyOver(y);
+  int64_t xs[kMaxRank];
+  strides(x, xs);
+  for (int i = 0; i < x.rank; ++i) {
+    if (perm[i] < 0 || perm[i] >= x.rank || y.shape[i] != x.shape[perm[i]])
+      fail(op, "perm does not match the shapes");
+    c.src[i] = xs[perm[i]];
+  }
+  return c;
+}
+
+StridedCopy sliceCopy(std::string_view op, const TensorRef &x,
+                      const TensorRef &y, const Attrs &attrs) {
+  sameElementType(op, x, y);
+  SliceSpec s = sliceSpec(op, x, y, attrs);
+  StridedCopy c = copyOver(y);
+  int64_t xs[kMaxRank];
+  strides(x, xs);
+  for (int d = 0; d < x.rank; ++d) {
+    c.srcBase += s.starts[d] * xs[d];
+    c.src[d] = xs[d] * s.steps[d];
+  }
+  return c;
+}
+
+StridedCopy sliceBackwardCopy(std::string_view op, const TensorRef &g,
+                              const TensorRef &dx, const Attrs &attrs) {
+  sameElementType(op, g, dx);
+  SliceSpec s = sliceSpec(op, dx, g, attrs);
+  StridedCopy c = copyOver(g);
+  std::copy(c.dst, c.dst + kMaxRank, c.src); // g is read whole
+  int64_t xs[kMaxRank];
+  strides(dx, xs);
+  for (int d = 0; d < dx.rank; ++d) {
+    c.dstBase += s.starts[d] * xs[d];
+    c.dst[d] = xs[d] * s.steps[d];
+  }
+  return c;
+}
+
+StridedCopy broadcastCopy(std::string_view op, const TensorRef &x,
+                          const TensorRef &y) {
+  sameElementType(op, x, y);
+  StridedCopy c = copyOver(y);
+  broadcastStrides(op, x, y, c.src);
+  return c;
+}
+
+ConcatGeometry concatGeometry(std::string_view op,
+                              std::span<const TensorRef> ins,
+                              const TensorRef &y, const Attrs &attrs) {
+  ConcatGeometry g{int(normAxis(op, attrs.getInt("axis"), y.rank)), 1, 1};
+  for (int d = 0; d < g.axis; ++d)
+    g.outer *= y.shape[d];
+  for (int d = g.axis + 1; d < y.rank; ++d)
+    g.inner *= y.shape[d];
+  int64_t total = 0;
+  for (const TensorRef &x : ins) {
+    sameElementType(op, x, y);
+    if (x.rank != y.rank)
+      fail(op, "operand ranks differ");
+    for (int d = 0; d < y.rank; ++d)
+      if (d != g.axis && x.shape[d] != y.shape[d])
+        fail(op, "operand shapes differ off the axis");
+    total += x.shape[g.axis];
+  }
+  if (total != y.shape[g.axis])
+    fail(op, "result size along the axis is not the sum");
+  return g;
 }
 
 } // namespace ampc::kernels::detail

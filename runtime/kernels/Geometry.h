@@ -108,6 +108,47 @@ struct SliceSpec {
 SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
                     const TensorRef &y, const Attrs &attrs);
 
+// Data movement (graph.transpose, slice, slice_backward, broadcast_to): the
+// box |dims| copied element by element from src[srcBase + sum i_d * src_d]
+// to dst[dstBase + sum i_d * dst_d] (strides and offsets in elements).
+// Each function checks the op's operands first, including that they have
+// one element type ("element types differ").
+struct StridedCopy {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t src[kMaxRank] = {}, dst[kMaxRank] = {};
+  int64_t srcBase = 0, dstBase = 0;
+};
+// Fails unless |a| and |b| have one element type.
+void sameElementType(std::string_view op, const TensorRef &a,
+                     const TensorRef &b);
+// graph.reshape x -> y: one element type and count.
+void reshapeCheck(std::string_view op, const TensorRef &x, const TensorRef &y);
+// graph.transpose x -> y: result dimension i is x's dimension perm[i].
+StridedCopy transposeCopy(std::string_view op, const TensorRef &x,
+                          const TensorRef &y, const Attrs &attrs);
+// graph.slice x -> y (sliceSpec's checks).
+StridedCopy sliceCopy(std::string_view op, const TensorRef &x,
+                      const TensorRef &y, const Attrs &attrs);
+// graph.slice_backward g -> dx: g into the slice of dx (the caller zeroes
+// the rest of dx).
+StridedCopy sliceBackwardCopy(std::string_view op, const TensorRef &g,
+                              const TensorRef &dx, const Attrs &attrs);
+// graph.broadcast_to x -> y (broadcastStrides' checks).
+StridedCopy broadcastCopy(std::string_view op, const TensorRef &x,
+                          const TensorRef &y);
+
+// graph.concat ins -> y along `axis`: one element type and rank, equal
+// shapes off the axis, the axis sizes summing to y's. y = [outer, axis,
+// inner] with the axis normalized.
+struct ConcatGeometry {
+  int axis;
+  int64_t outer, inner;
+};
+ConcatGeometry concatGeometry(std::string_view op,
+                              std::span<const TensorRef> ins,
+                              const TensorRef &y, const Attrs &attrs);
+
 } // namespace ampc::kernels::detail
 
 #endif
