@@ -1,9 +1,9 @@
 //===- Geometry.cpp - Host-side operand checks and op geometry ------------===//
 #include "runtime/kernels/Geometry.h"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace ampc::kernels::detail {
@@ -244,18 +244,13 @@ StridedCopy sliceCopy(std::string_view op, const TensorRef &x,
   return c;
 }
 
+// The slice's copy the other way round: g read whole, written strided
+// into dx.
 StridedCopy sliceBackwardCopy(std::string_view op, const TensorRef &g,
                               const TensorRef &dx, const Attrs &attrs) {
-  sameElementType(op, g, dx);
-  SliceSpec s = sliceSpec(op, dx, g, attrs);
-  StridedCopy c = copyOver(g);
-  std::copy(c.dst, c.dst + kMaxRank, c.src); // g is read whole
-  int64_t xs[kMaxRank];
-  strides(dx, xs);
-  for (int d = 0; d < dx.rank; ++d) {
-    c.dstBase += s.starts[d] * xs[d];
-    c.dst[d] = xs[d] * s.steps[d];
-  }
+  StridedCopy c = sliceCopy(op, dx, g, attrs);
+  std::swap(c.src, c.dst);
+  std::swap(c.srcBase, c.dstBase);
   return c;
 }
 
