@@ -47,9 +47,7 @@ void attentionKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.scaled_dot_product_attention";
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &o = required(op, out, 0);
-  AttnGeom g = attentionGeometry(op, q, k, v, attrs);
-  if (o.numel() != g.batch * g.t * g.e)
-    fail(op, "result must be [.., T, E]");
+  AttnGeom g = attentionForward(op, q, k, v, o, attrs);
   FloatIn fq(q), fk(k), fv(v);
   FloatOut fo(o);
   std::vector<float> p(size_t(g.t * g.s));
@@ -72,12 +70,9 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.scaled_dot_product_attention_backward";
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &gy = required(op, in, 3);
-  AttnGeom g = attentionGeometry(op, q, k, v, attrs);
   const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
                   *dv = optional(out, 2);
-  if (gy.numel() != g.batch * g.t * g.e || (dq && dq->numel() != q.numel()) ||
-      (dk && dk->numel() != k.numel()) || (dv && dv->numel() != v.numel()))
-    fail(op, "g must be [.., T, E]; dq, dk, dv the shapes of q, k, v");
+  AttnGeom g = attentionBackward(op, q, k, v, gy, dq, dk, dv, attrs);
   FloatIn fq(q), fk(k), fv(v), fg(gy);
   std::vector<float> gq(size_t(q.numel())), gk(size_t(k.numel())),
       gv(size_t(v.numel())), p(size_t(g.t * g.s)), dp(size_t(g.t * g.s));

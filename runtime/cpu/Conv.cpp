@@ -14,18 +14,6 @@ struct ConvGeom : ConvShape {
   int64_t colCols() const { return oh * ow; }
 };
 
-// |x| [N,C,H,W], |w| [O,C/g,KH,KW], |y| [N,O,OH,OW]: checks them together,
-// including the result's spatial size.
-ConvGeom geometry(std::string_view op, const TensorRef &x, const TensorRef &w,
-                  const TensorRef &y, const Attrs &attrs) {
-  ConvGeom g{convShape(op, x, w, y, attrs)};
-  int64_t eh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
-  int64_t ew = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
-  if (eh != g.oh || ew != g.ow)
-    fail(op, "result spatial size does not match stride/padding/dilation");
-  return g;
-}
-
 // One image's channel group [Cg, H, W] -> columns [Cg*KH*KW, OH*OW].
 void im2col(const ConvGeom &g, const float *x, float *col) {
   for (int64_t c = 0; c < g.cg; ++c)
@@ -71,9 +59,7 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef *bias = optional(in, 2);
   const TensorRef &y = required(op, out, 0);
-  ConvGeom g = geometry(op, x, w, y, attrs);
-  if (bias && bias->numel() != g.o)
-    fail(op, "bias must be [O]");
+  ConvGeom g{convGeometry(op, x, w, y, attrs, bias)};
   FloatIn fx(x), fw(w);
   FloatOut fy(y);
   std::vector<float> col(size_t(g.colRows() * g.colCols()));
@@ -104,7 +90,7 @@ void conv2dBackwardInputKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.conv2d_backward_input";
   const TensorRef &gy = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef &dx = required(op, out, 0);
-  ConvGeom g = geometry(op, dx, w, gy, attrs);
+  ConvGeom g{convGeometry(op, dx, w, gy, attrs)};
   FloatIn fg(gy), fw(w);
   FloatOut fdx(dx, /*zeroed=*/true);
   std::vector<float> col(size_t(g.colRows() * g.colCols()));
@@ -126,7 +112,7 @@ void conv2dBackwardWeightKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.conv2d_backward_weight";
   const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
   const TensorRef &dw = required(op, out, 0);
-  ConvGeom g = geometry(op, x, dw, gy, attrs);
+  ConvGeom g{convGeometry(op, x, dw, gy, attrs)};
   FloatIn fx(x), fg(gy);
   FloatOut fdw(dw, /*zeroed=*/true);
   std::vector<float> col(size_t(g.colRows() * g.colCols()));

@@ -22,11 +22,7 @@ void embeddingKernel(std::span<const TensorRef> in,
   const TensorRef &y = required(op, out, 0);
   if (table.dtype != y.dtype)
     fail(op, "element types differ");
-  if (table.rank != 2)
-    fail(op, "table must be [V, D]");
-  int64_t v = table.shape[0], d = table.shape[1];
-  if (y.numel() != ids.numel() * d)
-    fail(op, "result must be [..., D]");
+  auto [v, d] = embeddingShape(op, ids, table, y);
   std::vector<int64_t> id = loadIds(op, ids);
   size_t row = size_t(d) * dtypeSize(table.dtype);
   for (size_t i = 0; i < id.size(); ++i) {
@@ -44,11 +40,7 @@ void embeddingBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.embedding_backward";
   const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
   const TensorRef &dt = required(op, out, 0);
-  if (dt.rank != 2)
-    fail(op, "dtable must be [V, D]");
-  int64_t v = dt.shape[0], d = dt.shape[1];
-  if (g.numel() != ids.numel() * d)
-    fail(op, "g must be [..., D]");
+  auto [v, d] = embeddingBackwardShape(op, ids, g, dt);
   std::vector<int64_t> id = loadIds(op, ids);
   FloatIn fg(g);
   FloatOut fd(dt, /*zeroed=*/true);

@@ -17,21 +17,15 @@ using namespace detail;
 
 namespace {
 
-struct CeProblem {
-  int64_t rows, classes, ignore;
-  double smoothing;
+// The shared shape (runtime/kernels/Geometry.h) and the labels, read and
+// range-checked on the host.
+struct CeProblem : CrossEntropyShape {
   std::vector<int64_t> labels;
 };
 
-CeProblem ceProblem(std::string_view op, const TensorRef &logits,
-                    const TensorRef &labels, const Attrs &attrs) {
-  if (logits.rank < 1)
-    fail(op, "logits must be [..., C]");
-  CeProblem p{labels.numel(), logits.shape[logits.rank - 1],
-              attrs.getInt("ignore_index", -100),
-              attrs.getFloat("label_smoothing", 0.0), loadIds(op, labels)};
-  if (p.rows * p.classes != logits.numel())
-    fail(op, "labels must have the logits' shape without the class axis");
+CeProblem ceProblem(std::string_view op, const CrossEntropyShape &shape,
+                    const TensorRef &labels) {
+  CeProblem p{shape, loadIds(op, labels)};
   for (int64_t y : p.labels)
     if (y != p.ignore && (y < 0 || y >= p.classes))
       fail(op, "label " + std::to_string(y) + " out of range");
@@ -56,9 +50,8 @@ void crossEntropyKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.cross_entropy";
   const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
-  if (y.numel() != 1)
-    fail(op, "the result is a scalar");
-  CeProblem p = ceProblem(op, logits, lab, attrs);
+  CeProblem p =
+      ceProblem(op, crossEntropyForward(op, logits, lab, y, attrs), lab);
   FloatIn fx(logits);
   float nll = 0.0f, smooth = 0.0f, counted = 0.0f;
   for (int64_t r = 0; r < p.rows; ++r) {
@@ -90,9 +83,8 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.cross_entropy_backward";
   const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
   const TensorRef &g = required(op, in, 2), &dx = required(op, out, 0);
-  if (g.numel() != 1 || dx.numel() != logits.numel())
-    fail(op, "g is a scalar and dlogits has the logits' shape");
-  CeProblem p = ceProblem(op, logits, lab, attrs);
+  CeProblem p = ceProblem(
+      op, crossEntropyBackward(op, logits, lab, g, dx, attrs), lab);
   FloatIn fx(logits), fg(g);
   FloatOut fd(dx, /*zeroed=*/true);
   float counted = 0.0f;
@@ -122,15 +114,14 @@ void mseLossKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.mse_loss";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
-  if (a.numel() != b.numel() || y.numel() != 1)
-    fail(op, "operands must have equal sizes; the result is a scalar");
+  int64_t n = mseLossCount(op, a, b, y);
   FloatIn fa(a), fb(b);
   float sum = 0.0f;
-  for (int64_t i = 0, n = a.numel(); i < n; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     float d = fa[i] - fb[i];
     sum += d * d;
   }
-  float loss = sum / float(a.numel());
+  float loss = sum / float(n);
   narrow(&loss, y);
 }
 

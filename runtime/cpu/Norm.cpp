@@ -28,14 +28,7 @@ template <bool Log>
 void softmaxLike(std::string_view op, std::span<const TensorRef> in,
                  std::span<const TensorRef> out, const Attrs &attrs) {
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  if (x.numel() != y.numel())
-    fail(op, "operand and result sizes differ");
-  int64_t axis = normAxis(op, attrs.getInt("axis"), x.rank);
-  int64_t outer = 1, inner = 1, n = x.shape[axis];
-  for (int d = 0; d < axis; ++d)
-    outer *= x.shape[d];
-  for (int d = int(axis) + 1; d < x.rank; ++d)
-    inner *= x.shape[d];
+  auto [outer, n, inner] = softmaxGeometry(op, x, y, attrs);
   FloatIn fx(x);
   FloatOut fy(y);
   for (int64_t o = 0; o < outer; ++o)
@@ -143,9 +136,7 @@ void layerNormBackwardKernel(std::span<const TensorRef> in,
   const TensorRef *dx = optional(out, 0), *dw = optional(out, 1),
                   *db = optional(out, 2);
   int64_t d;
-  int64_t m = lastDimRows(op, x, d, {&w, dw, db});
-  if (gy.numel() != x.numel() || (dx && dx->numel() != x.numel()))
-    fail(op, "g and dx must have x's shape");
+  int64_t m = normBackwardRows(op, x, w, gy, dx, dw, db, d);
   float eps = float(attrs.getFloat("eps", 1e-5));
   FloatIn fx(x), fw(w), fg(gy);
   std::vector<float> gdx(dx ? size_t(x.numel()) : 0), gdw(static_cast<size_t>(d)),
@@ -193,9 +184,7 @@ void rmsNormBackwardKernel(std::span<const TensorRef> in,
   const TensorRef &gy = required(op, in, 2);
   const TensorRef *dx = optional(out, 0), *dw = optional(out, 1);
   int64_t d;
-  int64_t m = lastDimRows(op, x, d, {&w, dw});
-  if (gy.numel() != x.numel() || (dx && dx->numel() != x.numel()))
-    fail(op, "g and dx must have x's shape");
+  int64_t m = normBackwardRows(op, x, w, gy, dx, dw, nullptr, d);
   float eps = float(attrs.getFloat("eps", 1e-6));
   FloatIn fx(x), fw(w), fg(gy);
   std::vector<float> gdx(dx ? size_t(x.numel()) : 0), gdw(static_cast<size_t>(d)),

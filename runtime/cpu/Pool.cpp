@@ -11,21 +11,10 @@ using namespace detail;
 
 namespace {
 
-struct PoolGeom {
-  int64_t planes, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+// The shared geometry (runtime/kernels/Geometry.h) over N*C planes.
+struct PoolGeom : PoolGeometry {
+  int64_t planes() const { return n * c; }
 };
-
-// |x| [N,C,H,W] and |y| [N,C,OH,OW]; stride defaults to kernel_size.
-PoolGeom geometry(std::string_view op, const TensorRef &x, const TensorRef &y,
-                  const Attrs &attrs) {
-  PoolWindow k = poolWindow(op, x, y, attrs);
-  PoolGeom g{x.shape[0] * x.shape[1], x.shape[2], x.shape[3], y.shape[2],
-             y.shape[3], k.kh, k.kw, k.sh, k.sw, k.ph, k.pw};
-  if ((g.h + 2 * g.ph - g.kh) / g.sh + 1 != g.oh ||
-      (g.w + 2 * g.pw - g.kw) / g.sw + 1 != g.ow)
-    fail(op, "result spatial size does not match kernel/stride/padding");
-  return g;
-}
 
 // The flat index (within the plane) of the window's maximum: the first in
 // row-major order, NaN winning as in PyTorch; padding never wins.
@@ -46,7 +35,7 @@ int64_t argmaxWindow(const PoolGeom &g, const float *plane, int64_t oy,
 }
 
 template <class F> void forEachWindow(const PoolGeom &g, F f) {
-  for (int64_t p = 0; p < g.planes; ++p)
+  for (int64_t p = 0; p < g.planes(); ++p)
     for (int64_t oy = 0; oy < g.oh; ++oy)
       for (int64_t ox = 0; ox < g.ow; ++ox)
         f(p, oy, ox, (p * g.oh + oy) * g.ow + ox);
@@ -58,7 +47,7 @@ void maxPool2dKernel(std::span<const TensorRef> in,
                      std::span<const TensorRef> out, const Attrs &attrs) {
   constexpr std::string_view op = "graph.max_pool2d";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  PoolGeom g = geometry(op, x, y, attrs);
+  PoolGeom g{poolGeometry(op, x, y, attrs)};
   FloatIn fx(x);
   FloatOut fy(y);
   forEachWindow(g, [&](int64_t p, int64_t oy, int64_t ox, int64_t o) {
@@ -75,7 +64,7 @@ void avgPool2dKernel(std::span<const TensorRef> in,
                      std::span<const TensorRef> out, const Attrs &attrs) {
   constexpr std::string_view op = "graph.avg_pool2d";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  PoolGeom g = geometry(op, x, y, attrs);
+  PoolGeom g{poolGeometry(op, x, y, attrs)};
   FloatIn fx(x);
   FloatOut fy(y);
   float div = float(g.kh * g.kw);
@@ -98,9 +87,7 @@ void maxPool2dBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.max_pool2d_backward";
   const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
   const TensorRef &dx = required(op, out, 0);
-  PoolGeom g = geometry(op, x, gy, attrs);
-  if (dx.numel() != x.numel())
-    fail(op, "dx must have the input's shape");
+  PoolGeom g{poolGeometry(op, x, gy, attrs, &dx)};
   FloatIn fx(x), fg(gy);
   FloatOut fdx(dx, /*zeroed=*/true);
   forEachWindow(g, [&](int64_t p, int64_t oy, int64_t ox, int64_t o) {
@@ -117,7 +104,7 @@ void avgPool2dBackwardKernel(std::span<const TensorRef> in,
                              const Attrs &attrs) {
   constexpr std::string_view op = "graph.avg_pool2d_backward";
   const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
-  PoolGeom g = geometry(op, dx, gy, attrs);
+  PoolGeom g{poolGeometry(op, dx, gy, attrs)};
   FloatIn fg(gy);
   FloatOut fdx(dx, /*zeroed=*/true);
   float div = float(g.kh * g.kw);

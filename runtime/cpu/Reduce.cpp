@@ -20,29 +20,19 @@ struct Reduction {
   int64_t count = 1;         // elements per output
 };
 
+// The shared checks and reduced axes (runtime/kernels/Geometry.h).
 Reduction reduction(std::string_view op, const TensorRef &x,
-                    const TensorRef &y, const Attrs &attrs) {
-  auto axes = attrs.getInts("axes", {});
-  bool reduced[kMaxRank] = {};
-  if (axes.empty())
-    for (int d = 0; d < x.rank; ++d)
-      reduced[d] = true;
-  for (int64_t a : axes)
-    reduced[normAxis(op, a, x.rank)] = true;
+                    const TensorRef &y, const Attrs &attrs,
+                    const TensorRef *dx = nullptr) {
+  ReduceAxes axes = reduceAxes(op, x, y, attrs, dx);
   Reduction r;
-  int64_t acc = 1, kept = 1;
+  r.count = axes.count;
+  int64_t acc = 1;
   for (int d = x.rank - 1; d >= 0; --d) {
-    if (reduced[d]) {
-      r.ostride[d] = 0;
-      r.count *= x.shape[d];
-    } else {
-      r.ostride[d] = acc;
+    r.ostride[d] = axes.reduced[d] ? 0 : acc;
+    if (!axes.reduced[d])
       acc *= x.shape[d];
-      kept *= x.shape[d];
-    }
   }
-  if (kept != y.numel())
-    fail(op, "result size does not match the reduction");
   return r;
 }
 
@@ -128,9 +118,7 @@ void reduceMaxBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.reduce_max_backward";
   const TensorRef &x = required(op, in, 0), &g = required(op, in, 1);
   const TensorRef &dx = required(op, out, 0);
-  if (dx.numel() != x.numel())
-    fail(op, "dx must have x's shape");
-  Reduction r = reduction(op, x, g, attrs);
+  Reduction r = reduction(op, x, g, attrs, &dx);
   FloatIn fx(x), fg(g);
   const float *px = fx.data();
   std::vector<float> m = maxima(x, g, r, px);

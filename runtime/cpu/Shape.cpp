@@ -61,11 +61,12 @@ void stridedCopy(size_t esz, void *dst, const int64_t *ds, const void *src,
   }
 }
 
-void sameType(std::string_view op, const TensorRef &a, const TensorRef &b) {
-  if (a.dtype != b.dtype)
-    fail(op, "element types differ");
+// Runs one shared copy plan (runtime/kernels/Geometry.h) on |src| -> |dst|.
+void stridedCopy(const StridedCopy &c, size_t esz, void *dst, const void *src) {
+  stridedCopy(esz, static_cast<char *>(dst) + c.dstBase * esz, c.dst,
+              static_cast<const char *>(src) + c.srcBase * esz, c.src, c.dims,
+              c.rank);
 }
-
 
 } // namespace
 
@@ -73,9 +74,7 @@ void reshapeKernel(std::span<const TensorRef> in, std::span<const TensorRef> out
                    const Attrs &) {
   constexpr std::string_view op = "graph.reshape";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  if (x.numel() != y.numel())
-    fail(op, "element counts differ");
+  reshapeCheck(op, x, y);
   if (x.data != y.data)
     std::memmove(y.data, x.data, size_t(x.numel()) * dtypeSize(x.dtype));
 }
@@ -85,37 +84,15 @@ void transposeKernel(std::span<const TensorRef> in,
                      std::span<const TensorRef> out, const Attrs &attrs) {
   constexpr std::string_view op = "graph.transpose";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  auto perm = attrs.getInts("perm");
-  if (int(perm.size()) != x.rank || y.rank != x.rank)
-    fail(op, "perm must have one entry per dimension");
-  int64_t xs[kMaxRank], ys[kMaxRank], ss[kMaxRank];
-  strides(x, xs);
-  strides(y, ys);
-  for (int i = 0; i < x.rank; ++i) {
-    if (perm[i] < 0 || perm[i] >= x.rank || y.shape[i] != x.shape[perm[i]])
-      fail(op, "perm does not match the shapes");
-    ss[i] = xs[perm[i]];
-  }
-  stridedCopy(dtypeSize(x.dtype), y.data, ys, x.data, ss, y.shape, y.rank);
+  stridedCopy(transposeCopy(op, x, y, attrs), dtypeSize(x.dtype), y.data,
+              x.data);
 }
 
 void sliceKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                  const Attrs &attrs) {
   constexpr std::string_view op = "graph.slice";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  SliceSpec s = sliceSpec(op, x, y, attrs);
-  int64_t xs[kMaxRank], ys[kMaxRank], ss[kMaxRank], base = 0;
-  strides(x, xs);
-  strides(y, ys);
-  for (int d = 0; d < x.rank; ++d) {
-    base += s.starts[d] * xs[d];
-    ss[d] = xs[d] * s.steps[d];
-  }
-  size_t esz = dtypeSize(x.dtype);
-  stridedCopy(esz, y.data, ys, static_cast<const char *>(x.data) + base * esz,
-              ss, y.shape, y.rank);
+  stridedCopy(sliceCopy(op, x, y, attrs), dtypeSize(x.dtype), y.data, x.data);
 }
 
 // g (the slice's cotangent) -> dx with the input's shape, zeros elsewhere.
@@ -123,42 +100,17 @@ void sliceBackwardKernel(std::span<const TensorRef> in,
                          std::span<const TensorRef> out, const Attrs &attrs) {
   constexpr std::string_view op = "graph.slice_backward";
   const TensorRef &g = required(op, in, 0), &dx = required(op, out, 0);
-  sameType(op, g, dx);
-  SliceSpec s = sliceSpec(op, dx, g, attrs);
+  StridedCopy c = sliceBackwardCopy(op, g, dx, attrs);
   size_t esz = dtypeSize(dx.dtype);
   std::memset(dx.data, 0, size_t(dx.numel()) * esz); // +0.0 in every format
-  int64_t xs[kMaxRank], gs[kMaxRank], ds[kMaxRank], base = 0;
-  strides(dx, xs);
-  strides(g, gs);
-  for (int d = 0; d < dx.rank; ++d) {
-    base += s.starts[d] * xs[d];
-    ds[d] = xs[d] * s.steps[d];
-  }
-  stridedCopy(esz, static_cast<char *>(dx.data) + base * esz, ds, g.data, gs,
-              g.shape, g.rank);
+  stridedCopy(c, esz, dx.data, g.data);
 }
 
 void concatKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                   const Attrs &attrs) {
   constexpr std::string_view op = "graph.concat";
   const TensorRef &y = required(op, out, 0);
-  int64_t axis = normAxis(op, attrs.getInt("axis"), y.rank);
-  int64_t outer = 1, inner = 1, total = 0;
-  for (int d = 0; d < axis; ++d)
-    outer *= y.shape[d];
-  for (int d = int(axis) + 1; d < y.rank; ++d)
-    inner *= y.shape[d];
-  for (const TensorRef &x : in) {
-    sameType(op, x, y);
-    if (x.rank != y.rank)
-      fail(op, "operand ranks differ");
-    for (int d = 0; d < y.rank; ++d)
-      if (d != axis && x.shape[d] != y.shape[d])
-        fail(op, "operand shapes differ off the axis");
-    total += x.shape[axis];
-  }
-  if (total != y.shape[axis])
-    fail(op, "result size along the axis is not the sum");
+  auto [axis, outer, inner] = concatGeometry(op, in, y, attrs);
   size_t esz = dtypeSize(y.dtype);
   size_t rowOut = size_t(y.shape[axis] * inner) * esz, offset = 0;
   for (const TensorRef &x : in) {
@@ -174,11 +126,7 @@ void broadcastToKernel(std::span<const TensorRef> in,
                        std::span<const TensorRef> out, const Attrs &) {
   constexpr std::string_view op = "graph.broadcast_to";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  int64_t ss[kMaxRank], ys[kMaxRank];
-  broadcastStrides(op, x, y, ss);
-  strides(y, ys);
-  stridedCopy(dtypeSize(x.dtype), y.data, ys, x.data, ss, y.shape, y.rank);
+  stridedCopy(broadcastCopy(op, x, y), dtypeSize(x.dtype), y.data, x.data);
 }
 
 } // namespace ampc::cpu

@@ -109,9 +109,7 @@ void attentionKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.scaled_dot_product_attention";
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &o = required(op, out, 0);
-  Geo g = kernels::detail::attentionGeometry(op, q, k, v, attrs);
-  if (o.numel() != g.batch * g.t * g.e)
-    fail(op, "result must be [.., T, E]");
+  Geo g = kernels::detail::attentionForward(op, q, k, v, o, attrs);
   Buffers b = buffers(g, v.dtype, false, op, stream);
   probabilities(g, q, k, b, v.dtype, op, stream);
   Gemm m; // O = P V
@@ -133,9 +131,8 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
                   &v = required(op, in, 2), &gy = required(op, in, 3);
   const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
                   *dv = optional(out, 2);
-  Geo g = kernels::detail::attentionGeometry(op, q, k, v, attrs);
-  if (gy.numel() != g.batch * g.t * g.e)
-    fail(op, "g must be [.., T, E]");
+  Geo g =
+      kernels::detail::attentionBackward(op, q, k, v, gy, dq, dk, dv, attrs);
   DType low = q.dtype;
   Buffers b = buffers(g, low, true, op, stream);
   probabilities(g, q, k, b, low, op, stream);

@@ -26,26 +26,12 @@ using namespace detail;
 
 namespace {
 
-// The shared conv2d geometry (plain data, passed to kernels by value) with
-// device-side accessors.
+// The shared conv2d geometry (plain data, passed to kernels by value; checked
+// by kernels::detail::convGeometry) with device-side accessors.
 struct Geom : kernels::detail::ConvShape {
   __host__ __device__ int64_t rows() const { return cg * kh * kw; }
   __host__ __device__ int64_t cols() const { return oh * ow; }
 };
-
-// Checks the result's spatial size as runtime/cpu does (cuDNN's descriptors
-// must agree with it).
-Geom geometry(std::string_view op, const TensorRef &x, const TensorRef &w,
-              const TensorRef &y, const Attrs &attrs) {
-  Geom g{kernels::detail::convShape(op, x, w, y, attrs)};
-  if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1 || g.ph < 0 || g.pw < 0)
-    fail(op, "stride and dilation must be positive, padding non-negative");
-  int64_t eh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
-  int64_t ew = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
-  if (eh != g.oh || ew != g.ow)
-    fail(op, "result spatial size does not match stride/padding/dilation");
-  return g;
-}
 
 // col[n][r][l] for channel group |grp|, in x's type.
 __global__ void im2colKernel(Geom g, int64_t grp, const void *x, int tx,
@@ -158,9 +144,7 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef *bias = optional(in, 2);
   const TensorRef &y = required(op, out, 0);
-  Geom g = geometry(op, x, w, y, attrs);
-  if (bias && bias->numel() != g.o)
-    fail(op, "bias must be [O]");
+  Geom g{kernels::detail::convGeometry(op, x, w, y, attrs, bias)};
   if (conv2dCudnn(op, g, x, w, bias, y, stream))
     return;
   size_t esz = dtypeSize(x.dtype), wsz = dtypeSize(w.dtype);
@@ -195,7 +179,7 @@ void conv2dBackwardInputKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.conv2d_backward_input";
   const TensorRef &gy = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef &dx = required(op, out, 0);
-  Geom g = geometry(op, dx, w, gy, attrs);
+  Geom g{kernels::detail::convGeometry(op, dx, w, gy, attrs)};
   if (ConvPlan *p = convPlan(ConvPass::BackwardData, g, dx.dtype, w.dtype,
                              gy.dtype, stream, op))
     if (convRun(*p, dx.data, w.data, gy.data, 0.0f, stream, op))
@@ -229,7 +213,7 @@ void conv2dBackwardWeightKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.conv2d_backward_weight";
   const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
   const TensorRef &dw = required(op, out, 0);
-  Geom g = geometry(op, x, dw, gy, attrs);
+  Geom g{kernels::detail::convGeometry(op, x, dw, gy, attrs)};
   if (ConvPlan *p = convPlan(ConvPass::BackwardFilter, g, x.dtype, dw.dtype,
                              gy.dtype, stream, op))
     if (convRun(*p, x.data, dw.data, gy.data, 0.0f, stream, op))

@@ -74,13 +74,12 @@ void embeddingKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.embedding";
   const TensorRef &ids = required(op, in, 0), &table = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
-  if (table.rank != 2 || y.numel() != ids.numel() * table.shape[1])
-    fail(op, "expected table [V, D] and a result [..., D]");
+  auto [v, d] = kernels::detail::embeddingShape(op, ids, table, y);
   int64_t n = y.numel();
   if (n)
     embeddingRows<<<gridFor(n), 256, 0, stream>>>(
         ids.data, int(ids.dtype), table.data, int(table.dtype), y.data,
-        int(y.dtype), table.shape[0], table.shape[1], n);
+        int(y.dtype), v, d, n);
   checkLaunch("embedding");
 }
 
@@ -90,9 +89,8 @@ void embeddingBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.embedding_backward";
   const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
   const TensorRef &dt = required(op, out, 0);
-  if (dt.rank != 2 || g.numel() != ids.numel() * dt.shape[1])
-    fail(op, "expected dtable [V, D] and g [..., D]");
-  int64_t v = dt.shape[0], d = dt.shape[1], n = ids.numel();
+  auto [v, d] = kernels::detail::embeddingBackwardShape(op, ids, g, dt);
+  int64_t n = ids.numel();
   if (v >= INT32_MAX || n >= INT32_MAX)
     fail(op, "more than 2^31 ids or table rows");
   // Rows no id names stay zero (all-zero bits are +0 in every format).

@@ -98,16 +98,11 @@ struct Ce {
   float *lse, *nll, *smooth, *counted, *count;
 };
 
-Ce ceSetup(std::string_view op, const TensorRef &logits, const TensorRef &lab,
-           const Attrs &attrs, cudaStream_t stream) {
-  if (logits.rank < 1)
-    fail(op, "logits must be [..., C]");
-  Ce p{lab.numel(), logits.shape[logits.rank - 1],
-       attrs.getInt("ignore_index", -100),
-       attrs.getFloat("label_smoothing", 0.0), nullptr, nullptr, nullptr,
-       nullptr, nullptr};
-  if (p.rows * p.classes != logits.numel())
-    fail(op, "labels must have the logits' shape without the class axis");
+// |shape|: checked by kernels::detail::crossEntropyForward/Backward.
+Ce ceSetup(std::string_view op, const kernels::detail::CrossEntropyShape &shape,
+           const TensorRef &logits, const TensorRef &lab, cudaStream_t stream) {
+  Ce p{shape.rows, shape.classes, shape.ignore, shape.smoothing, nullptr,
+       nullptr, nullptr, nullptr, nullptr};
   auto *s = static_cast<float *>(
       scratch(size_t(4 * p.rows + 1) * sizeof(float), op, stream));
   p.lse = s, p.nll = s + p.rows, p.smooth = s + 2 * p.rows,
@@ -150,9 +145,9 @@ void crossEntropyKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.cross_entropy";
   const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
-  if (y.numel() != 1)
-    fail(op, "the result is a scalar");
-  Ce p = ceSetup(op, logits, lab, attrs, stream);
+  Ce p = ceSetup(
+      op, kernels::detail::crossEntropyForward(op, logits, lab, y, attrs),
+      logits, lab, stream);
   ceFinish<<<1, 1024, 0, stream>>>(p.nll, p.smooth, p.counted, p.rows,
                                    p.smoothing, p.classes, y.data,
                                    int(y.dtype), nullptr);
@@ -165,9 +160,9 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.cross_entropy_backward";
   const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
   const TensorRef &g = required(op, in, 2), &dx = required(op, out, 0);
-  if (g.numel() != 1 || dx.numel() != logits.numel())
-    fail(op, "g is a scalar and dlogits has the logits' shape");
-  Ce p = ceSetup(op, logits, lab, attrs, stream);
+  Ce p = ceSetup(
+      op, kernels::detail::crossEntropyBackward(op, logits, lab, g, dx, attrs),
+      logits, lab, stream);
   ceFinish<<<1, 1024, 0, stream>>>(p.nll, p.smooth, p.counted, p.rows,
                                    p.smoothing, p.classes, nullptr, 0,
                                    p.count);
@@ -186,14 +181,13 @@ void mseLossKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.mse_loss";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
-  if (a.numel() != b.numel() || y.numel() != 1)
-    fail(op, "operands must have equal sizes; the result is a scalar");
-  int blocks = std::min(gridFor(a.numel()), 1024);
+  int64_t n = kernels::detail::mseLossCount(op, a, b, y);
+  int blocks = std::min(gridFor(n), 1024);
   auto *partial = static_cast<float *>(
       scratch(size_t(blocks) * sizeof(float), op, stream));
   sqDiffPartials<<<blocks, kThreads, 0, stream>>>(
-      a.data, int(a.dtype), b.data, int(b.dtype), a.numel(), partial);
-  meanOfPartials<<<1, 1024, 0, stream>>>(partial, blocks, a.numel(), y.data,
+      a.data, int(a.dtype), b.data, int(b.dtype), n, partial);
+  meanOfPartials<<<1, 1024, 0, stream>>>(partial, blocks, n, y.data,
                                          int(y.dtype));
   checkLaunch(op.data());
 }

@@ -43,14 +43,7 @@ void softmaxLike(std::string_view op, bool log, std::span<const TensorRef> in,
                  std::span<const TensorRef> out, const Attrs &attrs,
                  cudaStream_t stream) {
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  if (x.numel() != y.numel())
-    fail(op, "operand and result sizes differ");
-  int axis = normAxis(op, attrs.getInt("axis", -1), x.rank);
-  int64_t outer = 1, inner = 1, n = x.shape[axis];
-  for (int d = 0; d < axis; ++d)
-    outer *= x.shape[d];
-  for (int d = axis + 1; d < x.rank; ++d)
-    inner *= x.shape[d];
+  auto [outer, n, inner] = kernels::detail::softmaxGeometry(op, x, y, attrs);
   if (outer * inner == 0)
     return;
   softmaxRows<<<unsigned(outer * inner), kThreads, 0, stream>>>(
@@ -144,9 +137,7 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
   const TensorRef *dx = optional(out, 0), *dw = optional(out, 1),
                   *db = rms ? nullptr : optional(out, 2);
   int64_t d;
-  int64_t m = kernels::detail::lastDimRows(op, x, d, {&w, dw, db});
-  if (g.numel() != x.numel() || (dx && dx->numel() != x.numel()))
-    fail(op, "g and dx must have x's shape");
+  int64_t m = kernels::detail::normBackwardRows(op, x, w, g, dx, dw, db, d);
   if (m == 0) {
     // No rows (a grid of 0 blocks is a launch error): dweight and dbias are
     // empty sums, zero as on the CPU (all-zero bits are +0 in every format).

@@ -13,17 +13,8 @@ using namespace detail;
 
 namespace {
 
-struct PoolGeom {
-  int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
-};
-
-PoolGeom pool(std::string_view op, const TensorRef &x, const TensorRef &y,
-              const Attrs &attrs) {
-  kernels::detail::PoolWindow k = kernels::detail::poolWindow(op, x, y, attrs);
-  return {x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[2],
-          y.shape[3], k.kh,       k.kw,       k.sh,       k.sw,
-          k.ph,       k.pw};
-}
+// The shared geometry, checked by kernels::detail::poolGeometry.
+using PoolGeom = kernels::detail::PoolGeometry;
 
 // kind 0: max, 1: average (count_include_pad).
 __global__ void poolKernel(PoolGeom g, const void *x, int tx, void *y, int ty,
@@ -103,7 +94,7 @@ void maxPool2dKernel(std::span<const TensorRef> in,
                      cudaStream_t stream) {
   constexpr std::string_view op = "graph.max_pool2d";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  PoolGeom g = pool(op, x, y, attrs);
+  PoolGeom g = kernels::detail::poolGeometry(op, x, y, attrs);
   poolKernel<<<gridFor(y.numel()), 256, 0, stream>>>(g, x.data, int(x.dtype),
                                                      y.data, int(y.dtype), 0);
   checkLaunch(op.data());
@@ -114,7 +105,7 @@ void avgPool2dKernel(std::span<const TensorRef> in,
                      cudaStream_t stream) {
   constexpr std::string_view op = "graph.avg_pool2d";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  PoolGeom g = pool(op, x, y, attrs);
+  PoolGeom g = kernels::detail::poolGeometry(op, x, y, attrs);
   poolKernel<<<gridFor(y.numel()), 256, 0, stream>>>(g, x.data, int(x.dtype),
                                                      y.data, int(y.dtype), 1);
   checkLaunch(op.data());
@@ -127,7 +118,7 @@ void maxPool2dBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.max_pool2d_backward";
   const TensorRef &x = required(op, in, 0), &gy = required(op, in, 1);
   const TensorRef &dx = required(op, out, 0);
-  PoolGeom g = pool(op, x, gy, attrs);
+  PoolGeom g = kernels::detail::poolGeometry(op, x, gy, attrs, &dx);
   poolBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
       g, x.data, int(x.dtype), gy.data, int(gy.dtype), dx.data,
       int(dx.dtype), 0);
@@ -140,7 +131,7 @@ void avgPool2dBackwardKernel(std::span<const TensorRef> in,
                              const Attrs &attrs, cudaStream_t stream) {
   constexpr std::string_view op = "graph.avg_pool2d_backward";
   const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
-  PoolGeom g = pool(op, dx, gy, attrs);
+  PoolGeom g = kernels::detail::poolGeometry(op, dx, gy, attrs);
   poolBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
       g, nullptr, 0, gy.data, int(gy.dtype), dx.data, int(dx.dtype), 1);
   checkLaunch(op.data());

@@ -36,38 +36,27 @@ struct Reduce {
   bool leading;  // the reduced axes are the leading ones: column sums
 };
 
+// The shared checks and reduced axes (runtime/kernels/Geometry.h), split
+// into kept and reduced dimensions for the kernels.
 Reduce reduction(std::string_view op, const TensorRef &x, const TensorRef &y,
-                 const Attrs &attrs) {
-  auto axes = attrs.getInts("axes", {});
-  bool reduced[kMaxRank] = {};
-  if (axes.empty())
-    for (int d = 0; d < x.rank; ++d)
-      reduced[d] = true;
-  for (int64_t a : axes)
-    reduced[normAxis(op, a, x.rank)] = true;
+                 const Attrs &attrs, const TensorRef *dx = nullptr) {
+  kernels::detail::ReduceAxes axes =
+      kernels::detail::reduceAxes(op, x, y, attrs, dx);
   Reduce r{};
-  r.count = 1;
+  r.count = axes.count;
   r.leading = true;
-  int64_t stride = 1, kept = 1;
   int64_t strides[kMaxRank];
-  for (int d = x.rank - 1; d >= 0; --d) {
-    strides[d] = stride;
-    stride *= x.shape[d];
-  }
+  kernels::detail::strides(x, strides);
   for (int d = 0; d < x.rank; ++d) {
-    if (reduced[d]) {
+    if (axes.reduced[d]) {
       r.leading &= r.keptRank == 0;
       r.redDims[r.redRank] = x.shape[d];
       r.redStrides[r.redRank++] = strides[d];
-      r.count *= x.shape[d];
     } else {
       r.keptDims[r.keptRank] = x.shape[d];
       r.keptStrides[r.keptRank++] = strides[d];
-      kept *= x.shape[d];
     }
   }
-  if (kept != y.numel())
-    fail(op, "result size does not match the reduction");
   return r;
 }
 
@@ -186,9 +175,7 @@ void reduceMaxBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.reduce_max_backward";
   const TensorRef &x = required(op, in, 0), &g = required(op, in, 1);
   const TensorRef &dx = required(op, out, 0);
-  if (dx.numel() != x.numel())
-    fail(op, "dx must have x's shape");
-  Reduce r = reduction(op, x, g, attrs);
+  Reduce r = reduction(op, x, g, attrs, &dx);
   int64_t outs = g.numel();
   if (outs == 0)
     return;

@@ -10,8 +10,7 @@
 namespace ampc::cuda {
 
 using namespace detail;
-using kernels::detail::SliceSpec;
-using kernels::detail::sliceSpec;
+using kernels::detail::StridedCopy;
 
 namespace {
 
@@ -70,9 +69,11 @@ void stridedCopy(const TensorRef &like, const void *x, int64_t xBase,
   checkLaunch("stridedCopyKernel");
 }
 
-void sameType(std::string_view op, const TensorRef &a, const TensorRef &b) {
-  if (a.dtype != b.dtype)
-    fail(op, "operand and result element types differ");
+// Runs one shared copy plan (runtime/kernels/Geometry.h) on x -> y.
+void stridedCopy(const StridedCopy &c, const TensorRef &like, const void *x,
+                 void *y, cudaStream_t stream) {
+  stridedCopy(like, x, c.srcBase, c.src, y, c.dstBase, c.dst, c.dims, c.rank,
+              stream);
 }
 
 } // namespace
@@ -81,9 +82,7 @@ void reshapeKernel(std::span<const TensorRef> in, std::span<const TensorRef> out
                    const Attrs &, cudaStream_t stream) {
   constexpr std::string_view op = "graph.reshape";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  if (x.numel() != y.numel())
-    fail(op, "element counts differ");
+  kernels::detail::reshapeCheck(op, x, y);
   if (x.data != y.data)
     check(cudaMemcpyAsync(y.data, x.data,
                           size_t(x.numel()) * dtypeSize(x.dtype),
@@ -96,35 +95,16 @@ void transposeKernel(std::span<const TensorRef> in,
                      cudaStream_t stream) {
   constexpr std::string_view op = "graph.transpose";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  auto perm = attrs.getInts("perm");
-  if (int(perm.size()) != x.rank || y.rank != x.rank)
-    fail(op, "perm must have one entry per dimension");
-  int64_t xs[kMaxRank], ys[kMaxRank], ss[kMaxRank];
-  strides(x, xs);
-  strides(y, ys);
-  for (int i = 0; i < x.rank; ++i) {
-    if (perm[i] < 0 || perm[i] >= x.rank || y.shape[i] != x.shape[perm[i]])
-      fail(op, "perm does not match the shapes");
-    ss[i] = xs[perm[i]];
-  }
-  stridedCopy(x, x.data, 0, ss, y.data, 0, ys, y.shape, y.rank, stream);
+  stridedCopy(kernels::detail::transposeCopy(op, x, y, attrs), x, x.data,
+              y.data, stream);
 }
 
 void sliceKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                  const Attrs &attrs, cudaStream_t stream) {
   constexpr std::string_view op = "graph.slice";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  SliceSpec s = sliceSpec(op, x, y, attrs);
-  int64_t xs[kMaxRank], ys[kMaxRank], ss[kMaxRank], base = 0;
-  strides(x, xs);
-  strides(y, ys);
-  for (int d = 0; d < x.rank; ++d) {
-    base += s.starts[d] * xs[d];
-    ss[d] = xs[d] * s.steps[d];
-  }
-  stridedCopy(x, x.data, base, ss, y.data, 0, ys, y.shape, y.rank, stream);
+  stridedCopy(kernels::detail::sliceCopy(op, x, y, attrs), x, x.data, y.data,
+              stream);
 }
 
 void sliceBackwardKernel(std::span<const TensorRef> in,
@@ -132,40 +112,28 @@ void sliceBackwardKernel(std::span<const TensorRef> in,
                          cudaStream_t stream) {
   constexpr std::string_view op = "graph.slice_backward";
   const TensorRef &g = required(op, in, 0), &dx = required(op, out, 0);
-  sameType(op, g, dx);
-  SliceSpec s = sliceSpec(op, dx, g, attrs);
+  StridedCopy c = kernels::detail::sliceBackwardCopy(op, g, dx, attrs);
   check(cudaMemsetAsync(dx.data, 0,
                         size_t(dx.numel()) * dtypeSize(dx.dtype), stream),
         "slice_backward");
-  int64_t xs[kMaxRank], gs[kMaxRank], ds[kMaxRank], base = 0;
-  strides(dx, xs);
-  strides(g, gs);
-  for (int d = 0; d < dx.rank; ++d) {
-    base += s.starts[d] * xs[d];
-    ds[d] = xs[d] * s.steps[d];
-  }
-  stridedCopy(g, g.data, 0, gs, dx.data, base, ds, g.shape, g.rank, stream);
+  stridedCopy(c, g, g.data, dx.data, stream);
 }
 
+// Checks every operand before the first copy is enqueued.
 void concatKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                   const Attrs &attrs, cudaStream_t stream) {
   constexpr std::string_view op = "graph.concat";
   const TensorRef &y = required(op, out, 0);
-  int axis = normAxis(op, attrs.getInt("axis"), y.rank);
+  int axis = kernels::detail::concatGeometry(op, in, y, attrs).axis;
   int64_t ys[kMaxRank], offset = 0;
   strides(y, ys);
   for (const TensorRef &x : in) {
-    sameType(op, x, y);
-    if (x.rank != y.rank)
-      fail(op, "operand ranks differ");
     int64_t xs[kMaxRank];
     strides(x, xs);
     stridedCopy(x, x.data, 0, xs, y.data, offset * ys[axis], ys, x.shape,
                 x.rank, stream);
     offset += x.shape[axis];
   }
-  if (offset != y.shape[axis])
-    fail(op, "result size along the axis is not the sum");
 }
 
 void broadcastToKernel(std::span<const TensorRef> in,
@@ -173,11 +141,8 @@ void broadcastToKernel(std::span<const TensorRef> in,
                        cudaStream_t stream) {
   constexpr std::string_view op = "graph.broadcast_to";
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
-  sameType(op, x, y);
-  int64_t xs[kMaxRank], ys[kMaxRank];
-  broadcastStrides(op, x, y, xs);
-  strides(y, ys);
-  stridedCopy(x, x.data, 0, xs, y.data, 0, ys, y.shape, y.rank, stream);
+  stridedCopy(kernels::detail::broadcastCopy(op, x, y), x, x.data, y.data,
+              stream);
 }
 
 } // namespace ampc::cuda

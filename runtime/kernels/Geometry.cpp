@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace ampc::kernels::detail {
@@ -183,6 +184,265 @@ SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
     if (n != y.shape[d])
       fail(op, "result shape does not match the slice");
   }
+  return s;
+}
+
+void sameElementType(std::string_view op, const TensorRef &a,
+                     const TensorRef &b) {
+  if (a.dtype != b.dtype)
+    fail(op, "element types differ");
+}
+
+void reshapeCheck(std::string_view op, const TensorRef &x, const TensorRef &y) {
+  sameElementType(op, x, y);
+  if (x.numel() != y.numel())
+    fail(op, "element counts differ");
+}
+
+namespace {
+
+// The copy of |box|'s whole shape, destination strides row-major.
+StridedCopy copyOver(const TensorRef &box) {
+  StridedCopy c;
+  c.rank = box.rank;
+  for (int d = 0; d < box.rank; ++d)
+    c.dims[d] = box.shape[d];
+  strides(box, c.dst);
+  return c;
+}
+
+} // namespace
+
+StridedCopy transposeCopy(std::string_view op, const TensorRef &x,
+                          const TensorRef &y, const Attrs &attrs) {
+  sameElementType(op, x, y);
+  auto perm = attrs.getInts("perm");
+  if (int(perm.size()) != x.rank || y.rank != x.rank)
+    fail(op, "perm must have one entry per dimension");
+  StridedCopy c = copyOver(y);
+  int64_t xs[kMaxRank];
+  strides(x, xs);
+  for (int i = 0; i < x.rank; ++i) {
+    if (perm[i] < 0 || perm[i] >= x.rank || y.shape[i] != x.shape[perm[i]])
+      fail(op, "perm does not match the shapes");
+    c.src[i] = xs[perm[i]];
+  }
+  return c;
+}
+
+StridedCopy sliceCopy(std::string_view op, const TensorRef &x,
+                      const TensorRef &y, const Attrs &attrs) {
+  sameElementType(op, x, y);
+  SliceSpec s = sliceSpec(op, x, y, attrs);
+  StridedCopy c = copyOver(y);
+  int64_t xs[kMaxRank];
+  strides(x, xs);
+  for (int d = 0; d < x.rank; ++d) {
+    c.srcBase += s.starts[d] * xs[d];
+    c.src[d] = xs[d] * s.steps[d];
+  }
+  return c;
+}
+
+// The slice's copy the other way round: g read whole, written strided
+// into dx.
+StridedCopy sliceBackwardCopy(std::string_view op, const TensorRef &g,
+                              const TensorRef &dx, const Attrs &attrs) {
+  StridedCopy c = sliceCopy(op, dx, g, attrs);
+  std::swap(c.src, c.dst);
+  std::swap(c.srcBase, c.dstBase);
+  return c;
+}
+
+StridedCopy broadcastCopy(std::string_view op, const TensorRef &x,
+                          const TensorRef &y) {
+  sameElementType(op, x, y);
+  StridedCopy c = copyOver(y);
+  broadcastStrides(op, x, y, c.src);
+  return c;
+}
+
+ConcatGeometry concatGeometry(std::string_view op,
+                              std::span<const TensorRef> ins,
+                              const TensorRef &y, const Attrs &attrs) {
+  ConcatGeometry g{int(normAxis(op, attrs.getInt("axis"), y.rank)), 1, 1};
+  for (int d = 0; d < g.axis; ++d)
+    g.outer *= y.shape[d];
+  for (int d = g.axis + 1; d < y.rank; ++d)
+    g.inner *= y.shape[d];
+  int64_t total = 0;
+  for (const TensorRef &x : ins) {
+    sameElementType(op, x, y);
+    if (x.rank != y.rank)
+      fail(op, "operand ranks differ");
+    for (int d = 0; d < y.rank; ++d)
+      if (d != g.axis && x.shape[d] != y.shape[d])
+        fail(op, "operand shapes differ off the axis");
+    total += x.shape[g.axis];
+  }
+  if (total != y.shape[g.axis])
+    fail(op, "result size along the axis is not the sum");
+  return g;
+}
+
+ConvShape convGeometry(std::string_view op, const TensorRef &x,
+                       const TensorRef &w, const TensorRef &y,
+                       const Attrs &attrs, const TensorRef *bias) {
+  ConvShape g = convShape(op, x, w, y, attrs);
+  if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1 || g.ph < 0 || g.pw < 0)
+    fail(op, "stride and dilation must be positive, padding non-negative");
+  int64_t eh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+  int64_t ew = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  if (eh != g.oh || ew != g.ow)
+    fail(op, "result spatial size does not match stride/padding/dilation");
+  if (bias && bias->numel() != g.o)
+    fail(op, "bias must be [O]");
+  return g;
+}
+
+PoolGeometry poolGeometry(std::string_view op, const TensorRef &x,
+                          const TensorRef &y, const Attrs &attrs,
+                          const TensorRef *dx) {
+  PoolWindow k = poolWindow(op, x, y, attrs);
+  PoolGeometry g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[2],
+                 y.shape[3], k.kh,       k.kw,       k.sh,       k.sw,
+                 k.ph,       k.pw};
+  if ((g.h + 2 * g.ph - g.kh) / g.sh + 1 != g.oh ||
+      (g.w + 2 * g.pw - g.kw) / g.sw + 1 != g.ow)
+    fail(op, "result spatial size does not match kernel/stride/padding");
+  if (dx && dx->numel() != x.numel())
+    fail(op, "dx must have the input's shape");
+  return g;
+}
+
+AttnGeom attentionForward(std::string_view op, const TensorRef &q,
+                          const TensorRef &k, const TensorRef &v,
+                          const TensorRef &o, const Attrs &attrs) {
+  AttnGeom g = attentionGeometry(op, q, k, v, attrs);
+  if (o.numel() != g.batch * g.t * g.e)
+    fail(op, "result must be [.., T, E]");
+  return g;
+}
+
+AttnGeom attentionBackward(std::string_view op, const TensorRef &q,
+                           const TensorRef &k, const TensorRef &v,
+                           const TensorRef &g, const TensorRef *dq,
+                           const TensorRef *dk, const TensorRef *dv,
+                           const Attrs &attrs) {
+  AttnGeom a = attentionGeometry(op, q, k, v, attrs);
+  if (g.numel() != a.batch * a.t * a.e || (dq && dq->numel() != q.numel()) ||
+      (dk && dk->numel() != k.numel()) || (dv && dv->numel() != v.numel()))
+    fail(op, "g must be [.., T, E]; dq, dk, dv the shapes of q, k, v");
+  return a;
+}
+
+int64_t normBackwardRows(std::string_view op, const TensorRef &x,
+                         const TensorRef &w, const TensorRef &g,
+                         const TensorRef *dx, const TensorRef *dw,
+                         const TensorRef *db, int64_t &d) {
+  int64_t m = lastDimRows(op, x, d, {&w, dw, db});
+  if (g.numel() != x.numel() || (dx && dx->numel() != x.numel()))
+    fail(op, "g and dx must have x's shape");
+  return m;
+}
+
+AxisSplit softmaxGeometry(std::string_view op, const TensorRef &x,
+                          const TensorRef &y, const Attrs &attrs) {
+  if (x.numel() != y.numel())
+    fail(op, "operand and result sizes differ");
+  int axis = int(normAxis(op, attrs.getInt("axis"), x.rank));
+  AxisSplit s{1, x.shape[axis], 1};
+  for (int d = 0; d < axis; ++d)
+    s.outer *= x.shape[d];
+  for (int d = axis + 1; d < x.rank; ++d)
+    s.inner *= x.shape[d];
+  return s;
+}
+
+ReduceAxes reduceAxes(std::string_view op, const TensorRef &x,
+                      const TensorRef &y, const Attrs &attrs,
+                      const TensorRef *dx) {
+  if (dx && dx->numel() != x.numel())
+    fail(op, "dx must have x's shape");
+  auto axes = attrs.getInts("axes", {});
+  ReduceAxes r{{}, 1};
+  if (axes.empty())
+    for (int d = 0; d < x.rank; ++d)
+      r.reduced[d] = true;
+  for (int64_t a : axes)
+    r.reduced[normAxis(op, a, x.rank)] = true;
+  int64_t kept = 1;
+  for (int d = 0; d < x.rank; ++d)
+    (r.reduced[d] ? r.count : kept) *= x.shape[d];
+  if (kept != y.numel())
+    fail(op, "result size does not match the reduction");
+  return r;
+}
+
+namespace {
+
+CrossEntropyShape crossEntropyShape(std::string_view op,
+                                    const TensorRef &logits,
+                                    const TensorRef &labels,
+                                    const Attrs &attrs) {
+  if (logits.rank < 1)
+    fail(op, "logits must be [..., C]");
+  CrossEntropyShape p{labels.numel(), logits.shape[logits.rank - 1],
+                      attrs.getInt("ignore_index", -100),
+                      attrs.getFloat("label_smoothing", 0.0)};
+  if (labels.dtype != DType::I32 && labels.dtype != DType::I64)
+    fail(op, "ids/labels must be i32 or i64");
+  if (p.rows * p.classes != logits.numel())
+    fail(op, "labels must have the logits' shape without the class axis");
+  return p;
+}
+
+} // namespace
+
+CrossEntropyShape crossEntropyForward(std::string_view op,
+                                      const TensorRef &logits,
+                                      const TensorRef &labels,
+                                      const TensorRef &y, const Attrs &attrs) {
+  if (y.numel() != 1)
+    fail(op, "the result is a scalar");
+  return crossEntropyShape(op, logits, labels, attrs);
+}
+
+CrossEntropyShape crossEntropyBackward(std::string_view op,
+                                       const TensorRef &logits,
+                                       const TensorRef &labels,
+                                       const TensorRef &g, const TensorRef &dx,
+                                       const Attrs &attrs) {
+  if (g.numel() != 1 || dx.numel() != logits.numel())
+    fail(op, "g is a scalar and dlogits has the logits' shape");
+  return crossEntropyShape(op, logits, labels, attrs);
+}
+
+int64_t mseLossCount(std::string_view op, const TensorRef &a,
+                     const TensorRef &b, const TensorRef &y) {
+  if (a.numel() != b.numel() || y.numel() != 1)
+    fail(op, "operands must have equal sizes; the result is a scalar");
+  return a.numel();
+}
+
+EmbeddingShape embeddingShape(std::string_view op, const TensorRef &ids,
+                              const TensorRef &table, const TensorRef &y) {
+  if (table.rank != 2)
+    fail(op, "table must be [V, D]");
+  EmbeddingShape s{table.shape[0], table.shape[1]};
+  if (y.numel() != ids.numel() * s.d)
+    fail(op, "result must be [..., D]");
+  return s;
+}
+
+EmbeddingShape embeddingBackwardShape(std::string_view op,
+                                      const TensorRef &ids, const TensorRef &g,
+                                      const TensorRef &dtable) {
+  if (dtable.rank != 2)
+    fail(op, "dtable must be [V, D]");
+  EmbeddingShape s{dtable.shape[0], dtable.shape[1]};
+  if (g.numel() != ids.numel() * s.d)
+    fail(op, "g must be [..., D]");
   return s;
 }
 

@@ -59,6 +59,12 @@ struct ConvShape {
 ConvShape convShape(std::string_view op, const TensorRef &x,
                     const TensorRef &w, const TensorRef &y,
                     const Attrs &attrs);
+// convShape and the rest of the checks of conv2d and its backward ops:
+// positive stride and dilation, non-negative padding, the result's spatial
+// size, and the optional bias [O].
+ConvShape convGeometry(std::string_view op, const TensorRef &x,
+                       const TensorRef &w, const TensorRef &y,
+                       const Attrs &attrs, const TensorRef *bias = nullptr);
 
 // max_pool2d/avg_pool2d: |x| [N,C,H,W] -> |y| [N,C,OH,OW]; stride defaults
 // to kernel_size, padding to 0.
@@ -67,6 +73,14 @@ struct PoolWindow {
 };
 PoolWindow poolWindow(std::string_view op, const TensorRef &x,
                       const TensorRef &y, const Attrs &attrs);
+// poolWindow and the result's spatial size; with |dx| (max_pool2d_backward),
+// also that dx has x's size. Plain data: passed to CUDA kernels by value.
+struct PoolGeometry {
+  int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, ph, pw;
+};
+PoolGeometry poolGeometry(std::string_view op, const TensorRef &x,
+                          const TensorRef &y, const Attrs &attrs,
+                          const TensorRef *dx = nullptr);
 
 // scaled_dot_product_attention: q [.., T, D], k [.., S, D], v [.., S, E];
 // scale defaults to 1/sqrt(D).
@@ -77,6 +91,17 @@ struct AttnGeom {
 };
 AttnGeom attentionGeometry(std::string_view op, const TensorRef &q,
                            const TensorRef &k, const TensorRef &v,
+                           const Attrs &attrs);
+// attentionGeometry and the result o [.., T, E].
+AttnGeom attentionForward(std::string_view op, const TensorRef &q,
+                          const TensorRef &k, const TensorRef &v,
+                          const TensorRef &o, const Attrs &attrs);
+// attentionGeometry, g [.., T, E] and the optional dq, dk, dv (q's, k's and
+// v's sizes).
+AttnGeom attentionBackward(std::string_view op, const TensorRef &q,
+                           const TensorRef &k, const TensorRef &v,
+                           const TensorRef &g, const TensorRef *dq,
+                           const TensorRef *dk, const TensorRef *dv,
                            const Attrs &attrs);
 
 // matmul [M, K] x [K, N] -> [M, N]; batch_matmul the same over equal
@@ -98,6 +123,65 @@ MatmulShape linearShape(std::string_view op, const TensorRef &x,
 // checks the optional [D] parameters.
 int64_t lastDimRows(std::string_view op, const TensorRef &x, int64_t &d,
                     std::initializer_list<const TensorRef *> params);
+// layer_norm_backward / rms_norm_backward (db null): lastDimRows over the
+// weight and the optional dweight, dbias, and g and the optional dx with x's
+// size.
+int64_t normBackwardRows(std::string_view op, const TensorRef &x,
+                         const TensorRef &w, const TensorRef &g,
+                         const TensorRef *dx, const TensorRef *dw,
+                         const TensorRef *db, int64_t &d);
+
+// softmax / log_softmax x -> y along the required `axis`: x = [outer, n,
+// inner]; y has x's size.
+struct AxisSplit {
+  int64_t outer, n, inner;
+};
+AxisSplit softmaxGeometry(std::string_view op, const TensorRef &x,
+                          const TensorRef &y, const Attrs &attrs);
+
+// reduce_sum/mean/max x -> y over `axes` (empty: all): which dimensions are
+// reduced and the elements per output; y has the kept dimensions' size.
+// With |dx| (reduce_max_backward, y being g), first checks that dx has x's
+// size.
+struct ReduceAxes {
+  bool reduced[kMaxRank];
+  int64_t count;
+};
+ReduceAxes reduceAxes(std::string_view op, const TensorRef &x,
+                      const TensorRef &y, const Attrs &attrs,
+                      const TensorRef *dx = nullptr);
+
+// cross_entropy logits [..., C], labels [...] (i32/i64) with ignore_index
+// (-100) and label_smoothing (0). The Forward form checks the scalar
+// result y; the Backward form the scalar g and dlogits with the logits'
+// size. Label values are not checked here (they may be on the device).
+struct CrossEntropyShape {
+  int64_t rows, classes, ignore;
+  double smoothing;
+};
+CrossEntropyShape crossEntropyForward(std::string_view op,
+                                      const TensorRef &logits,
+                                      const TensorRef &labels,
+                                      const TensorRef &y, const Attrs &attrs);
+CrossEntropyShape crossEntropyBackward(std::string_view op,
+                                       const TensorRef &logits,
+                                       const TensorRef &labels,
+                                       const TensorRef &g, const TensorRef &dx,
+                                       const Attrs &attrs);
+// mse_loss a, b -> scalar y: returns the element count.
+int64_t mseLossCount(std::string_view op, const TensorRef &a,
+                     const TensorRef &b, const TensorRef &y);
+
+// embedding ids [...], table [V, D] -> y [..., D]; embedding_backward ids,
+// g [..., D] -> dtable [V, D]. Id values are not checked here.
+struct EmbeddingShape {
+  int64_t v, d;
+};
+EmbeddingShape embeddingShape(std::string_view op, const TensorRef &ids,
+                              const TensorRef &table, const TensorRef &y);
+EmbeddingShape embeddingBackwardShape(std::string_view op,
+                                      const TensorRef &ids, const TensorRef &g,
+                                      const TensorRef &dtable);
 
 // graph.slice / slice_backward: starts and strides of |x| (the sliced
 // operand) after checking limits, ranges and |y|'s shape. Without these
@@ -107,6 +191,47 @@ struct SliceSpec {
 };
 SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
                     const TensorRef &y, const Attrs &attrs);
+
+// Data movement (graph.transpose, slice, slice_backward, broadcast_to): the
+// box |dims| copied element by element from src[srcBase + sum i_d * src_d]
+// to dst[dstBase + sum i_d * dst_d] (strides and offsets in elements).
+// Each function checks the op's operands first, including that they have
+// one element type ("element types differ").
+struct StridedCopy {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t src[kMaxRank] = {}, dst[kMaxRank] = {};
+  int64_t srcBase = 0, dstBase = 0;
+};
+// Fails unless |a| and |b| have one element type.
+void sameElementType(std::string_view op, const TensorRef &a,
+                     const TensorRef &b);
+// graph.reshape x -> y: one element type and count.
+void reshapeCheck(std::string_view op, const TensorRef &x, const TensorRef &y);
+// graph.transpose x -> y: result dimension i is x's dimension perm[i].
+StridedCopy transposeCopy(std::string_view op, const TensorRef &x,
+                          const TensorRef &y, const Attrs &attrs);
+// graph.slice x -> y (sliceSpec's checks).
+StridedCopy sliceCopy(std::string_view op, const TensorRef &x,
+                      const TensorRef &y, const Attrs &attrs);
+// graph.slice_backward g -> dx: g into the slice of dx (the caller zeroes
+// the rest of dx).
+StridedCopy sliceBackwardCopy(std::string_view op, const TensorRef &g,
+                              const TensorRef &dx, const Attrs &attrs);
+// graph.broadcast_to x -> y (broadcastStrides' checks).
+StridedCopy broadcastCopy(std::string_view op, const TensorRef &x,
+                          const TensorRef &y);
+
+// graph.concat ins -> y along `axis`: one element type and rank, equal
+// shapes off the axis, the axis sizes summing to y's. y = [outer, axis,
+// inner] with the axis normalized.
+struct ConcatGeometry {
+  int axis;
+  int64_t outer, inner;
+};
+ConcatGeometry concatGeometry(std::string_view op,
+                              std::span<const TensorRef> ins,
+                              const TensorRef &y, const Attrs &attrs);
 
 } // namespace ampc::kernels::detail
 
