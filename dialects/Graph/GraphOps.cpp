@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 
 using namespace mlir;
@@ -80,7 +81,38 @@ static std::string shown(StringRef name) {
   return s + "\"";
 }
 
+// Why |type| is too large to hold ("" when it is not): its element count
+// or byte size overflows int64_t or passes 2^48 bytes (256 TiB), the most
+// any tensor of a model may take, so that every size computed from it
+// later (arena offsets, byte counts, summaries) fits.
+static std::string sizeProblem(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return "";
+  constexpr int64_t kMaxBytes = int64_t(1) << 48;
+  int64_t elements = 1;
+  for (int64_t d : t.getShape())
+    if (llvm::MulOverflow(elements, d, elements))
+      return "has more elements than a 64-bit count holds";
+  Type e = t.getElementType();
+  int64_t width = e.isIntOrFloat() ? (e.getIntOrFloatBitWidth() + 7) / 8 : 1;
+  int64_t bytes;
+  if (llvm::MulOverflow(elements, width, bytes) || bytes > kMaxBytes)
+    return "has " + std::to_string(elements) +
+           " elements, more than the 2^48 bytes a tensor may take";
+  return "";
+}
+
 LogicalResult ModelOp::verify() {
+  // Sizes first: the ops' own verifiers multiply dimensions too.
+  for (Operation &op : getBlock()) {
+    for (Type type : op.getResultTypes())
+      if (std::string why = sizeProblem(type); !why.empty())
+        return op.emitOpError() << "result type " << type << " " << why;
+    for (Type type : op.getOperandTypes())
+      if (std::string why = sizeProblem(type); !why.empty())
+        return op.emitOpError() << "operand type " << type << " " << why;
+  }
   if (std::string why = nameProblem(getSymName()); !why.empty())
     return emitOpError() << "model name " << shown(getSymName()) << " " << why;
   llvm::StringMap<Operation *> seen;
