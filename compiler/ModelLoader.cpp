@@ -1,6 +1,7 @@
 //===- ModelLoader.cpp ------------------------------------------------------===//
 #include "compiler/ModelLoader.h"
 
+#include "compiler/Diagnostics.h"
 #include "compiler/InitAll.h"
 #include "compiler/ParseGuard.h"
 #include "passes/Passes.h"
@@ -26,6 +27,8 @@ std::unique_ptr<MLIRContext> ampc::createContext() {
   // Users read these errors against their own file: the source line is
   // shown, the generic form of the op would only add noise.
   context->printOpOnDiagnostic(false);
+  // Passes and emitters report as file:line:col too.
+  installDiagnosticPrinter(*context);
   return context;
 }
 

@@ -14,18 +14,27 @@ struct GraphVerifyModelPass
     : ampc::impl::GraphVerifyModelBase<GraphVerifyModelPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    int models = 0;
+    ampc::graph::ModelOp model;
     for (Operation &op : module.getBody()->getOperations()) {
-      if (isa<ampc::graph::ModelOp>(op)) {
-        if (++models > 1) {
+      if (auto m = dyn_cast<ampc::graph::ModelOp>(op)) {
+        if (model) {
           op.emitError() << "a model file holds one graph.model";
           return signalPassFailure();
         }
+        model = m;
       }
     }
-    if (models == 0) {
+    if (!model) {
       module.emitError() << "no graph.model in this file";
-      signalPassFailure();
+      return signalPassFailure();
+    }
+    // Training needs something to train: `ampc compile` could only fail
+    // later (train-build-step), so `ampc check` rejects it here too.
+    if (model.getBlock().getOps<ampc::graph::ParamOp>().empty()) {
+      model.emitError() << "model @" << model.getSymName()
+                        << " has no parameters: there is nothing to train "
+                           "(declare one with graph.param)";
+      return signalPassFailure();
     }
   }
 };

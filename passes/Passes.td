@@ -12,10 +12,13 @@
 include "mlir/Pass/PassBase.td"
 
 def GraphVerifyModel : Pass<"graph-verify-model", "mlir::ModuleOp"> {
-  let summary = "Check a module holds exactly one graph.model";
+  let summary = "Check a module holds exactly one trainable graph.model";
   let description = [{
     Model files hold one `graph.model`. This pass rejects files with none or
-    with several, so every later pass and tool can assume a single model.
+    with several, so every later pass and tool can assume a single model,
+    and a model without a `graph.param` (there is nothing to train; the
+    training pipeline could not build a step for it). `ampc check` and
+    `ampc compile` both run it, so what compile rejects, check rejects.
     (Functions beside it are fine: autodiff adds `@<model>_grad`.)
   }];
 }

@@ -9,6 +9,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/cli/Command.h"
+#include "compiler/targets/common/EmitSupport.h"
 #include "compiler/targets/cpu/CpuEmitter.h"
 #include "compiler/targets/cuda/CudaEmitter.h"
 #include "passes/Pipelines.h"
@@ -213,8 +214,10 @@ int runCompile() {
     return 1;
   }
   SmallString<128> cppPath(tempDir);
-  sys::path::append(cppPath, ampc::getModel(*module).getSymName() +
-                                (cuda ? ".cu" : ".cpp"));
+  // The model's name may hold any printable character ('/' too).
+  sys::path::append(cppPath,
+                    ampc::emit::identifier(ampc::getModel(*module).getSymName()) +
+                        (cuda ? ".cu" : ".cpp"));
   {
     std::error_code ec;
     raw_fd_ostream os(cppPath, ec);

@@ -5,7 +5,10 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/ConvertUTF.h"
 
 using namespace mlir;
 using namespace ampc::graph;
@@ -30,8 +33,90 @@ OutputOp ModelOp::getOutputOp() {
   return cast<OutputOp>(getBlock().getTerminator());
 }
 
+// Why |name| cannot name an input, parameter, output or model ("" when it
+// can): names reach generated C++, checkpoints (safetensors JSON), metrics
+// and --help text, so they are printable UTF-8.
+static std::string nameProblem(StringRef name) {
+  const auto *bytes = reinterpret_cast<const llvm::UTF8 *>(name.data());
+  if (!llvm::isLegalUTF8String(&bytes, bytes + name.size()))
+    return "is not valid UTF-8 (at byte " +
+           std::to_string(reinterpret_cast<const char *>(bytes) -
+                          name.data()) +
+           ")";
+  for (size_t i = 0; i < name.size(); ++i) {
+    auto c = static_cast<unsigned char>(name[i]);
+    unsigned code = 0xA0; // printable
+    if (c < 0x80)
+      code = c;
+    // C1 controls U+0080..U+009F are 0xC2 0x80..0x9F in UTF-8.
+    else if (c == 0xC2 && static_cast<unsigned char>(name[i + 1]) < 0xA0)
+      code = static_cast<unsigned char>(name[i + 1]);
+    if (code < 0x20 || (code >= 0x7F && code < 0xA0)) {
+      char buf[16];
+      std::snprintf(buf, sizeof(buf), "U+%04X", code);
+      return std::string("holds the control character ") + buf +
+             " (at byte " + std::to_string(i) + ")";
+    }
+  }
+  return "";
+}
+
+// |name| quoted for diagnostics: control characters (and, in a name that
+// is not UTF-8, every non-ASCII byte) as \XX.
+static std::string shown(StringRef name) {
+  const auto *bytes = reinterpret_cast<const llvm::UTF8 *>(name.data());
+  bool utf8 = llvm::isLegalUTF8String(&bytes, bytes + name.size());
+  std::string s = "\"";
+  for (char ch : name) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7F || (c >= 0x80 && !utf8) || c == '"' ||
+        c == '\\') {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\%02X", unsigned(c));
+      s += buf;
+    } else {
+      s += ch;
+    }
+  }
+  return s + "\"";
+}
+
+// Why |type| is too large to hold ("" when it is not): its element count
+// or byte size overflows int64_t or passes 2^48 bytes (256 TiB), the most
+// any tensor of a model may take, so that every size computed from it
+// later (arena offsets, byte counts, summaries) fits.
+static std::string sizeProblem(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return "";
+  constexpr int64_t kMaxBytes = int64_t(1) << 48;
+  int64_t elements = 1;
+  for (int64_t d : t.getShape())
+    if (llvm::MulOverflow(elements, d, elements))
+      return "has more elements than a 64-bit count holds";
+  Type e = t.getElementType();
+  int64_t width = e.isIntOrFloat() ? (e.getIntOrFloatBitWidth() + 7) / 8 : 1;
+  int64_t bytes;
+  if (llvm::MulOverflow(elements, width, bytes) || bytes > kMaxBytes)
+    return "has " + std::to_string(elements) +
+           " elements, more than the 2^48 bytes a tensor may take";
+  return "";
+}
+
 LogicalResult ModelOp::verify() {
+  // Sizes first: the ops' own verifiers multiply dimensions too.
+  for (Operation &op : getBlock()) {
+    for (Type type : op.getResultTypes())
+      if (std::string why = sizeProblem(type); !why.empty())
+        return op.emitOpError() << "result type " << type << " " << why;
+    for (Type type : op.getOperandTypes())
+      if (std::string why = sizeProblem(type); !why.empty())
+        return op.emitOpError() << "operand type " << type << " " << why;
+  }
+  if (std::string why = nameProblem(getSymName()); !why.empty())
+    return emitOpError() << "model name " << shown(getSymName()) << " " << why;
   llvm::StringMap<Operation *> seen;
+  llvm::StringSet<> params;
   for (Operation &op : getBlock()) {
     StringRef name, kind;
     if (auto in = dyn_cast<InputOp>(op)) {
@@ -40,11 +125,29 @@ LogicalResult ModelOp::verify() {
     } else if (auto p = dyn_cast<ParamOp>(op)) {
       name = p.getName();
       kind = "parameter";
+      params.insert(name);
+    } else if (auto out = dyn_cast<OutputOp>(op)) {
+      for (Attribute a : out.getNames())
+        if (auto n = dyn_cast<StringAttr>(a))
+          if (std::string why = nameProblem(n.getValue()); !why.empty())
+            return out.emitOpError()
+                   << "output name " << shown(n.getValue()) << " " << why;
+      continue;
     } else {
       continue;
     }
     if (name.empty())
       return op.emitOpError() << "has an empty " << kind << " name";
+    if (std::string why = nameProblem(name); !why.empty())
+      return op.emitOpError() << kind << " name " << shown(name) << " " << why;
+    if (kind == "input" && name.find_first_of(",=") != StringRef::npos)
+      return op.emitOpError()
+             << "input name " << shown(name)
+             << " holds ',' or '=': the training binary binds inputs with "
+                "--data NAME=PATH,NAME=PATH";
+    if (kind == "parameter" && name == "__metadata__")
+      return op.emitOpError() << "parameter name \"__metadata__\" is the "
+                                 "safetensors metadata key of checkpoints";
     auto [it, inserted] = seen.try_emplace(name, &op);
     if (!inserted) {
       InFlightDiagnostic diag = op.emitOpError()
@@ -54,6 +157,18 @@ LogicalResult ModelOp::verify() {
       return diag;
     }
   }
+  // Checkpoints hold NAME, NAME.exp_avg, NAME.exp_avg_sq (Adam) or
+  // NAME.momentum_buffer (SGD) per parameter, in one file: no parameter may
+  // be named as another's optimizer state.
+  for (ParamOp p : getBlock().getOps<ParamOp>())
+    for (StringRef suffix : {".exp_avg", ".exp_avg_sq", ".momentum_buffer"})
+      if (p.getName().ends_with(suffix) &&
+          params.contains(p.getName().drop_back(suffix.size())))
+        return p.emitOpError()
+               << "parameter name " << shown(p.getName())
+               << " is the checkpoint name of parameter "
+               << shown(p.getName().drop_back(suffix.size()))
+               << "'s optimizer state";
   return success();
 }
 

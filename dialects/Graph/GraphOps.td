@@ -49,10 +49,16 @@ def Graph_ModelOp : Graph_Op<"model", [
   }];
 }
 
-def Graph_InputOp : Graph_Op<"input", [HasParent<"ModelOp">, Pure]> {
+// graph.input and graph.param declare the model's interface: they are not
+// Pure, so CSE and other dead-code elimination keep them when nothing reads
+// them (an unused parameter still has a gradient, zero, and optimizer state;
+// an unused input still takes its --data).
+def Graph_InputOp : Graph_Op<"input", [HasParent<"ModelOp">]> {
   let summary = "A named data input of the model";
   let description = [{
     Data fed per step (images, labels, token ids), bound by name at run time.
+    Input names are printable (no control characters, valid UTF-8) and hold
+    no `,` or `=` (the binary binds them with `--data NAME=PATH,...`).
 
     ```mlir
     %image = graph.input "image" : tensor<64x784xf32>
@@ -64,7 +70,7 @@ def Graph_InputOp : Graph_Op<"input", [HasParent<"ModelOp">, Pure]> {
   let assemblyFormat = "$name attr-dict `:` type($result)";
 }
 
-def Graph_ParamOp : Graph_Op<"param", [HasParent<"ModelOp">, Pure]> {
+def Graph_ParamOp : Graph_Op<"param", [HasParent<"ModelOp">]> {
   let summary = "A named trainable parameter and its initializer";
   let description = [{
     Parameters are FP32 master weights; `init` is one of the `#graph.*`

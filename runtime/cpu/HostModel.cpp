@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace ampc::cpu {
@@ -22,19 +24,47 @@ int64_t numElements(const std::vector<int64_t> &shape) {
   return n;
 }
 
+// A model that verified but does not fit in memory: one line saying what
+// it needs and what could not be allocated, exit status 2 (as bad input),
+// instead of std::bad_alloc terminating. The model is a static of the
+// generated main(), built before trainMain could catch anything.
+[[noreturn]] void outOfMemory(const rt::ModelSpec &spec, const char *what) {
+  bool adam = spec.config.optimizer != "sgd";
+  int copies = adam ? 4 : 3;
+  uint64_t params = 0;
+  for (const rt::ParamInfo &p : spec.params)
+    params += uint64_t(numElements(p.shape)) * 4;
+  uint64_t arena = uint64_t(spec.arenaBytes);
+  std::fprintf(stderr,
+               "error: out of memory: model '%s' needs %llu bytes "
+               "(parameters %llu x %d: FP32 masters, gradients and %s; "
+               "arena %llu), could not allocate the %s\n",
+               spec.name.c_str(),
+               (unsigned long long)(params * copies + arena),
+               (unsigned long long)params, copies,
+               adam ? "2 optimizer moments" : "the momentum buffer",
+               (unsigned long long)arena, what);
+  std::exit(2);
+}
+
 } // namespace
 
 std::vector<HostModel::Tensors>
 HostModel::allocate(const rt::ModelSpec &spec) {
   bool adam = spec.config.optimizer != "sgd";
-  std::vector<Tensors> tensors(spec.params.size());
-  for (size_t p = 0; p < spec.params.size(); ++p) {
-    size_t n = size_t(numElements(spec.params[p].shape));
-    tensors[p].w.assign(n, 0.0f);
-    tensors[p].g.assign(n, 0.0f);
-    tensors[p].m.assign(n, 0.0f);
-    if (adam)
-      tensors[p].v.assign(n, 0.0f);
+  std::vector<Tensors> tensors;
+  try {
+    tensors.resize(spec.params.size());
+    for (size_t p = 0; p < spec.params.size(); ++p) {
+      size_t n = size_t(numElements(spec.params[p].shape));
+      tensors[p].w.assign(n, 0.0f);
+      tensors[p].g.assign(n, 0.0f);
+      tensors[p].m.assign(n, 0.0f);
+      if (adam)
+        tensors[p].v.assign(n, 0.0f);
+    }
+  } catch (const std::exception &) { // bad_alloc, length_error
+    outOfMemory(spec, "parameters");
   }
   return tensors;
 }
@@ -52,7 +82,11 @@ HostModel::HostModel(rt::ModelSpec spec)
       epilogue_(epilogueTensors(),
                 EpilogueConfig::fromCompileConfig(spec_.config)) {
   // One arena for every intermediate tensor (zeroed, like a fresh vector).
-  arenaStorage_.resize(size_t(spec_.arenaBytes) + kArenaAlign);
+  try {
+    arenaStorage_.resize(size_t(spec_.arenaBytes) + kArenaAlign);
+  } catch (const std::exception &) { // bad_alloc, length_error
+    outOfMemory(spec_, "arena");
+  }
   arena_ = reinterpret_cast<std::byte *>(
       (reinterpret_cast<uintptr_t>(arenaStorage_.data()) + kArenaAlign - 1) &
       ~(kArenaAlign - 1));

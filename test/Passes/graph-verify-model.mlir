@@ -2,20 +2,20 @@
 
 // CHECK-LABEL: graph.model @one
 graph.model @one {
-  %l = graph.input "l" : tensor<f32>
-  graph.output loss = %l : tensor<f32>
+  %w = graph.param "w" init(#graph.zeros) : tensor<f32>
+  graph.output loss = %w : tensor<f32>
 }
 
 // -----
 
 graph.model @a {
-  %l = graph.input "l" : tensor<f32>
-  graph.output loss = %l : tensor<f32>
+  %w = graph.param "w" init(#graph.zeros) : tensor<f32>
+  graph.output loss = %w : tensor<f32>
 }
 // expected-error @+1 {{a model file holds one graph.model}}
 graph.model @b {
-  %l = graph.input "l" : tensor<f32>
-  graph.output loss = %l : tensor<f32>
+  %w = graph.param "w" init(#graph.zeros) : tensor<f32>
+  graph.output loss = %w : tensor<f32>
 }
 
 // -----
@@ -25,4 +25,13 @@ module {
   func.func @f() {
     return
   }
+}
+
+// -----
+
+// Nothing to train: `ampc check` rejects it as `ampc compile` would.
+// expected-error @+1 {{model @noparam has no parameters: there is nothing to train (declare one with graph.param)}}
+graph.model @noparam {
+  %l = graph.input "l" : tensor<f32>
+  graph.output loss = %l : tensor<f32>
 }

@@ -29,12 +29,12 @@ bool printAttr(NamedAttribute attr, raw_ostream &os) {
   else if (auto f = dyn_cast<FloatAttr>(a))
     value = doubleLiteral(f.getValueAsDouble());
   else if (auto s = dyn_cast<StringAttr>(a))
-    value = "std::string(\"" + s.getValue().str() + "\")";
+    value = "std::string(" + quoted(s.getValue()) + ")";
   else if (auto arr = dyn_cast<DenseI64ArrayAttr>(a))
     value = "std::vector<int64_t>" + shapeList(arr.asArrayRef());
   else
     return false;
-  os << "{\"" << name << "\", " << value << "}";
+  os << "{" << quoted(name) << ", " << value << "}";
   return true;
 }
 

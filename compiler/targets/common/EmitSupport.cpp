@@ -123,14 +123,31 @@ std::string ampc::emit::className(StringRef model) {
   return name + "Model";
 }
 
+// Only printable ASCII goes into the C++ source: `"` and `\\` escaped,
+// `?` too (no trigraph such as ??/ can form, whatever the -std), every
+// other byte (control characters, UTF-8 sequences) as a three-digit octal
+// escape, which, unlike \x, cannot run on into a following hex digit.
 std::string ampc::emit::quoted(StringRef s) {
   std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\' || c == '?') {
       q += '\\';
-    q += c;
+      q += char(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      q += char(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\%03o", unsigned(c));
+      q += buf;
+    }
   }
   return q + "\"";
+}
+
+std::string ampc::emit::commentText(StringRef s) {
+  bool plain = !s.empty() && s.back() != '\\' &&
+               llvm::all_of(s, [](char c) { return c >= 0x20 && c < 0x7f; });
+  return plain ? s.str() : quoted(s);
 }
 
 std::string ampc::emit::elementLiteral(Attribute a, const std::string &type) {

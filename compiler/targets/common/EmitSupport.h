@@ -54,8 +54,12 @@ int64_t byteSize(mlir::Type type);
 std::string kernelMember(llvm::StringRef opName);
 // "mlp" -> "MlpModel".
 std::string className(llvm::StringRef model);
-// A C++ string literal.
+// A C++ string literal of any bytes, made of printable ASCII only.
 std::string quoted(llvm::StringRef s);
+// |s| as text of a // comment: as is when it is printable ASCII and does not
+// end in a backslash (which would splice the next line into the comment),
+// else quoted(s).
+std::string commentText(llvm::StringRef s);
 // ampc::num::InitAttrs{...} of a #graph initializer.
 std::string initAttrs(mlir::Attribute init);
 // kernel.arena_size of |op| (0 when absent).

@@ -146,7 +146,7 @@ private:
                       std::to_string(accumSteps(p)) + " + micro)";
     reserve(env);
     func::FuncOp fn = p.grad;
-    os << "// @" << fn.getSymName()
+    os << "// @" << commentText(fn.getSymName())
        << ": forward and backward of one micro-batch; gradients of loss * "
           "scale.\n";
     os << "void runForwardBackward(const void *const *inputs, int micro) "
@@ -178,7 +178,7 @@ private:
         sizes = fn.emitError() << "the gradient of " << name << " has "
                                << count << " elements, the parameter "
                                << paramSizes[idx];
-      os << "storeGrad(" << idx << ", " << env[v] << ", micro);  // " << name
+      os << "storeGrad(" << idx << ", " << env[v] << ", micro);  // " << commentText(name)
          << "\n";
     };
     if (failed(forEachGradResult(p, loss, grad)) || failed(sizes))
@@ -193,7 +193,7 @@ private:
     env.asmState = &state;
     env.training = false;
     reserve(env);
-    os << "// @" << p.model.getSymName()
+    os << "// @" << commentText(p.model.getSymName())
        << ": the forward pass (dropout off).\n";
     os << "void runEvaluate(const void *const *inputs, void *const *outputs) "
           "override {\n";
@@ -212,7 +212,7 @@ private:
     for (auto [i, v] : llvm::enumerate(out.getValues()))
       os << "std::memcpy(outputs[" << i << "], " << env[v] << ", "
          << byteSize(v.getType()) << ");  // "
-         << cast<StringAttr>(out.getNames()[i]).getValue() << "\n";
+         << commentText(cast<StringAttr>(out.getNames()[i]).getValue()) << "\n";
     os.unindent();
     os << "}\n\n";
     return success();

@@ -135,7 +135,7 @@ private:
         "int64_t(iteration() * " + std::to_string(accumSteps(p)) + " + micro)";
     reserve(env);
     func::FuncOp fn = p.grad;
-    os << "// @" << fn.getSymName()
+    os << "// @" << commentText(fn.getSymName())
        << ": forward and backward of one micro-batch (captured once per "
           "micro == 0 / micro > 0).\n";
     os << "void runForwardBackward(int micro) override {\n";
@@ -164,7 +164,7 @@ private:
         sizes = fn.emitError()
                 << "the gradient of " << name << " has " << count
                 << " elements, the parameter " << paramSizes[idx];
-      os << "storeGrad(" << idx << ", " << env[v] << ", micro);  // " << name
+      os << "storeGrad(" << idx << ", " << env[v] << ", micro);  // " << commentText(name)
          << "\n";
     };
     if (failed(forEachGradResult(p, loss, grad)) || failed(sizes))
@@ -179,7 +179,7 @@ private:
     env.asmState = &state;
     env.training = false;
     reserve(env);
-    os << "// @" << p.model.getSymName()
+    os << "// @" << commentText(p.model.getSymName())
        << ": the forward pass (dropout off), eager.\n";
     os << "void runEvaluate(const void **outputs) override {\n";
     os.indent();
@@ -195,7 +195,7 @@ private:
     graph::OutputOp o = p.model.getOutputOp();
     for (auto [i, v] : llvm::enumerate(o.getValues()))
       os << "outputs[" << i << "] = " << env[v] << ";  // "
-         << cast<StringAttr>(o.getNames()[i]).getValue() << "\n";
+         << commentText(cast<StringAttr>(o.getNames()[i]).getValue()) << "\n";
     os.unindent();
     os << "}\n";
     return success();
