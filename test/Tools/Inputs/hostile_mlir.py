@@ -10,7 +10,9 @@ def attr_on_input(attr):
     # the model's `{` and the attribute dictionary's `{` are 2 levels.
     return ('graph.model @m {\n'
             '  %x = graph.input "x" {a = ' + attr + '} : tensor<2xf32>\n'
-            '  %l = graph.reduce_sum %x : tensor<2xf32> -> tensor<f32>\n'
+            '  %w = graph.param "w" init(#graph.ones) : tensor<2xf32>\n'
+            '  %y = graph.mul %x, %w : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>\n'
+            '  %l = graph.reduce_sum %y : tensor<2xf32> -> tensor<f32>\n'
             '  graph.output loss = %l : tensor<f32>\n'
             '}\n')
 
