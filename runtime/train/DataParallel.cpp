@@ -5,6 +5,9 @@
 #include "runtime/comm/GradBucketer.h"
 #include "runtime/data/DataError.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace ampc::rt {
@@ -107,6 +110,100 @@ uint64_t DataParallel::checkStateAgreement() {
 void DataParallel::sum(double *values, size_t n) {
   if (world_ > 1)
     comm_->hostAllreduce(values, n, CommType::F64, ReduceOp::Sum);
+}
+
+void DataParallel::checkRanksAgree(const Fingerprint &fields) {
+  if (world_ == 1)
+    return;
+  // "name\0value\0" per field; names are never empty, so the zero padding
+  // of round 2 ends the list.
+  std::string mine;
+  for (const auto &[name, value] : fields) {
+    mine += name;
+    mine += '\0';
+    mine += value;
+    mine += '\0';
+  }
+  uint64_t h = fnv(14695981039346656037ull, mine.data(), mine.size());
+  // Round 1, fixed size: max of (hash, ~hash, length, -length). Equal on
+  // every rank iff every rank has the same hash and length.
+  const int64_t hi = int64_t(h), len = int64_t(mine.size());
+  int64_t v[4] = {hi, ~hi, len, -len};
+  comm_->hostAllreduce(v, 4, CommType::I64, ReduceOp::Max);
+  if (v[0] == ~v[1] && v[2] == -v[3])
+    return;
+  // Round 2: every rank's fingerprint, each broadcast from its owner at the
+  // longest length (every rank knows it from round 1).
+  const size_t maxLen = size_t(v[2]);
+  std::vector<Fingerprint> all(static_cast<size_t>(world_));
+  std::vector<char> buf(maxLen);
+  for (int r = 0; r < world_; ++r) {
+    std::fill(buf.begin(), buf.end(), '\0');
+    if (r == rank_)
+      std::memcpy(buf.data(), mine.data(), mine.size());
+    comm_->broadcast(buf.data(), maxLen, r);
+    size_t i = 0;
+    auto next = [&] {
+      size_t e = i;
+      while (e < maxLen && buf[e])
+        ++e;
+      std::string s(buf.data() + i, e - i);
+      i = e + 1;
+      return s;
+    };
+    while (i < maxLen && buf[i]) {
+      std::string name = next();
+      std::string value = i < maxLen ? next() : std::string();
+      all[size_t(r)].emplace_back(std::move(name), std::move(value));
+    }
+  }
+  // The first field (position) where some rank differs from rank 0.
+  auto at = [&](int r, size_t k) -> std::pair<std::string, std::string> {
+    const Fingerprint &f = all[size_t(r)];
+    if (k < f.size())
+      return f[k];
+    return {"(none)", "(nothing)"};
+  };
+  size_t n = 0;
+  for (const Fingerprint &f : all)
+    n = std::max(n, f.size());
+  std::string message = "ranks disagree on the start-up fingerprint";
+  for (size_t k = 0; k < n; ++k) {
+    auto ref = at(0, k);
+    std::vector<int> differ;
+    for (int r = 1; r < world_; ++r)
+      if (at(r, k) != ref)
+        differ.push_back(r);
+    if (differ.empty())
+      continue;
+    bool sameName = true;
+    for (int r : differ)
+      sameName = sameName && at(r, k).first == ref.first;
+    auto describe = [&](int r) {
+      auto f = at(r, k);
+      return "rank " + std::to_string(r) + " has " +
+             (sameName ? f.second : "\"" + f.first + "\"");
+    };
+    message = "ranks disagree on \"" + ref.first + "\"";
+    if (!sameName)
+      message += " (a field rank 0 has where another has a different one)";
+    message += ": " + describe(0);
+    const size_t shown = 3;
+    for (size_t j = 0; j < differ.size() && j < shown; ++j)
+      message += ", " + describe(differ[j]);
+    if (differ.size() > shown)
+      message += " (and " + std::to_string(differ.size() - shown) +
+                 " more ranks differ)";
+    break;
+  }
+  std::fflush(stdout);
+  if (rank_ == 0)
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::fflush(stderr);
+  // Every rank leaves the same way, after the others heard the verdict:
+  // status 2, MPI finalized at exit (no abort, no backtrace).
+  comm_->barrier();
+  std::exit(2);
 }
 
 void DataParallel::abort(const std::string &message) { comm_->abort(message); }

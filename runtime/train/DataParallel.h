@@ -21,6 +21,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ampc::rt {
 
@@ -59,6 +61,16 @@ public:
   uint64_t checkStateAgreement();
   // Sums |n| doubles over the ranks (eval metrics).
   void sum(double *values, size_t n);
+  // Start-up agreement check: |fields| (name, value) is everything that
+  // must be equal on every rank (Train.cpp: model, compiled configuration,
+  // hyper-parameters, run flags, data files). A no-op for one rank.
+  // Round 1 all-reduces a fixed-size (hash, length) pair, so ranks whose
+  // fingerprints differ in length never post mismatched receives; only
+  // when they disagree does every rank broadcast its fingerprint, padded to
+  // the longest. Then rank 0 prints one line naming the first differing
+  // field and the ranks' values, and every rank exits with status 2.
+  using Fingerprint = std::vector<std::pair<std::string, std::string>>;
+  void checkRanksAgree(const Fingerprint &fields);
   // Ends the whole job with "ampc: error: rank R of W: MESSAGE".
   [[noreturn]] void abort(const std::string &message);
 

@@ -34,7 +34,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <optional>
+
+#include <zlib.h>
 
 namespace ampc::rt {
 
@@ -75,6 +79,123 @@ static void printEval(const EvalResult &e, Reporter &rep, int64_t step) {
 }
 
 static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp);
+
+// The shortest text of |v| that reads back to the same float (an FP32
+// hyper-parameter: 0.001, not 0.00100000005).
+static std::string exact(float v) {
+  char buf[40];
+  for (int prec = 6; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, double(v));
+    if (std::strtof(buf, nullptr) == v)
+      break;
+  }
+  return buf;
+}
+
+// The same for a double.
+static std::string exact(double v) {
+  char buf[40];
+  for (int prec = 15; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
+  return buf;
+}
+
+static std::string exact(int32_t v) { return std::to_string(v); }
+
+static std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// "size N, crc32 of the first 64 KiB X" of a data file, or why not.
+static std::string fileSummary(const std::string &file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return "(unreadable)";
+  in.seekg(0, std::ios::end);
+  const long long size = (long long)in.tellg();
+  in.seekg(0);
+  std::vector<char> head(65536);
+  in.read(head.data(), std::streamsize(head.size()));
+  uLong crc = crc32(0L, Z_NULL, 0);
+  crc = crc32(crc, reinterpret_cast<const Bytef *>(head.data()),
+              uInt(in.gcount()));
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "size %lld, crc32 of the first 64 KiB %08lx",
+                size, (unsigned long)crc);
+  return buf;
+}
+
+// Everything that must be equal on every rank of a data-parallel run, in a
+// fixed order (DataParallel::checkRanksAgree). Left out, as they may differ
+// or only rank 0 uses them: --metrics, --checkpoint-dir, --checkpoint-every,
+// --log-every (rank 0 writes), --comm-timeout (each rank's own deadline),
+// --dump-step (a debugging file) and the file paths themselves (a rank may
+// read its copy elsewhere; their sizes and header checksums are compared).
+static DataParallel::Fingerprint
+fingerprint(Model &model, const TrainOptions &o, uint64_t seed,
+            const Hyper &hyper, const std::optional<TrainState> &resumed) {
+  DataParallel::Fingerprint f;
+  auto add = [&](std::string name, std::string value) {
+    f.emplace_back(std::move(name), std::move(value));
+  };
+  add("model.name", model.name());
+  add("model.inputs", std::to_string(model.inputs().size()));
+  for (const TensorInfo &t : model.inputs()) {
+    add("input." + t.name + ".dtype", data::dtypeName(t.dtype));
+    add("input." + t.name + ".shape", shapeText(t.shape));
+  }
+  add("model.params", std::to_string(model.params().size()));
+  for (const ParamInfo &p : model.params()) {
+    add("param." + p.name + ".shape", shapeText(p.shape));
+    const num::InitSpec &i = p.init;
+    add("param." + p.name + ".init",
+        std::to_string(int(i.kind)) + " " + exact(i.p0) + " " + exact(i.p1) +
+            " " + exact(i.lo) + " " + exact(i.hi));
+  }
+  const CompileConfig &c = model.config();
+  add("config.target", c.target);
+  add("config.amp", c.amp);
+  add("config.optimizer", c.optimizer);
+  add("config.loss_scale", c.lossScale);
+  add("config.nesterov", std::to_string(c.nesterov));
+  add("config.clip_norm", std::to_string(c.clipNorm));
+  add("config.clip_value", std::to_string(c.clipValue));
+  add("config.accum_steps", std::to_string(c.accumSteps));
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  add("hyper." #name, exact(hyper.field));
+#include "runtime/HyperParams.def"
+  add("seed", std::to_string(seed));
+  add("steps", std::to_string(o.steps));
+  add("epochs", std::to_string(o.epochs));
+  add("schedule", o.schedule == LrSchedule::Cosine ? "cosine" : "constant");
+  add("min_lr", exact(o.minLr));
+  add("warmup_steps", std::to_string(o.warmupSteps));
+  add("decay_steps", std::to_string(o.decaySteps));
+  add("context", std::to_string(o.context));
+  const DataParallelOptions &d = o.dataParallel;
+  add("reduce_dtype", d.reduceDtype);
+  add("bucket_mb", exact(d.bucketMb));
+  add("predivide", exact(d.predivide));
+  add("check_agreement", std::to_string(d.checkAgreement));
+  add("resume", resumed ? "step " + std::to_string(resumed->iteration)
+                        : std::string("(none)"));
+  for (const auto *specs : {&o.data, &o.eval}) {
+    const char *what = specs == &o.data ? "data" : "eval";
+    add(std::string(what) + ".files", std::to_string(specs->size()));
+    for (const data::DataSpec &s : *specs) {
+      std::string key = std::string(what) + "." + s.input;
+      add(key + ".token_type", std::to_string(int(s.tokenType)));
+      add(key + ".file", fileSummary(s.path));
+    }
+  }
+  return f;
+}
 
 // Why a step was skipped, for the metrics.
 static const char *skipReason(const Model &model) {
@@ -142,6 +263,10 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
   }
   if (!o.eval.empty())
     eval = data::loadDataset(inputs, o.eval, o.context, "--eval");
+  // Before the first collective: ranks that would train different things
+  // (or post mismatched collectives) end here, with one line. A file that
+  // does not load is that rank's own error (above), ending the job.
+  dp.checkRanksAgree(fingerprint(model, o, seed, hyper, resumed));
 
   model.initialize(seed, hyper);
   TrainState st;

@@ -3,7 +3,13 @@
 
 usage: dp_test.py AMPC MPIEXEC WORKDIR TEST
 TEST: setup | equivalence | overflow | resume | fault-kill | fault-stall |
-      fault-data
+      fault-data | disagree
+
+`disagree` starts two ranks that differ in one thing each (--lr, --seed,
+--init-scale, a data file, an fp16 binary beside an FP32 one, a model with a
+wider hidden layer): the start-up agreement check must end the job with one
+line naming the field, status 2, quickly, and without an MPI error or a
+backtrace.
 
 `setup` compiles Inputs/dp_mlp.mlir four times: global batch 8 for one
 rank (b8, f8) and per-rank batch 4 for two ranks (b4, f4); b* with
@@ -115,7 +121,17 @@ def setup():
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode:
             fail("ampc compile %s:\n%s" % (name, r.stdout))
-    print("compiled b8, b4 (fp16) and f8, f4 (fp32)")
+    # A wider hidden layer (32 -> 48) at batch 4, fp16: another model shape.
+    wide = small.replace("32x16", "48x16").replace("<32xf32>", "<48xf32>") \
+                .replace("4x32xf32", "4x48xf32")
+    assert "32x" not in wide and "<32x" not in wide
+    src = path("w4.mlir")
+    open(src, "w").write(wide)
+    r = subprocess.run([ampc, "compile", src, "-o", path("w4"), "--amp=fp16"] + COMPILE,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode:
+        fail("ampc compile w4:\n%s" % r.stdout)
+    print("compiled b8, b4 (fp16), f8, f4 (fp32) and w4 (fp16, hidden 48)")
 
 
 def run(cmd, ranks=1, expect_rc=0, timeout=120):
@@ -308,6 +324,57 @@ def resume():
         fail("no global-batch mismatch message")
 
 
+# ---- ranks that disagree ----
+
+def disagree():
+    base = common(3)
+    cases = [
+        # (what, rank 0's command, rank 1's command, expected line)
+        ("lr", [path("b4")] + data() + base + ["--lr", "0.001"],
+         [path("b4")] + data() + base + ["--lr", "0.002"],
+         'error: ranks disagree on "hyper.lr": rank 0 has 0.001, rank 1 has 0.002'),
+        ("seed", [path("b4")] + data() + base,
+         [path("b4")] + data() + base + ["--seed", "8"],
+         'error: ranks disagree on "seed": rank 0 has 7, rank 1 has 8'),
+        ("init-scale", [path("b4")] + data() + base + ["--init-scale", "1024"],
+         [path("b4")] + data() + base + ["--init-scale", "4096"],
+         'error: ranks disagree on "hyper.init_scale": rank 0 has 1024, rank 1 has 4096'),
+        ("data", [path("b4")] + data() + base,
+         [path("b4")] + data("x_bad.npy") + base,
+         r'error: ranks disagree on "data\.x\.file": rank 0 has size \d+, crc32 of the first '
+         r'64 KiB [0-9a-f]{8}, rank 1 has size \d+, crc32 of the first 64 KiB [0-9a-f]{8}'),
+        ("amp", [path("b4")] + data() + base, [path("f4")] + data() + base,
+         'error: ranks disagree on "config.amp": rank 0 has fp16, rank 1 has off'),
+        ("shape", [path("b4")] + data() + base, [path("w4")] + data() + base,
+         r'error: ranks disagree on "param.fc1.weight.shape": rank 0 has \[32,16\], '
+         r'rank 1 has \[48,16\]'),
+    ]
+    for what, a, b, want in cases:
+        cmd = [mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "1"] + a + \
+              [":", "-np", "1"] + b
+        start = time.monotonic()
+        try:
+            r = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            fail("%s: the job hung" % what)
+        took = time.monotonic() - start
+        print("$ " + " ".join(cmd))
+        print(r.stdout)
+        if r.returncode == 0:
+            fail("%s: expected a non-zero exit" % what)
+        lines = [l for l in r.stdout.splitlines() if "ranks disagree" in l]
+        if len(lines) != 1:
+            fail("%s: expected one 'ranks disagree' line, got %d" % (what, len(lines)))
+        if not re.fullmatch(want, lines[0].strip()) and lines[0].strip() != want:
+            fail("%s: %r does not match %r" % (what, lines[0], want))
+        for bad in ("MPI_ERR", "MPI_ABORT", "backtrace", "Backtrace", "Signal:", "step 1",
+                    "done:"):
+            if bad in r.stdout:
+                fail("%s: output contains %r" % (what, bad))
+        print("PASS %s: rc=%d in %.1f s: %s" % (what, r.returncode, took, lines[0]))
+
+
 # ---- faults ----
 
 def children(pid):
@@ -414,6 +481,8 @@ elif test == "overflow":
     overflow()
 elif test == "resume":
     resume()
+elif test == "disagree":
+    disagree()
 elif test.startswith("fault-"):
     fault(test[len("fault-"):])
 else:
