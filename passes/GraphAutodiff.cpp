@@ -100,17 +100,23 @@ LogicalResult GradBuilder::build() {
   b.setInsertionPointAfter(model);
   auto fn = func::FuncOp::create(b, model.getLoc(), name,
                                  FunctionType::get(ctx, argTypes, resultTypes));
-  unsigned arg = 0;
+  // All argument and result attributes at once: setArgAttr rebuilds (and
+  // uniques, for good) the whole array per call, quadratic in time and memory.
+  auto dict = [&](StringRef key, Attribute value) -> Attribute {
+    return DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, key), value)});
+  };
+  SmallVector<Attribute> argAttrs, resultAttrs;
   for (InputOp in : inputs)
-    fn.setArgAttr(arg++, kInputAttr, in.getNameAttr());
+    argAttrs.push_back(dict(kInputAttr, in.getNameAttr()));
   for (ParamOp p : params)
-    fn.setArgAttr(arg++, kParamAttr, p.getNameAttr());
-  fn.setArgAttr(arg, kLossScaleAttr, UnitAttr::get(ctx));
-  unsigned res = 0;
+    argAttrs.push_back(dict(kParamAttr, p.getNameAttr()));
+  argAttrs.push_back(dict(kLossScaleAttr, UnitAttr::get(ctx)));
   for (auto &out : outputs)
-    fn.setResultAttr(res++, kOutputAttr, out.first);
+    resultAttrs.push_back(dict(kOutputAttr, out.first));
   for (ParamOp p : params)
-    fn.setResultAttr(res++, kGradAttr, p.getNameAttr());
+    resultAttrs.push_back(dict(kGradAttr, p.getNameAttr()));
+  fn.setAllArgAttrs(argAttrs);
+  fn.setAllResultAttrs(resultAttrs);
 
   // Forward: the model body with inputs and parameters as arguments.
   Block *entry = fn.addEntryBlock();

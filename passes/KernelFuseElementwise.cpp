@@ -14,6 +14,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <map>
 
 namespace ampc {
 #define GEN_PASS_DEF_KERNELFUSEELEMENTWISE
@@ -28,36 +32,52 @@ namespace {
 struct Group {
   SmallVector<Operation *> ops;
   ArrayRef<int64_t> shape;
+  // Uses of members not yet judged, by the block position of the user's
+  // ancestor in the block: an entry is judged once the scan reaches it.
+  std::multimap<size_t, Operation *> pending;
+  // Set once a member has a use the fused loop could not dominate: a use
+  // outside the block, or one before the op being scanned that stayed out of
+  // the group. Ops are scanned in order and join only as they are scanned, so
+  // such a use stays outside for good.
+  bool closed = false;
 };
 
 ArrayRef<int64_t> resultShape(Operation *op) {
   return cast<RankedTensorType>(op->getResult(0).getType()).getShape();
 }
 
-// True if |op| can join |group|: see the file comment.
-bool canJoin(const Group &group, Operation *op) {
-  Block *block = op->getBlock();
-  for (Operation *member : group.ops)
-    for (Operation *user : member->getUsers()) {
-      if (user == op || llvm::is_contained(group.ops, user))
-        continue;
-      Operation *top = block->findAncestorOpInBlock(*user);
-      if (!top || !op->isBeforeInBlock(top))
-        return false;
-    }
+// True if |op| (at |pos|) can join group |id|: see the file comment. Every
+// op before |op| has been scanned, so a pending use before |pos| whose user is
+// not in the group never will be; such uses close the group. One at |pos|
+// belongs to |op| itself or to an op nested in it: only the former is fine.
+bool canJoin(std::vector<Group> &groups, size_t id, Operation *op, size_t pos,
+             const DenseMap<Operation *, size_t> &groupOf) {
+  Group &group = groups[id];
+  auto it = group.pending.begin();
+  for (; !group.closed && it != group.pending.end() && it->first < pos; ++it) {
+    auto g = groupOf.find(it->second);
+    if (g == groupOf.end() || g->second != id)
+      group.closed = true;
+  }
+  group.pending.erase(group.pending.begin(), it);
+  if (group.closed)
+    return false;
+  for (; it != group.pending.end() && it->first == pos; ++it)
+    if (it->second != op)
+      return false;
   return true;
 }
 
 void materialize(Group &group) {
-  auto inGroup = [&](Operation *op) {
-    return llvm::is_contained(group.ops, op);
-  };
-  SmallVector<Value> inputs, outputs;
+  SmallPtrSet<Operation *, 16> members(group.ops.begin(), group.ops.end());
+  auto inGroup = [&](Operation *op) { return members.contains(op); };
+  SetVector<Value> inputs;
+  SmallVector<Value> outputs;
   for (Operation *op : group.ops) {
     for (Value operand : op->getOperands()) {
       Operation *def = operand.getDefiningOp();
-      if ((!def || !inGroup(def)) && !llvm::is_contained(inputs, operand))
-        inputs.push_back(operand);
+      if (!def || !inGroup(def))
+        inputs.insert(operand);
     }
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(),
@@ -72,7 +92,8 @@ void materialize(Group &group) {
   Operation *last = group.ops.back();
   OpBuilder b(last);
   auto fused = kernel::FusedElementwiseOp::create(
-      b, last->getLoc(), ValueRange(outputs).getTypes(), inputs);
+      b, last->getLoc(), ValueRange(outputs).getTypes(),
+      inputs.getArrayRef());
   Block *body = new Block();
   fused.getBody().push_back(body);
   IRMapping map;
@@ -94,11 +115,16 @@ void materialize(Group &group) {
 }
 
 void fuseBlock(Block &block) {
+  DenseMap<Operation *, size_t> position;
+  size_t n = 0;
+  for (Operation &op : block)
+    position[&op] = n++;
   std::vector<Group> groups;
   DenseMap<Operation *, size_t> groupOf;
   for (Operation &op : block) {
     if (!kernel::isFusableElementwise(&op) || op.getNumResults() != 1)
       continue;
+    size_t pos = position.lookup(&op);
     ArrayRef<int64_t> shape = resultShape(&op);
     std::optional<size_t> chosen;
     for (Value operand : op.getOperands()) {
@@ -106,18 +132,26 @@ void fuseBlock(Block &block) {
       auto it = def ? groupOf.find(def) : groupOf.end();
       if (it == groupOf.end())
         continue;
-      Group &g = groups[it->second];
-      if (g.shape == shape && canJoin(g, &op)) {
-        chosen = it->second;
+      size_t id = it->second;
+      if (groups[id].shape == shape && canJoin(groups, id, &op, pos, groupOf)) {
+        chosen = id;
         break;
       }
     }
     if (!chosen) {
       chosen = groups.size();
-      groups.push_back(Group{{}, shape});
+      groups.push_back(Group{{}, shape, {}, false});
     }
-    groups[*chosen].ops.push_back(&op);
+    Group &g = groups[*chosen];
+    g.ops.push_back(&op);
     groupOf[&op] = *chosen;
+    for (Operation *user : op.getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (!top)
+        g.closed = true;
+      else
+        g.pending.emplace(position.lookup(top), user);
+    }
   }
   for (Group &g : groups)
     materialize(g);

@@ -7,6 +7,10 @@
 #include "mlir/IR/Builders.h"
 
 #include <map>
+#include <optional>
+#include <queue>
+#include <set>
+#include <tuple>
 
 namespace ampc {
 #define GEN_PASS_DEF_KERNELPLANMEMORY
@@ -38,6 +42,92 @@ bool needsNoStorage(Operation *op) {
 struct Buffer {
   int64_t offset, size;
   size_t end; // position of the last use
+  size_t id;
+};
+
+// The live buffers by offset, with the gaps between them indexed by length,
+// so that first fit (the lowest gap that holds a size) and expiry cost a
+// logarithm rather than a walk over every live buffer. Buffers do not
+// overlap: each is placed at the start of a gap that holds it, or at the
+// top. The space above the top buffer is no gap.
+class Arena {
+public:
+  // The offset first fit gives |size|: the lowest gap of at least |size|
+  // bytes (between 0 and the first buffer, or between two), else the top.
+  int64_t fit(int64_t size) const {
+    if (size <= 0) // any gap holds it, even the empty one below the first
+      return 0;
+    std::optional<int64_t> best;
+    for (auto it = gaps.lower_bound(size); it != gaps.end(); ++it)
+      if (!best || *it->second.begin() < *best)
+        best = *it->second.begin();
+    if (best)
+      return *best;
+    if (live.empty())
+      return 0;
+    const Buffer &top = live.rbegin()->second;
+    return top.offset + top.size;
+  }
+
+  // A buffer at |offset| replaces the one there, if any.
+  void insert(const Buffer &buf) {
+    if (auto it = live.find(buf.offset); it != live.end())
+      erase(it);
+    auto [it, inserted] = live.emplace(buf.offset, buf);
+    (void)inserted;
+    int64_t before = prevEnd(it);
+    auto next = std::next(it);
+    if (next != live.end()) {
+      removeGap(before, next->first - before);
+      addGap(buf.offset + buf.size, next->first - (buf.offset + buf.size));
+    }
+    addGap(before, buf.offset - before);
+  }
+
+  bool isLive(int64_t offset, size_t id) const {
+    auto it = live.find(offset);
+    return it != live.end() && it->second.id == id;
+  }
+
+  void erase(int64_t offset) { erase(live.find(offset)); }
+
+private:
+  using Map = std::map<int64_t, Buffer>;
+
+  int64_t prevEnd(Map::iterator it) const {
+    if (it == live.begin())
+      return 0;
+    auto prev = std::prev(it);
+    return prev->second.offset + prev->second.size;
+  }
+
+  void erase(Map::iterator it) {
+    int64_t before = prevEnd(it);
+    const Buffer &buf = it->second;
+    removeGap(before, buf.offset - before);
+    auto next = std::next(it);
+    if (next != live.end()) {
+      removeGap(buf.offset + buf.size, next->first - (buf.offset + buf.size));
+      addGap(before, next->first - before);
+    }
+    live.erase(it);
+  }
+
+  void addGap(int64_t at, int64_t length) {
+    if (length > 0)
+      gaps[length].insert(at);
+  }
+  void removeGap(int64_t at, int64_t length) {
+    if (length <= 0)
+      return;
+    auto it = gaps.find(length);
+    it->second.erase(at);
+    if (it->second.empty())
+      gaps.erase(it);
+  }
+
+  Map live;                                  // by offset
+  std::map<int64_t, std::set<int64_t>> gaps; // offsets by length
 };
 
 void planBlock(Block &block, Operation *holder) {
@@ -68,14 +158,23 @@ void planBlock(Block &block, Operation *holder) {
     }
   }
 
-  std::map<int64_t, Buffer> live; // by offset
-  int64_t arena = 0, noReuse = 0;
+  Arena arena;
+  // Buffers by the position of their last use, the earliest on top.
+  using Expiry = std::tuple<size_t, int64_t, size_t>; // end, offset, id
+  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<Expiry>>
+      expiries;
+  int64_t arenaSize = 0, noReuse = 0;
+  size_t nextId = 0;
   for (Operation &op : block) {
     size_t now = position[&op];
     if (needsNoStorage(&op) || op.getNumResults() == 0)
       continue;
-    for (auto it = live.begin(); it != live.end();)
-      it = it->second.end < now ? live.erase(it) : std::next(it);
+    while (!expiries.empty() && std::get<0>(expiries.top()) < now) {
+      auto [last, offset, id] = expiries.top();
+      expiries.pop();
+      if (arena.isLive(offset, id))
+        arena.erase(offset);
+    }
     SmallVector<int64_t> offsets;
     for (Value r : op.getResults()) {
       if (isa<graph::ReshapeOp>(op) || !isa<RankedTensorType>(r.getType())) {
@@ -84,21 +183,17 @@ void planBlock(Block &block, Operation *holder) {
       }
       int64_t size = bytesOf(r.getType());
       noReuse += size;
-      // First fit: the lowest gap between live buffers that holds |size|.
-      int64_t offset = 0;
-      for (auto &[start, buf] : live) {
-        if (start - offset >= size)
-          break;
-        offset = std::max(offset, start + buf.size);
-      }
-      live[offset] = Buffer{offset, size, end.lookup(r)};
-      arena = std::max(arena, offset + size);
+      int64_t offset = arena.fit(size);
+      size_t last = end.lookup(r);
+      arena.insert(Buffer{offset, size, last, nextId});
+      expiries.emplace(last, offset, nextId++);
+      arenaSize = std::max(arenaSize, offset + size);
       offsets.push_back(offset);
     }
     op.setAttr(kernel::kOffsetsAttr, DenseI64ArrayAttr::get(ctx, offsets));
   }
   Type i64 = IntegerType::get(ctx, 64);
-  holder->setAttr(kernel::kArenaSizeAttr, IntegerAttr::get(i64, arena));
+  holder->setAttr(kernel::kArenaSizeAttr, IntegerAttr::get(i64, arenaSize));
   holder->setAttr(kernel::kArenaNoReuseAttr, IntegerAttr::get(i64, noReuse));
 }
 

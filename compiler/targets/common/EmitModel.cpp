@@ -85,8 +85,10 @@ LogicalResult ampc::emit::collect(ModuleOp module, Program &p) {
     return p.step.emitError()
            << "the emitter needs one train.fused_epilogue in @"
            << p.step.getSymName() << " (run train-fuse-epilogue)";
-  for (auto param : p.model.getBlock().getOps<graph::ParamOp>())
+  for (auto param : p.model.getBlock().getOps<graph::ParamOp>()) {
+    p.paramIndex.try_emplace(param.getName(), p.paramNames.size());
     p.paramNames.push_back(param.getName().str());
+  }
   p.config = p.step->getAttrOfType<train::ConfigAttr>(train::kConfigAttr);
   if (!p.config)
     return p.step.emitError() << "has no " << train::kConfigAttr;
@@ -299,13 +301,13 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
       input(name, type, inputIndex++, arg);
       env.names[arg] = name;
     } else if (auto pa = fn.getArgAttrOfType<StringAttr>(i, graph::kParamAttr)) {
-      auto it = llvm::find(p.paramNames, pa.getValue().str());
-      if (it == p.paramNames.end() || type != "float")
+      std::optional<size_t> index = p.indexOfParam(pa.getValue());
+      if (!index || type != "float")
         return fn.emitError() << "argument " << i
                               << ": unknown or non-FP32 parameter " << pa;
       std::string name = env.fresh("p_" + pa.getValue().str());
       os << "float *" << name << " = "
-         << weight(size_t(it - p.paramNames.begin())) << ";\n";
+         << weight(*index) << ";\n";
       env.names[arg] = name;
     } else if (fn.getArgAttr(i, graph::kLossScaleAttr)) {
       env.names[arg] = lossScale.str();
@@ -354,14 +356,14 @@ LogicalResult ampc::emit::forEachGradResult(
       continue;
     }
     auto g = fn.getResultAttrOfType<StringAttr>(i, graph::kGradAttr);
-    auto it = g ? llvm::find(p.paramNames, g.getValue().str())
-                : p.paramNames.end();
-    if (it == p.paramNames.end() || cppElementType(v.getType()) != "float")
+    std::optional<size_t> index =
+        g ? p.indexOfParam(g.getValue()) : std::nullopt;
+    if (!index || cppElementType(v.getType()) != "float")
       return fn.emitError() << "result " << i
                             << " is neither an output nor the FP32 "
                                "gradient of a parameter";
     int64_t count = cast<RankedTensorType>(v.getType()).getNumElements();
-    grad(v, it - p.paramNames.begin(), count, g.getValue());
+    grad(v, *index, count, g.getValue());
   }
   if (!sawLoss)
     return fn.emitError() << "returns no output named \"loss\"";

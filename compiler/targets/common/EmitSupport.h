@@ -18,6 +18,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
 #include <string>
 
 namespace ampc::emit {
@@ -30,6 +33,14 @@ struct Program {
   train::FusedEpilogueOp epilogue;
   train::ConfigAttr config; // train.config of @<model>_step
   llvm::SmallVector<std::string> paramNames;
+  // The index of each name in paramNames (its first, should one repeat).
+  llvm::StringMap<size_t> paramIndex;
+  std::optional<size_t> indexOfParam(llvm::StringRef name) const {
+    auto it = paramIndex.find(name);
+    if (it == paramIndex.end())
+      return std::nullopt;
+    return it->second;
+  }
 };
 
 // Finds the model, @<m>_grad, @<m>_step, its fused epilogue and its
