@@ -30,6 +30,8 @@ import time
 EXTREMES = ["0", "-1", "2147483648", "9223372036854775808", "-9223372036854775809",
             "1e308", "-1e308", "nan", "inf", "-inf", "0x7fffffffffffffff",
             "99999999999999999999999", "1.0e-320"]
+DIMS = ["0", "1", "3", "65536", "2147483647", "2147483648", "4294967297",
+        "1099511627776", "4611686018427387904", "?"]
 TYPES = ["f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64", "index", "none",
          "tensor<?x4xf32>", "tensor<f32>", "tensor<0xf32>", "tensor<*xf32>",
          "tensor<2147483648x2147483648xf32>", "tensor<1x1x1x1x1x1x1x1xf16>",
@@ -45,7 +47,14 @@ CRASH_MARKS = ("Stack dump", "LLVM ERROR", "PLEASE submit a bug report",
 
 
 def mutate(rng, data, seeds):
-    kind = rng.randrange(11)
+    kind = rng.randrange(12)
+    if kind == 11:  # one dimension size replaced everywhere, so shapes agree
+        dims = sorted(set(re.findall(rb"(?<=[<x])\d+(?=x)", data)))
+        if dims:
+            d = rng.choice(dims)
+            v = rng.choice(DIMS).encode()
+            return re.sub(rb"(?<=[<x])" + d + rb"(?=x)", v, data)
+        return data
     lines = data.split(b"\n")
     if kind == 0 and data:  # byte flips
         b = bytearray(data)
@@ -103,7 +112,7 @@ def mutate(rng, data, seeds):
     return b"\n".join(lines)
 
 
-def run_one(ampc, path, cmd, timeout):
+def run_one(ampc, path, cmd, timeout, tally=None):
     """Returns None, or (kind, detail) for a finding."""
     argv = [ampc, cmd, path]
     if cmd == "explain":
@@ -116,6 +125,9 @@ def run_one(ampc, path, cmd, timeout):
     except subprocess.TimeoutExpired:
         return ("hang", "%s: no exit within %gs" % (cmd, timeout))
     err = p.stderr.decode("utf-8", "replace")
+    if tally is not None:
+        key = "%s exit %d" % (cmd, p.returncode)
+        tally[key] = tally.get(key, 0) + 1
     if p.returncode < 0:
         return ("crash", "%s: killed by signal %d" % (cmd, -p.returncode))
     for mark in CRASH_MARKS:
@@ -165,7 +177,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=0)
     ap.add_argument("--timeout", type=float, default=10, help="per run, seconds")
     ap.add_argument("--extra-fraction", type=float, default=0.1,
-                    help="fraction of iterations that also run explain and compile")
+                    help="fraction of the files check rejects that explain and "
+                         "compile also run on (they always run on accepted ones)")
     ap.add_argument("--out", default="fuzz-findings", help="directory for reproducers")
     ap.add_argument("--no-reduce", action="store_true")
     ap.add_argument("--reduce-seconds", type=float, default=60)
@@ -177,7 +190,7 @@ def main():
         with open(s, "rb") as f:
             seeds.append(f.read())
     rng = random.Random(args.seed)
-    findings, seen = [], set()
+    findings, tally = [], {}
     start = time.time()
     it = 0
     with tempfile.TemporaryDirectory(prefix="ampc-fuzz-") as tmp:
@@ -189,15 +202,19 @@ def main():
                 break
             it += 1
             data = rng.choice(seeds)
-            for _ in range(rng.randint(1, 3)):
+            for _ in range(rng.choice([1, 1, 2, 3])):
                 data = mutate(rng, data, seeds)
-            cmds = ["check"]
-            if rng.random() < args.extra_fraction:
-                cmds += ["explain", "compile"]
+            # explain and compile load through the same path as check: they
+            # run on every file check accepts, and on a fraction of the rest.
+            extra = rng.random() < args.extra_fraction
             with open(path, "wb") as f:
                 f.write(data)
-            for cmd in cmds:
-                r = run_one(args.ampc, path, cmd, args.timeout)
+            for cmd in ["check", "explain", "compile"]:
+                if cmd != "check" and not (extra or tally.get("check exit 0", 0) > accepted):
+                    break
+                if cmd == "check":
+                    accepted = tally.get("check exit 0", 0)
+                r = run_one(args.ampc, path, cmd, args.timeout, tally)
                 if r is None:
                     continue
                 kind, detail = r
@@ -215,6 +232,7 @@ def main():
     el = time.time() - start
     print("fuzz_models: seed %d, %d iterations in %.1fs (%.1f/s), %d finding(s)" %
           (args.seed, it, el, it / el if el else 0, len(findings)))
+    print("  runs: " + ", ".join("%s: %d" % kv for kv in sorted(tally.items())))
     for name, detail in findings:
         print("  %s  (%s)" % (name, detail))
     return 1 if findings else 0
