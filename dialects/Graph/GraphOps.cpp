@@ -84,11 +84,15 @@ static std::string shown(StringRef name) {
 // Why |type| is too large to hold ("" when it is not): its element count
 // or byte size overflows int64_t or passes 2^48 bytes (256 TiB), the most
 // any tensor of a model may take, so that every size computed from it
-// later (arena offsets, byte counts, summaries) fits.
+// later (arena offsets, byte counts, summaries) fits. A dimension of size 0
+// is rejected as well: shape arithmetic (the VJPs' leading-axes products,
+// per-row sizes) divides by dimensions, and an empty tensor trains nothing.
 static std::string sizeProblem(Type type) {
   auto t = dyn_cast<RankedTensorType>(type);
   if (!t || !t.hasStaticShape())
     return "";
+  if (llvm::is_contained(t.getShape(), 0))
+    return "has a dimension of size 0; empty tensors are not supported";
   constexpr int64_t kMaxBytes = int64_t(1) << 48;
   int64_t elements = 1;
   for (int64_t d : t.getShape())
