@@ -288,7 +288,6 @@ void ampc::emit::emitClassEndAndMain(raw_indented_ostream &os,
 LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
                                             raw_indented_ostream &os,
                                             const TargetSyntax &t,
-                                            WeightExpr weight,
                                             StringRef lossScale,
                                             InputPrinter input) {
   func::FuncOp fn = p.grad;
@@ -306,8 +305,7 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
         return fn.emitError() << "argument " << i
                               << ": unknown or non-FP32 parameter " << pa;
       std::string name = env.fresh("p_" + pa.getValue().str());
-      os << "float *" << name << " = "
-         << weight(*index) << ";\n";
+      os << "float *" << name << " = weight(" << *index << ");\n";
       env.names[arg] = name;
     } else if (fn.getArgAttr(i, graph::kLossScaleAttr)) {
       env.names[arg] = lossScale.str();
@@ -322,8 +320,7 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
 
 void ampc::emit::bindModelValues(const Program &p, BlockEnv &env,
                                  raw_indented_ostream &os,
-                                 const TargetSyntax &t, WeightExpr weight,
-                                 InputPrinter input) {
+                                 const TargetSyntax &t, InputPrinter input) {
   graph::ModelOp model = p.model;
   int in = 0;
   size_t param = 0;
@@ -335,7 +332,7 @@ void ampc::emit::bindModelValues(const Program &p, BlockEnv &env,
       env.names[i.getResult()] = name;
     } else if (auto w = dyn_cast<graph::ParamOp>(op)) {
       std::string name = env.fresh("p_" + w.getName().str());
-      os << "float *" << name << " = " << weight(param++) << ";\n";
+      os << "float *" << name << " = weight(" << param++ << ");\n";
       env.names[w.getResult()] = name;
     }
   }

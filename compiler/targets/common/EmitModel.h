@@ -47,23 +47,19 @@ using InputPrinter = llvm::function_ref<void(
     const std::string &name, const std::string &type, int index,
     mlir::Value value)>;
 
-// The C++ expression (a float *) of parameter number |index|'s FP32 master:
-// `weight(1)` on both targets.
-using WeightExpr = llvm::function_ref<std::string(size_t index)>;
-
 // Names the arguments of @grad: inputs (printed by |input|), FP32
-// parameters (`float *p = <weight(k)>;`) and the loss scale (|lossScale|,
-// an expression).
+// parameters (`float *p = weight(k);`, the model base's accessor on both
+// targets) and the loss scale (|lossScale|, an expression).
 mlir::LogicalResult bindGradArguments(const Program &p, BlockEnv &env,
                                       mlir::raw_indented_ostream &os,
-                                      const TargetSyntax &t, WeightExpr weight,
+                                      const TargetSyntax &t,
                                       llvm::StringRef lossScale,
                                       InputPrinter input);
 // Names the graph.input and graph.param values of the model body, as
 // bindGradArguments does.
 void bindModelValues(const Program &p, BlockEnv &env,
                      mlir::raw_indented_ostream &os, const TargetSyntax &t,
-                     WeightExpr weight, InputPrinter input);
+                     InputPrinter input);
 // Checks the results of @grad: |loss| gets the output named "loss", |grad|
 // each FP32 gradient with its parameter index, element count and name.
 mlir::LogicalResult forEachGradResult(

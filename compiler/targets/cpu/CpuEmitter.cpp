@@ -21,7 +21,7 @@ namespace {
 // and the scalar formulas the fused loops share with the kernel library.
 constexpr const char *kPreamble = R"cpp(#include "runtime/cpu/HostModel.h"
 #include "runtime/cpu/Kernels.h"
-#include "runtime/numerics/Activation.h"
+#include "runtime/numerics/Elementwise.h"
 #include "runtime/numerics/Half.h"
 #include "runtime/numerics/Init.h"
 #include "runtime/numerics/Philox.h"
@@ -126,11 +126,6 @@ private:
     return success();
   }
 
-  // Parameter k's FP32 master: HostModel::weight(k).
-  static std::string weight(size_t k) {
-    return "weight(" + std::to_string(k) + ")";
-  }
-
   // `T *name = input<T>(inputs[index]);`
   static std::string inputPointer(const std::string &name,
                                   const std::string &type, int index) {
@@ -156,7 +151,7 @@ private:
     os << "float scale = lossScale();  // the kernels take it by address\n";
     auto input = [&](const std::string &name, const std::string &type,
                      int index, Value) { os << inputPointer(name, type, index); };
-    if (failed(bindGradArguments(p, env, os, kCpuSyntax, weight, "(&scale)",
+    if (failed(bindGradArguments(p, env, os, kCpuSyntax, "(&scale)",
                                  input)))
       return failure();
     os << "\n";
@@ -199,7 +194,7 @@ private:
           "override {\n";
     os.indent();
     os << "std::byte *arena = this->arena();\n";
-    bindModelValues(p, env, os, kCpuSyntax, weight,
+    bindModelValues(p, env, os, kCpuSyntax,
                     [&](const std::string &name, const std::string &type,
                         int index, Value) {
                       os << inputPointer(name, type, index);

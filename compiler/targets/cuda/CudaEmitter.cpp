@@ -24,7 +24,7 @@ namespace {
 // for fused kernels, fill for splat constants (launched from generated code,
 // so defined in it).
 constexpr const char *kPreamble = R"cpp(#include "runtime/cuda/DeviceModel.h"
-#include "runtime/numerics/Activation.h"
+#include "runtime/numerics/Elementwise.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -143,7 +143,7 @@ private:
     os << "std::byte *arena = this->arena();\n";
     // The scale lives on the device: the graph reads the current one.
     if (failed(bindGradArguments(
-            p, env, os, kCudaSyntax, weight, "lossScale()",
+            p, env, os, kCudaSyntax, "lossScale()",
             [&](const std::string &name, const std::string &type, int index,
                 Value) { bindInput(os, name, type, index); })))
       return failure();
@@ -184,7 +184,7 @@ private:
     os << "void runEvaluate(const void **outputs) override {\n";
     os.indent();
     os << "std::byte *arena = this->arena();\n";
-    bindModelValues(p, env, os, kCudaSyntax, weight,
+    bindModelValues(p, env, os, kCudaSyntax,
                     [&](const std::string &name, const std::string &type,
                         int index,
                         Value) { bindInput(os, name, type, index); });
@@ -199,12 +199,6 @@ private:
     os.unindent();
     os << "}\n";
     return success();
-  }
-
-  // DeviceModel::weight(k): parameter k's FP32 master, 256-byte aligned
-  // (CudaEmitBlock.cpp, knownAlignment).
-  static std::string weight(size_t k) {
-    return "weight(" + std::to_string(k) + ")";
   }
 
   // DeviceModel::input(i): a cudaMalloc'd buffer, 256-byte aligned.
