@@ -101,4 +101,5 @@ file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/compiler/RuntimeConfig.inc
 #define AMPC_NVCC \"${ampc_nvcc}\"
 #define AMPC_CUDA_ARCHS \"${ampc_cuda_archs_joined}\"
 #define AMPC_HOST_FP16_FLAGS \"${AMPC_HOST_FP16_FLAGS}\"
+#define AMPC_BUILD_SANITIZE \"${AMPC_SANITIZE}\"
 ")

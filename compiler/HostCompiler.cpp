@@ -72,8 +72,35 @@ static std::vector<std::string> runtimeLink(std::string &error) {
   return link;
 }
 
+std::vector<std::string> ampc::effectiveSanitizers(StringRef requested) {
+  std::vector<std::string> out;
+  for (StringRef list : {StringRef(AMPC_BUILD_SANITIZE), requested}) {
+    SmallVector<StringRef> items;
+    list.split(items, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef item : items)
+      if (!llvm::is_contained(out, item.trim()))
+        out.push_back(item.trim().str());
+  }
+  return out;
+}
+
+// The host compiler flags for |sanitize| (as CMakeLists.txt sets them for
+// the runtime): fatal on the first error, frame pointers and line tables
+// for readable reports.
+static std::vector<std::string> sanitizerFlags(StringRef sanitize) {
+  std::vector<std::string> names = ampc::effectiveSanitizers(sanitize);
+  if (names.empty())
+    return {};
+  std::vector<std::string> flags = {"-g1", "-fno-omit-frame-pointer",
+                                    "-fno-sanitize-recover=all"};
+  for (const std::string &name : names)
+    flags.push_back("-fsanitize=" + name);
+  return flags;
+}
+
 std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
                                                   StringRef binPath,
+                                                  StringRef sanitize,
                                                   std::string &error) {
   std::vector<std::string> link = runtimeLink(error);
   if (link.empty())
@@ -96,6 +123,8 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
   // results, faster); see AMPC_HAVE_F16C in CMakeLists.txt.
   if (StringRef(AMPC_HOST_FP16_FLAGS).size())
     cmd.insert(cmd.begin() + 1, AMPC_HOST_FP16_FLAGS);
+  std::vector<std::string> san = sanitizerFlags(sanitize);
+  cmd.insert(cmd.begin() + 1, san.begin(), san.end());
   cmd.insert(cmd.end(), link.begin(), link.end());
   cmd.push_back("-Wl,--end-group");
   cmd.push_back("-lpthread");
@@ -105,6 +134,7 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
 std::vector<std::string> ampc::cudaCompileCommand(StringRef cuPath,
                                                   StringRef binPath,
                                                   StringRef archs,
+                                                  StringRef sanitize,
                                                   std::string &error) {
   SmallVector<StringRef> cudaItems;
   StringRef(AMPC_CUDA_LINK).split(cudaItems, '|', -1, /*KeepEmpty=*/false);
@@ -127,6 +157,9 @@ std::vector<std::string> ampc::cudaCompileCommand(StringRef cuPath,
                                   "--cudart", "shared",
                                   // unused preamble helpers
                                   "-diag-suppress", "177", "-I" + include};
+  // Host code only; nvcc splits -Xcompiler values at commas, so one each.
+  for (const std::string &flag : sanitizerFlags(sanitize))
+    cmd.push_back("-Xcompiler=" + flag);
   SmallVector<StringRef> list;
   (archs.empty() ? StringRef(AMPC_CUDA_ARCHS) : archs)
       .split(list, ',', -1, /*KeepEmpty=*/false);

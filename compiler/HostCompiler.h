@@ -16,9 +16,11 @@ namespace ampc {
 // compiler), AMPC_INCLUDE_DIR (the ampc source root), AMPC_RUNTIME_DIR (a
 // directory holding libampc_runtime.a, libampc_cpu_kernels.a,
 // libampc_numerics.a). Returns an empty vector and sets |error| when no
-// runtime is known.
+// runtime is known. |sanitize| is a -fsanitize list ("address,undefined")
+// for the generated code; see sanitizerFlags.
 std::vector<std::string> hostCompileCommand(llvm::StringRef cppPath,
                                             llvm::StringRef binPath,
+                                            llvm::StringRef sanitize,
                                             std::string &error);
 
 // The nvcc command that turns the generated CUDA C++ |cuPath| into the
@@ -31,7 +33,14 @@ std::vector<std::string> hostCompileCommand(llvm::StringRef cppPath,
 std::vector<std::string> cudaCompileCommand(llvm::StringRef cuPath,
                                             llvm::StringRef binPath,
                                             llvm::StringRef archs,
+                                            llvm::StringRef sanitize,
                                             std::string &error);
+
+// The sanitizers a training binary is built with: |requested| (a -fsanitize
+// list, may be empty) joined with the ones this ampc's runtime was built with
+// (-DAMPC_SANITIZE), which the binary must have to link the instrumented
+// runtime. Empty when none.
+std::vector<std::string> effectiveSanitizers(llvm::StringRef requested);
 
 // Runs |command|; the compiler's own messages go to stderr. Returns its exit
 // code (-1 when it could not be started, with |error| set).

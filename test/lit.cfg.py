@@ -23,11 +23,15 @@ config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 # Features later tests can require.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
     config.available_features.add("gpu")
-if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "nvcc")):
+def _on(value):
+    return str(value).upper() in ("ON", "1", "TRUE", "YES")
+
+if (_on(config.ampc_with_cuda) and config.cuda_bin_dir
+        and os.path.exists(os.path.join(config.cuda_bin_dir, "nvcc"))):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", os.path.join(config.cuda_bin_dir, "nvcc")))
     # runtime/cuda built with cuDNN (CMake AMPC_WITH_CUDNN).
-    if getattr(config, "ampc_with_cudnn", "").upper() in ("ON", "1", "TRUE", "YES"):
+    if _on(getattr(config, "ampc_with_cudnn", "")):
         config.available_features.add("cudnn")
 # Data the end-to-end tests train on (Debian packages dataset-fashion-mnist
 # and fortunes, which scripts/setup.sh installs; the tests fail without them).
@@ -41,3 +45,12 @@ if shutil.which("dot"):
 # AMPC_RECORD=1 re-records the expected values of e2e/examples-bitwise.test.
 if os.environ.get("AMPC_RECORD"):
     config.environment["AMPC_RECORD"] = os.environ["AMPC_RECORD"]
+
+# A build with -DAMPC_SANITIZE (scripts/sanitize.sh): tools and the training
+# binaries are instrumented. Tests that measure time scaling say
+# `UNSUPPORTED: sanitized`; the sanitizers' options pass through.
+if config.ampc_sanitize:
+    config.available_features.add("sanitized")
+for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]

@@ -19,6 +19,7 @@
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -86,6 +87,11 @@ AMPC_OPT(std::string, emit, "emit",
 AMPC_OPT(bool, keepTemps, "keep-temps",
          cl::desc("Keep the generated C++ in its temporary directory"),
          cl::init(false));
+AMPC_OPT(std::string, sanitize, "sanitize", cl::ValueOptional,
+         cl::desc("Build the binary with sanitizers: --sanitize is "
+                  "address,undefined, or give a -fsanitize list (a runtime "
+                  "built with -DAMPC_SANITIZE adds its own)"),
+         cl::value_desc("list"), cl::init(""));
 AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command"),
          cl::init(false));
 
@@ -117,6 +123,13 @@ private:
   std::string dir;
   int index = 0;
 };
+
+// --sanitize alone means address,undefined.
+std::string sanitizeList() {
+  if (sanitize.getNumOccurrences() && sanitize.empty())
+    return "address,undefined";
+  return sanitize;
+}
 
 // The defaults of the runtime hyperparameters that were given.
 std::optional<double> given(double v) {
@@ -229,8 +242,9 @@ int runCompile() {
     os << cpp;
   }
   std::vector<std::string> cmd =
-      cuda ? ampc::cudaCompileCommand(cppPath, output, cudaArch, error)
-           : ampc::hostCompileCommand(cppPath, output, error);
+      cuda ? ampc::cudaCompileCommand(cppPath, output, cudaArch,
+                                      sanitizeList(), error)
+           : ampc::hostCompileCommand(cppPath, output, sanitizeList(), error);
   if (cmd.empty()) {
     errs() << "ampc: " << error << " (the generated C++ is in " << tempDir
            << ")\n";
@@ -238,6 +252,9 @@ int runCompile() {
   }
   progress << "[2/3] " << sys::path::filename(cmd[0]) << " "
            << (cuda ? "-O3 " : "-O2 ") << sys::path::filename(cppPath);
+  if (std::vector<std::string> san = ampc::effectiveSanitizers(sanitizeList());
+      !san.empty())
+    progress << " (sanitizers: " << llvm::join(san, ",") << ")";
   if (verbose) {
     progress << "\n      ";
     for (const std::string &arg : cmd)

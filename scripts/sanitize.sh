@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The sanitized part of the suite: builds ampc with AddressSanitizer and
+# UndefinedBehaviorSanitizer (-DAMPC_SANITIZE=address,undefined, CUDA off:
+# no GPU in CI and device code is compute-sanitizer's job) into
+# build/sanitize, then runs under them the unit tests, the data-parallel
+# runs, and the end-to-end runs that train, resume, take hostile input and
+# fuzz the model-file path. The training binaries those runs compile link the
+# instrumented runtime and are instrumented themselves (`ampc compile` in a
+# sanitized build adds the flags). Any report fails the run.
+#
+# scripts/test.sh runs it after the main suite; on its own, after
+# scripts/setup.sh: `bash scripts/sanitize.sh`. AMPC_SANITIZE_LIT_FILTER
+# overrides the lit selection (a regular expression over test paths).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${AMPC_BUILD_DIR:-$ROOT/build}
+SAN=$BUILD/sanitize
+export PATH="$PATH:/usr/local/cuda/bin"
+
+echo "[sanitize] configuring $SAN (address,undefined)"
+cmake -G Ninja -S "$ROOT" -B "$SAN" -DCMAKE_BUILD_TYPE=Release \
+  -DAMPC_SANITIZE=address,undefined -DAMPC_WITH_CUDA=OFF \
+  -DAMPC_PYTHON="$BUILD/pyenv/bin/python" >/dev/null
+echo "[sanitize] building (ninja)"
+ninja -C "$SAN"
+
+# Abort on the first report (a signal, so `not` in lit and the fuzzer see a
+# crash, never an ordinary error exit); leaks are errors except those of the
+# MPI and BLAS libraries (not ours, see scripts/lsan.supp).
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:abort_on_error=1"
+export LSAN_OPTIONS="suppressions=$ROOT/scripts/lsan.supp:print_suppressions=0"
+
+echo "[sanitize] unit tests and data-parallel runs (ctest)"
+# The lit suite runs below, a chosen part of it; the data-parallel fault and
+# timing tests kill ranks on purpose, which sanitizers would only slow.
+(cd "$SAN" && ctest --output-on-failure --timeout 900 -j "$(nproc)" \
+  -E '^lit$|^dataparallel\.fault|^comm\.fault|^bench\.')
+
+FILTER=${AMPC_SANITIZE_LIT_FILTER:-'e2e/(examples-mlp|resume|accumulation|bad-checkpoint|bad-input|huge-shapes|names|scale-collapse|check-compile-agree)\.test|Tools/(parse-limits|fuzz|check|gradcheck)\.test|Tools/fuzz-regressions'}
+echo "[sanitize] end-to-end runs (lit, filter: $FILTER)"
+/usr/lib/llvm-22/bin/lit -sv --filter "$FILTER" "$SAN/test"
