@@ -261,6 +261,13 @@ AuditReport Auditor::finish() {
     ElemType et = resultType(row);
     const char *tn = interp::toString(et);
     std::optional<double> localMed = row.local.medianRelErr();
+    // Ops that only move values in their operand's type make none of them.
+    if (isa<graph::ReshapeOp, graph::TransposeOp, graph::BroadcastToOp,
+            graph::SliceOp, graph::ConcatOp>(row.op) &&
+        llvm::all_of(row.op->getOperandTypes(), [&](Type t) {
+          return interp::elemTypeOf(t) == et;
+        }))
+      continue;
     if (row.acc.rangeOverflow > 0) {
       row.risk = Risk::Overflow;
       row.why = llvm::formatv("overflows {0} in {1}% of its values (max |x| "
@@ -270,7 +277,7 @@ AuditReport Auditor::finish() {
                     .str();
     } else if (row.acc.rangeUnderflowFraction() > kUnderflowRisk) {
       row.risk = Risk::Underflow;
-      row.why = llvm::formatv("{0}% of its nonzero values underflow {1} "
+      row.why = llvm::formatv("{0}% of its significant values underflow {1} "
                               "(below {2})",
                               fmt(100 * row.acc.rangeUnderflowFraction()), tn,
                               fmt(limitsOf(et).minNormal))
@@ -311,7 +318,9 @@ AuditReport Auditor::finish() {
                       : r.risk == Risk::Underflow
                           ? r.acc.rangeUnderflowFraction()
                           : r.local.medianRelErr().value_or(0) / r.unitRoundoff;
-    return std::make_pair(int(r.risk), severity);
+    // Forward before backward: a forward overflow often causes the
+    // backward one.
+    return std::make_tuple(int(r.risk), !r.backward, severity);
   };
   std::stable_sort(report.ranked.begin(), report.ranked.end(),
                    [&](size_t a, size_t b) { return key(a) > key(b); });

@@ -134,11 +134,11 @@ void ampc::audit::printAuditText(const AuditReport &r, raw_ostream &os) {
   os << "at risk (" << r.ranked.size() << "), riskiest first:\n";
   for (size_t k : r.ranked) {
     const OpRow &row = r.rows[k];
-    os << row.loc << ": warning: " << (row.backward ? "gradient of " : "")
-       << row.opName;
+    os << row.loc << ": warning: " << row.opName;
     if (!row.name.empty())
       os << " '" << row.name << "'";
-    os << " " << row.why << "\n";
+    os << " (" << (row.backward ? "backward" : "forward") << "): " << row.why
+       << "\n";
     if (!row.fix.empty())
       os << "  fix: " << row.fix << "\n";
   }
@@ -146,10 +146,20 @@ void ampc::audit::printAuditText(const AuditReport &r, raw_ostream &os) {
 
 namespace {
 
+// JSON has no inf or NaN: they are written as the strings "inf", "-inf",
+// "nan" (an overflowing loss, an infinite error).
+llvm::json::Value num(double x) {
+  if (std::isnan(x))
+    return "nan";
+  if (std::isinf(x))
+    return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
 llvm::json::Value optional(std::optional<double> x) {
   if (!x)
     return nullptr;
-  return *x;
+  return num(*x);
 }
 
 llvm::json::Object statsJson(const ValueStats &s) {
@@ -158,12 +168,12 @@ llvm::json::Object statsJson(const ValueStats &s) {
       {"nonzero", s.nonzero},
       {"overflow", s.overflow},
       {"underflow", s.underflow},
-      {"overflow_fraction", s.overflowFraction()},
-      {"underflow_fraction", s.underflowFraction()},
-      {"max_abs", s.maxAbsRef},
+      {"overflow_fraction", num(s.overflowFraction())},
+      {"underflow_fraction", num(s.underflowFraction())},
+      {"max_abs", num(s.maxAbsRef)},
       {"compared", s.compared},
       {"rel_err_median", optional(s.medianRelErr())},
-      {"rel_err_max", s.compared ? llvm::json::Value(s.maxRelErr)
+      {"rel_err_max", s.compared ? num(s.maxRelErr)
                                  : llvm::json::Value(nullptr)},
   };
 }
@@ -180,8 +190,8 @@ void ampc::audit::printAuditJson(const AuditReport &r, raw_ostream &os) {
         {"type", row.type},
         {"precision", row.precision},
         {"pass", row.backward ? "backward" : "forward"},
-        {"limit", row.limit},
-        {"max_abs_over_limit", row.acc.maxAbsRef / row.limit},
+        {"limit", num(row.limit)},
+        {"max_abs_over_limit", num(row.acc.maxAbsRef / row.limit)},
         {"accumulated", statsJson(row.acc)},
         {"local", statsJson(row.local)},
         {"risk", toString(row.risk)},
@@ -193,11 +203,11 @@ void ampc::audit::printAuditJson(const AuditReport &r, raw_ostream &os) {
     ranked.push_back(int64_t(k));
   const ScaleAdvice &s = r.scale;
   llvm::json::Object scale{
-      {"scale", s.scale},
+      {"scale", num(s.scale)},
       {"values", s.values},
       {"overflow", s.overflow},
-      {"underflow_fraction", s.underflowFraction},
-      {"max_unscaled", s.maxUnscaled},
+      {"underflow_fraction", num(s.underflowFraction)},
+      {"max_unscaled", num(s.maxUnscaled)},
       {"underflow_tolerance", kScaleUnderflowTolerance},
       {"range", s.hasRange ? llvm::json::Value(llvm::json::Array{
                                  std::ldexp(1.0, s.lo), std::ldexp(1.0, s.hi)})
@@ -214,7 +224,7 @@ void ampc::audit::printAuditJson(const AuditReport &r, raw_ostream &os) {
       {"data", r.data},
       {"weights", r.weights},
       {"batches", r.batches},
-      {"loss", llvm::json::Object{{"amp", r.lossAmp}, {"fp64", r.lossRef}}},
+      {"loss", llvm::json::Object{{"amp", num(r.lossAmp)}, {"fp64", num(r.lossRef)}}},
       {"ops", std::move(ops)},
       {"loss_scale", std::move(scale)},
       {"at_risk", std::move(ranked)},
