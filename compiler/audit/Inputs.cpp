@@ -8,6 +8,10 @@
 #include "runtime/data/Dataset.h"
 #include "runtime/numerics/Philox.h"
 
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -68,6 +72,29 @@ ampc::audit::loadWeights(graph::ModelOp model, const std::string &path,
     error = e.what();
     return std::nullopt;
   }
+}
+
+std::optional<double>
+ampc::audit::checkpointLossScale(const std::string &path) {
+  try {
+    std::string file = rt::resolveCheckpoint(path) + "/train_state.json";
+    auto buffer = llvm::MemoryBuffer::getFile(file);
+    if (!buffer)
+      return std::nullopt;
+    llvm::Expected<llvm::json::Value> doc =
+        llvm::json::parse((*buffer)->getBuffer());
+    if (!doc) {
+      llvm::consumeError(doc.takeError());
+      return std::nullopt;
+    }
+    if (const llvm::json::Object *o = doc->getAsObject())
+      if (const llvm::json::Object *scaler = o->getObject("scaler"))
+        if (std::optional<double> scale = scaler->getNumber("scale"))
+          if (*scale > 0 && std::isfinite(*scale))
+            return scale;
+  } catch (const rt::InputError &) {
+  }
+  return std::nullopt;
 }
 
 namespace {

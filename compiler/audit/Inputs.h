@@ -31,6 +31,10 @@ std::optional<interp::NamedTensors>
 loadWeights(graph::ModelOp model, const std::string &path, bool checkpoint,
             std::string &error);
 
+// The loss scale a checkpoint's train_state.json holds (scaler.scale), if
+// it has one.
+std::optional<double> checkpointLossScale(const std::string &path);
+
 // The first |count| batches a training binary run with --seed |seed| and
 // --data |items| ("name=path[:tokentype]") would see.
 std::optional<std::vector<interp::NamedTensors>>

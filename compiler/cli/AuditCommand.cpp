@@ -20,6 +20,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace llvm;
 
 namespace {
@@ -63,8 +65,9 @@ cl::opt<int64_t> numBatches("batches", cl::init(2),
                             cl::cat(ampc::cli::category()));
 cl::opt<double> lossScale(
     "loss-scale", cl::init(0),
-    cl::desc("Loss scale seeding the backward pass (default: 65536, "
-             "GradScaler's initial scale, for fp16; 1 for bf16)"),
+    cl::desc("Loss scale seeding the backward pass (default: the scale in "
+             "--checkpoint's train_state.json, else 65536, GradScaler's "
+             "initial scale, for fp16 and 1 for bf16)"),
     cl::sub(auditCommand), cl::cat(ampc::cli::category()));
 cl::opt<uint64_t> seed("seed", cl::init(0),
                        cl::desc("The training run's --seed: initializers, "
@@ -101,10 +104,13 @@ int runAudit() {
   if (numBatches < 1)
     return fail("--batches must be at least 1", 2);
   double scale = lossScale;
+  if (scale < 0 || !std::isfinite(scale))
+    return fail("--loss-scale must be positive and finite", 2);
+  // A checkpoint's weights go with the scale its run had reached.
+  if (scale == 0 && !checkpointDir.empty())
+    scale = ampc::audit::checkpointLossScale(checkpointDir).value_or(0);
   if (scale == 0)
     scale = ampMode == "fp16" ? 65536.0 : 1.0;
-  if (!(scale > 0) || !std::isfinite(scale))
-    return fail("--loss-scale must be positive and finite", 2);
 
   auto context = ampc::createContext();
   auto module = ampc::loadModelFile(*context, inputFile);
