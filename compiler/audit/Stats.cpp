@@ -1,8 +1,6 @@
 //===- Stats.cpp - Half-precision values against an FP64 reference --------===//
 #include "compiler/audit/Stats.h"
 
-#include "compiler/interp/Interpreter.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,13 +12,14 @@ using interp::ElemType;
 TypeLimits ampc::audit::limitsOf(ElemType type) {
   switch (type) {
   case ElemType::F16:
-    return {65504.0, std::ldexp(1.0, -14), -14, std::ldexp(1.0, -11)};
+    return {65504.0, 65520.0, std::ldexp(1.0, -14), -14, std::ldexp(1.0, -11)};
   case ElemType::BF16:
-    return {3.3895313892515355e38, std::ldexp(1.0, -126), -126,
-            std::ldexp(1.0, -8)};
+    return {3.3895313892515355e38, 3.3895313892515355e38 + std::ldexp(1.0, 119),
+            std::ldexp(1.0, -126), -126, std::ldexp(1.0, -8)};
   default:
-    return {double(std::numeric_limits<float>::max()), std::ldexp(1.0, -126),
-            -126, std::ldexp(1.0, -24)};
+    return {double(std::numeric_limits<float>::max()),
+            double(std::numeric_limits<float>::max()) + std::ldexp(1.0, 103),
+            std::ldexp(1.0, -126), -126, std::ldexp(1.0, -24)};
   }
 }
 
@@ -28,6 +27,7 @@ void ValueStats::add(const interp::Tensor &value, const interp::Tensor &ref,
                      ElemType type) {
   TypeLimits lim = limitsOf(type);
   double floor = significanceFloor(ref, type);
+  median.reset();
   size_t n = std::min(value.f.size(), ref.f.size());
   for (size_t k = 0; k < n; ++k) {
     double x = value.f[k], r = ref.f[k];
@@ -38,7 +38,7 @@ void ValueStats::add(const interp::Tensor &value, const interp::Tensor &ref,
     maxAbsRef = std::max(maxAbsRef, ar);
     if (ar != 0) {
       ++nonzero;
-      if (std::isinf(interp::roundTo(r, type, interp::Numerics::Typed)))
+      if (ar >= lim.overflowAt) // round to nearest even: the tie goes to inf
         ++rangeOverflow;
       if (ar >= floor) {
         ++significant;
@@ -103,6 +103,13 @@ double ValueStats::significanceFloor(const interp::Tensor &ref,
 }
 
 std::optional<double> ValueStats::medianRelErr() const {
+  if (median)
+    return *median;
+  median = computeMedian();
+  return *median;
+}
+
+std::optional<double> ValueStats::computeMedian() const {
   if (samples.empty())
     return std::nullopt;
   std::vector<float> s = samples;

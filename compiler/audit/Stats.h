@@ -22,6 +22,7 @@ namespace ampc::audit {
 // The range and precision of a float element type.
 struct TypeLimits {
   double max;          // largest finite value
+  double overflowAt;   // |x| from which rounding gives inf (max + ulp/2)
   double minNormal;    // smallest positive normal value
   int minNormalExp;    // log2(minNormal)
   double unitRoundoff; // 2^-(mantissa bits + 1): half an ulp at 1
@@ -75,7 +76,9 @@ public:
 
 private:
   void sample(float relErr);
+  std::optional<double> computeMedian() const;
   std::vector<float> samples;
+  mutable std::optional<std::optional<double>> median; // cached
   uint64_t stride = 1, seen = 0;
 };
 
