@@ -145,8 +145,8 @@ LogicalResult Auditor::addBatch(const interp::NamedTensors &inputs,
 
   Block &body = gradFunc.getBody().front();
   for (Operation &op : body.without_terminator()) {
-    if (!rowOf.count({&op, 0}) && !llvm::any_of(op.getResults(), [&](Value v) {
-          return rowOf.count({&op, cast<OpResult>(v).getResultNumber()});
+    if (llvm::none_of(op.getResults(), [&](OpResult r) {
+          return rowOf.count({&op, r.getResultNumber()});
         }))
       continue;
     // The op alone: FP64 operands rounded to the op's operand types.
