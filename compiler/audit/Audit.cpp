@@ -1,4 +1,4 @@
-//===- Audit.cpp - Per-op range and error audit of an AMP step -------------===//
+//===- Audit.cpp - Per-op range and error audit of an AMP step ------------===//
 #include "compiler/audit/Audit.h"
 
 #include "passes/amp/OpSite.h"
@@ -43,8 +43,7 @@ ElemType resultType(const OpRow &row) {
 
 } // namespace
 
-Auditor::Auditor(graph::ModelOp model, func::FuncOp gradFunc,
-                 AuditOptions opts)
+Auditor::Auditor(graph::ModelOp model, func::FuncOp gradFunc, AuditOptions opts)
     : model(model), gradFunc(gradFunc), options(std::move(opts)) {
   halfType = options.mode == "bf16" ? ElemType::BF16 : ElemType::F16;
   report.model = model.getSymName().str();
@@ -116,9 +115,9 @@ LogicalResult Auditor::addBatch(const interp::NamedTensors &inputs,
     } else if (gradFunc.getArgAttr(k, graph::kLossScaleAttr)) {
       args.push_back(Tensor::scalar(options.lossScale));
     } else {
-      return gradFunc.emitError()
-             << "argument #" << k
-             << " has no graph.input, graph.param or graph.loss_scale attribute";
+      return gradFunc.emitError() << "argument #" << k
+                                  << " has no graph.input, graph.param or "
+                                     "graph.loss_scale attribute";
     }
   }
 
@@ -137,7 +136,8 @@ LogicalResult Auditor::addBatch(const interp::NamedTensors &inputs,
   if (failed(refOut))
     return failure();
   for (unsigned k = 0; k < gradFunc.getNumResults(); ++k)
-    if (auto o = gradFunc.getResultAttrOfType<StringAttr>(k, graph::kOutputAttr))
+    if (auto o =
+            gradFunc.getResultAttrOfType<StringAttr>(k, graph::kOutputAttr))
       if (o.getValue() == "loss") {
         lossAmpSum += (*ampOut)[k].at(0);
         lossRefSum += (*refOut)[k].at(0);
@@ -264,9 +264,8 @@ AuditReport Auditor::finish() {
     // Ops that only move values in their operand's type make none of them.
     if (isa<graph::ReshapeOp, graph::TransposeOp, graph::BroadcastToOp,
             graph::SliceOp, graph::ConcatOp>(row.op) &&
-        llvm::all_of(row.op->getOperandTypes(), [&](Type t) {
-          return interp::elemTypeOf(t) == et;
-        }))
+        llvm::all_of(row.op->getOperandTypes(),
+                     [&](Type t) { return interp::elemTypeOf(t) == et; }))
       continue;
     if (row.acc.rangeOverflow > 0) {
       row.risk = Risk::Overflow;
@@ -293,9 +292,10 @@ AuditReport Auditor::finish() {
     }
     bool scaleRisk = row.backward && row.risk != Risk::Precision;
     if (scaleRisk && sa.hasRange && !sa.scaleInRange)
-      row.fix = llvm::formatv("use a loss scale in [2^{0}, 2^{1}] (audited at {2})",
-                              sa.lo, sa.hi, fmt(sa.scale, 8))
-                    .str();
+      row.fix =
+          llvm::formatv("use a loss scale in [2^{0}, 2^{1}] (audited at {2})",
+                        sa.lo, sa.hi, fmt(sa.scale, 8))
+              .str();
     else if (isa<graph::CastOp>(row.op))
       row.fix = castConsumersAdvice(row.op);
     else

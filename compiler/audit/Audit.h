@@ -1,4 +1,4 @@
-//===- Audit.h - Per-op range and error audit of an AMP step -----*- C++ -*-===//
+//===- Audit.h - Per-op range and error audit of an AMP step ----*- C++ -*-===//
 //
 // Runs a model's `<model>_grad` function (after graph-autocast and
 // graph-autodiff) twice per batch on the reference interpreter: in typed
@@ -51,11 +51,11 @@ const char *toString(Risk risk);
 struct OpRow {
   mlir::Operation *op = nullptr;
   unsigned result = 0;
-  std::string loc;      // file:line:col as in the IR
-  std::string shortLoc; // with the file's base name
-  std::string opName;   // "linear" ("layer_norm_backward#1" for result 1)
-  std::string name;     // the model file's name of the op, or ""
-  std::string type;     // "f16"
+  std::string loc;       // file:line:col as in the IR
+  std::string shortLoc;  // with the file's base name
+  std::string opName;    // "linear" ("layer_norm_backward#1" for result 1)
+  std::string name;      // the model file's name of the op, or ""
+  std::string type;      // "f16"
   std::string precision; // amp.precision, or ""
   bool backward = false; // depends on the loss scale: a (scaled) gradient
   double limit = 0;      // the type's largest finite value
@@ -72,13 +72,13 @@ struct OpRow {
 // The loss scales that keep every half-precision gradient value
 // representable: no overflow, at most kScaleUnderflowTolerance underflow.
 struct ScaleAdvice {
-  double scale = 1;          // the scale the audit ran at
-  int64_t values = 0;   // significant half gradient values (Stats.h)
-  int64_t overflow = 0; // at |scale|, values beyond the type's limit
+  double scale = 1;             // the scale the audit ran at
+  int64_t values = 0;           // significant half gradient values (Stats.h)
+  int64_t overflow = 0;         // at |scale|, values beyond the type's limit
   double underflowFraction = 0; // at |scale|, of the significant values
-  double maxUnscaled = 0;    // max |gradient| / scale
+  double maxUnscaled = 0;       // max |gradient| / scale
   bool hasRange = false;
-  int lo = 0, hi = 0;        // the range is [2^lo, 2^hi]
+  int lo = 0, hi = 0; // the range is [2^lo, 2^hi]
   bool scaleInRange = true;
 };
 

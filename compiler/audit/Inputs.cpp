@@ -1,4 +1,4 @@
-//===- Inputs.cpp - The weights and batches an audit runs on ---------------===//
+//===- Inputs.cpp - The weights and batches an audit runs on --------------===//
 #include "compiler/audit/Inputs.h"
 
 #include "compiler/interp/GradCheck.h"
@@ -63,9 +63,9 @@ ampc::audit::loadWeights(graph::ModelOp model, const std::string &path,
                            interp::shapeToString(it->second.shape) +
                            ", the model's parameter " +
                            interp::shapeToString(shape));
-      weights[name] = Tensor::floats(
-          shape,
-          std::vector<double>(it->second.data.begin(), it->second.data.end()));
+      weights[name] =
+          Tensor::floats(shape, std::vector<double>(it->second.data.begin(),
+                                                    it->second.data.end()));
     }
     return weights;
   } catch (const rt::InputError &e) {

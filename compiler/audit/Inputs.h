@@ -1,4 +1,4 @@
-//===- Inputs.h - The weights and batches an audit runs on -------*- C++ -*-===//
+//===- Inputs.h - The weights and batches an audit runs on ------*- C++ -*-===//
 //
 // The same values a training binary would start from: parameters from their
 // seeded initializers (runtime/numerics/Init) or from a checkpoint's
@@ -27,9 +27,10 @@ interp::NamedTensors initialWeights(graph::ModelOp model, uint64_t seed);
 // with |checkpoint| a checkpoint directory (or a --checkpoint-dir holding
 // `latest`) whose model.safetensors is read. Every parameter must be there
 // with its shape.
-std::optional<interp::NamedTensors>
-loadWeights(graph::ModelOp model, const std::string &path, bool checkpoint,
-            std::string &error);
+std::optional<interp::NamedTensors> loadWeights(graph::ModelOp model,
+                                                const std::string &path,
+                                                bool checkpoint,
+                                                std::string &error);
 
 // The loss scale a checkpoint's train_state.json holds (scaler.scale), if
 // it has one.
@@ -43,9 +44,8 @@ loadBatches(graph::ModelOp model, const std::vector<std::string> &items,
 
 // |count| batches of seeded random inputs (floats N(0, 1), integers in the
 // range their consumers allow), batch b drawn with seed + b.
-std::vector<interp::NamedTensors> syntheticBatches(graph::ModelOp model,
-                                                   int64_t count,
-                                                   uint64_t seed);
+std::vector<interp::NamedTensors>
+syntheticBatches(graph::ModelOp model, int64_t count, uint64_t seed);
 
 } // namespace ampc::audit
 

@@ -1,4 +1,4 @@
-//===- Print.cpp - Text, JSON and IR annotations of an audit ---------------===//
+//===- Print.cpp - Text, JSON and IR annotations of an audit --------------===//
 #include "compiler/audit/Audit.h"
 
 #include "mlir/IR/Builders.h"
@@ -61,18 +61,17 @@ std::string scaleLine(const AuditReport &r) {
     return out;
   }
   os << s.values << " significant " << r.mode << " values at loss scale "
-     << g(s.scale, 6) << ": " << s.overflow
-     << " overflow, " << percentOf(s.underflowFraction) << "% underflow; ";
+     << g(s.scale, 6) << ": " << s.overflow << " overflow, "
+     << percentOf(s.underflowFraction) << "% underflow; ";
   if (s.hasRange)
     os << "loss scales with no overflow and at most "
-       << percentOf(kScaleUnderflowTolerance) << "% underflow: ["
-       << pow2(s.lo) << ", " << pow2(s.hi) << "]"
+       << percentOf(kScaleUnderflowTolerance) << "% underflow: [" << pow2(s.lo)
+       << ", " << pow2(s.hi) << "]"
        << (s.scaleInRange ? "" : " (the audited scale is outside)");
   else
     os << "no loss scale gives no overflow with at most "
        << percentOf(kScaleUnderflowTolerance)
-       << "% underflow (the gradients span more than " << r.mode
-       << " holds)";
+       << "% underflow (the gradients span more than " << r.mode << " holds)";
   return out;
 }
 
@@ -87,12 +86,11 @@ void ampc::audit::printAuditText(const AuditReport &r, raw_ostream &os) {
   os << "\n";
   os << "data:    " << r.data << "\n";
   os << "weights: " << r.weights << "\n";
-  double lossErr = r.lossRef != 0 ? std::fabs(r.lossAmp - r.lossRef) /
-                                        std::fabs(r.lossRef)
-                                  : std::fabs(r.lossAmp - r.lossRef);
-  os << "loss:    " << g(r.lossAmp, 6) << " (" << r.mode
-     << ") vs " << g(r.lossRef, 6)
-     << " (FP64), relative error " << sci(lossErr) << "\n\n";
+  double lossErr = r.lossRef != 0
+                       ? std::fabs(r.lossAmp - r.lossRef) / std::fabs(r.lossRef)
+                       : std::fabs(r.lossAmp - r.lossRef);
+  os << "loss:    " << g(r.lossAmp, 6) << " (" << r.mode << ") vs "
+     << g(r.lossRef, 6) << " (FP64), relative error " << sci(lossErr) << "\n\n";
 
   std::vector<std::vector<std::string>> cells;
   cells.push_back({"location", "pass", "op", "name", "type", "ovf%", "unf%",
@@ -173,8 +171,8 @@ llvm::json::Object statsJson(const ValueStats &s) {
       {"max_abs", num(s.maxAbsRef)},
       {"compared", s.compared},
       {"rel_err_median", optional(s.medianRelErr())},
-      {"rel_err_max", s.compared ? num(s.maxRelErr)
-                                 : llvm::json::Value(nullptr)},
+      {"rel_err_max",
+       s.compared ? num(s.maxRelErr) : llvm::json::Value(nullptr)},
   };
 }
 
@@ -224,7 +222,8 @@ void ampc::audit::printAuditJson(const AuditReport &r, raw_ostream &os) {
       {"data", r.data},
       {"weights", r.weights},
       {"batches", r.batches},
-      {"loss", llvm::json::Object{{"amp", num(r.lossAmp)}, {"fp64", num(r.lossRef)}}},
+      {"loss",
+       llvm::json::Object{{"amp", num(r.lossAmp)}, {"fp64", num(r.lossRef)}}},
       {"ops", std::move(ops)},
       {"loss_scale", std::move(scale)},
       {"at_risk", std::move(ranked)},
@@ -242,8 +241,7 @@ void ampc::audit::annotate(const AuditReport &r) {
         b.getNamedAttr("underflow", f(row.acc.underflowFraction())),
         b.getNamedAttr("max_abs", f(row.acc.maxAbsRef)),
         b.getNamedAttr("limit", f(row.limit)),
-        b.getNamedAttr("err_median",
-                       f(row.acc.medianRelErr().value_or(0))),
+        b.getNamedAttr("err_median", f(row.acc.medianRelErr().value_or(0))),
         b.getNamedAttr("err_max", f(row.acc.maxRelErr)),
         b.getNamedAttr("local_err_median",
                        f(row.local.medianRelErr().value_or(0))),

@@ -93,8 +93,7 @@ double ValueStats::rangeUnderflowFraction() const {
   return significant ? double(rangeUnderflow) / double(significant) : 0.0;
 }
 
-double ValueStats::significanceFloor(const interp::Tensor &ref,
-                                     ElemType type) {
+double ValueStats::significanceFloor(const interp::Tensor &ref, ElemType type) {
   double maxAbs = 0;
   for (double r : ref.f)
     if (std::isfinite(r))

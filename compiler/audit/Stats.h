@@ -1,4 +1,4 @@
-//===- Stats.h - Half-precision values against an FP64 reference -*- C++ -*-===//
+//===- Stats.h - Half-precision values against FP64 -------------*- C++ -*-===//
 //
 // The numbers `ampc audit` reports for one op result, summed over batches:
 // how many values overflow or underflow in the result's type, how large the
@@ -46,8 +46,8 @@ public:
   static double significanceFloor(const interp::Tensor &ref,
                                   interp::ElemType type);
 
-  int64_t count = 0;    // elements seen
-  int64_t nonzero = 0;  // nonzero and finite in FP64
+  int64_t count = 0;   // elements seen
+  int64_t nonzero = 0; // nonzero and finite in FP64
   int64_t overflow = 0;
   int64_t underflow = 0;
   // The values' own range: finite and nonzero in FP64 but beyond the type's

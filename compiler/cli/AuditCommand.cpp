@@ -1,4 +1,4 @@
-//===- AuditCommand.cpp - `ampc audit MODEL.mlir` --------------------------===//
+//===- AuditCommand.cpp - `ampc audit MODEL.mlir` -------------------------===//
 //
 // Runs forward and backward of a model on a few batches twice, in its AMP
 // placement (graph-autocast, exact half rounding, the loss scale applied as
@@ -86,8 +86,9 @@ cl::opt<Format> format(
     cl::sub(auditCommand), cl::cat(ampc::cli::category()));
 cl::opt<std::string> dumpIRDir(
     "dump-ir",
-    cl::desc("Write the audited IR (after autocast and autodiff) with each "
-             "op's statistics as an `audit` attribute to DIR/<model>.audit.mlir"),
+    cl::desc(
+        "Write the audited IR (after autocast and autodiff) with each "
+        "op's statistics as an `audit` attribute to DIR/<model>.audit.mlir"),
     cl::value_desc("dir"), cl::sub(auditCommand),
     cl::cat(ampc::cli::category()));
 
@@ -144,7 +145,8 @@ int runAudit() {
     weightsNote = (ckpt ? "checkpoint " : "") + path;
   } else {
     weights = ampc::audit::initialWeights(model, seed);
-    weightsNote = "the model's initializers (seed " + std::to_string(seed) + ")";
+    weightsNote =
+        "the model's initializers (seed " + std::to_string(seed) + ")";
   }
   std::vector<ampc::interp::NamedTensors> batches;
   if (!dataItems.empty()) {

@@ -109,7 +109,9 @@ def make(d):
     write_safetensors(os.path.join(d, "w.safetensors"), "w", [W] * 8)
     step = os.path.join(d, "ckpt", "step-00000007")
     write_safetensors(os.path.join(step, "model.safetensors"), "w", [W] * 8)
-    open(os.path.join(step, "train_state.json"), "w").write("{}\n")
+    # ampc audit reads only the scaler's scale from it.
+    open(os.path.join(step, "train_state.json"), "w").write(
+        '{"scaler": {"scale": 1024.0}}\n')
     open(os.path.join(d, "ckpt", "latest"), "w").write("step-00000007\n")
 
 
