@@ -49,7 +49,9 @@ int64_t intRange(Value v) {
   return best;
 }
 
-num::InitAttrs initAttrsOf(Attribute a) {
+} // namespace
+
+num::InitAttrs ampc::interp::initAttrsOf(Attribute a) {
   num::InitAttrs r;
   if (isa<graph::ZerosInitAttr>(a)) {
     r.kind = "zeros";
@@ -79,6 +81,8 @@ num::InitAttrs initAttrsOf(Attribute a) {
   }
   return r;
 }
+
+namespace {
 
 // splitmix64: probe selection only.
 uint64_t nextRandom(uint64_t &state) {

@@ -10,6 +10,7 @@
 #define AMPC_COMPILER_INTERP_GRADCHECK_H
 
 #include "compiler/interp/Interpreter.h"
+#include "runtime/numerics/Init.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,6 +40,10 @@ struct GradCheckReport {
   bool lossOk = true;
   bool ok() const;
 };
+
+// The runtime's description of a #graph initializer attribute (unknown
+// ones: N(0, 1)), as the training binary resolves it.
+num::InitAttrs initAttrsOf(mlir::Attribute init);
 
 // Random values for every input and parameter of |model|, seeded: float
 // inputs N(0, 1); integer inputs uniform in [0, n) with n derived from their

@@ -182,7 +182,8 @@ FailureOr<NamedTensors> Interpreter::outputsOf(graph::ModelOp model,
 }
 
 FailureOr<std::vector<Tensor>>
-Interpreter::runFunction(func::FuncOp func, ArrayRef<Tensor> args) {
+Interpreter::runFunction(func::FuncOp func, ArrayRef<Tensor> args,
+                         ModelValues *keep) {
   if (func.isExternal())
     return func.emitError() << "cannot interpret a function without a body";
   Block &block = func.getBody().front();
@@ -210,5 +211,7 @@ Interpreter::runFunction(func::FuncOp func, ArrayRef<Tensor> args) {
       return ret->emitError() << "returned value has no value";
     results.push_back(it->second);
   }
+  if (keep)
+    keep->values = std::move(env);
   return results;
 }

@@ -82,9 +82,11 @@ public:
                                            const ModelValues &base,
                                            llvm::StringRef changed);
 
-  // Runs |func| on positional |args| and returns its results.
+  // Runs |func| on positional |args| and returns its results. With |keep|,
+  // every value of the run stays there (per-op statistics: ampc audit).
   mlir::FailureOr<std::vector<Tensor>> runFunction(mlir::func::FuncOp func,
-                                                   llvm::ArrayRef<Tensor> args);
+                                                   llvm::ArrayRef<Tensor> args,
+                                                   ModelValues *keep = nullptr);
 
   // Runs one op on operand values (tests, and the two entry points above).
   mlir::FailureOr<std::vector<Tensor>> runOp(mlir::Operation *op,
