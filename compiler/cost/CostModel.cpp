@@ -60,6 +60,18 @@ double sumBytes(ValueRange vs) {
   return b;
 }
 
+// FLOPs of one op: compiler/amp/Flops.h for the forward ops, plus the
+// elementwise backward ops it leaves out (relu: one select, GELU's
+// derivative: about as much as GELU itself and a multiply).
+double opFlops(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (name == "graph.relu_backward")
+    return numel(op->getResult(0));
+  if (name == "graph.gelu_backward")
+    return 10 * numel(op->getResult(0));
+  return ampc::estimateFlops(op);
+}
+
 // cuBLASLt: one cublasLtMatmul, A and B read, C (and the bias) written once.
 Launch gemm(std::string name, double read, double written, double flops,
             bool half) {
@@ -218,7 +230,7 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
   if (auto fused = dyn_cast<ampc::kernel::FusedElementwiseOp>(op)) {
     double flops = 0;
     for (Operation &inner : fused.getBody().front().without_terminator())
-      flops += ampc::estimateFlops(&inner);
+      flops += opFlops(&inner);
     Launch l = runtime("fused_" + std::to_string(state.nextFused++), in, res,
                        flops);
     l.kind = Kind::Fused;
@@ -335,19 +347,11 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(runtime("poolBackwardKernel", in, res, numel(op->getResult(0))));
     return;
   }
-  if (name == "graph.gelu_backward") {
-    out.push_back(runtime("mapKernel", in, res, 10 * numel(op->getResult(0))));
-    return;
-  }
   // Elementwise library kernels (mapKernel: one thread per element) and
   // anything else: one launch over its operands and results.
   out.push_back(runtime(name == "graph.dropout" ? "mapKernel (dropout)"
                                                 : "mapKernel",
-                        in, res,
-                        std::max(ampc::estimateFlops(op),
-                                 name.starts_with("graph.relu")
-                                     ? numel(op->getResult(0))
-                                     : 0.0)));
+                        in, res, opFlops(op)));
 }
 
 } // namespace

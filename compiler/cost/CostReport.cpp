@@ -216,10 +216,10 @@ static std::string integer(double v) { return llvm::formatv("{0:F0}", v); }
 static void printRow(size_t i, const Row &row, llvm::raw_ostream &os) {
   const Launch &l = row.launch;
   os << llvm::formatv("{0,5} {1,-10} {2,-36} {3,-28} {4,-20} {5,5} {6,13} "
-                      "{7,13} {8,16} {9,11:F3} {10}\n",
+                      "{7,13} {8,16} {9,12:F1} {10}\n",
                       i, kindName(l.kind), l.name, l.op, l.where, l.count,
                       integer(l.bytesRead), integer(l.bytesWritten),
-                      integer(l.flops), row.seconds * 1e6,
+                      integer(l.flops), row.seconds * 1e9,
                       row.memoryBound ? "memory" : "compute");
 }
 
@@ -238,9 +238,9 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
   os << "roofline per launch: max(bytes / bandwidth, FLOPs / peak); bytes "
         "are device-memory traffic, each tensor once\n\n";
   os << llvm::formatv("{0,5} {1,-10} {2,-36} {3,-28} {4,-20} {5,5} {6,13} "
-                      "{7,13} {8,16} {9,11} {10}\n",
+                      "{7,13} {8,16} {9,12} {10}\n",
                       "#", "kind", "kernel", "op", "value", "calls",
-                      "bytes read", "bytes written", "FLOPs", "time us",
+                      "bytes read", "bytes written", "FLOPs", "time ns",
                       "bound");
   for (auto [i, row] : llvm::enumerate(r.rows))
     printRow(i, row, os);
@@ -261,10 +261,10 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
   for (size_t i : topRows(r, top)) {
     const Row &row = r.rows[i];
     double s = row.seconds * row.launch.count;
-    os << llvm::formatv("  #{0,-5} {1,-36} {2,-28} {3,-20} {4,11:F3} us "
+    os << llvm::formatv("  #{0,-5} {1,-36} {2,-28} {3,-20} {4,12:F1} ns "
                         "{5,5:F1}%  {6}\n",
                         i, row.launch.name, row.launch.op, row.launch.where,
-                        s * 1e6, t.seconds > 0 ? 100 * s / t.seconds : 0.0,
+                        s * 1e9, t.seconds > 0 ? 100 * s / t.seconds : 0.0,
                         row.memoryBound ? "memory" : "compute");
   }
 }
