@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -114,6 +115,38 @@ std::vector<size_t> topRows(const CostReport &r, unsigned top) {
   if (idx.size() > top)
     idx.resize(top);
   return idx;
+}
+
+// Rows of the same kernel for the same op, summed: where the time goes
+// when one kind of kernel runs once per layer.
+struct Group {
+  std::string op, name;
+  Kind kind;
+  int64_t launches = 0;
+  double bytes = 0, flops = 0, seconds = 0;
+};
+
+std::vector<Group> groups(const CostReport &r, unsigned top) {
+  std::vector<Group> gs;
+  llvm::StringMap<size_t> index;
+  for (const Row &row : r.rows) {
+    const Launch &l = row.launch;
+    auto [it, added] = index.try_emplace(l.op + " " + l.name, gs.size());
+    if (added)
+      gs.push_back({l.op, l.name, l.kind});
+    Group &g = gs[it->second];
+    double c = double(l.count);
+    g.launches += l.count;
+    g.bytes += c * (l.bytesRead + l.bytesWritten);
+    g.flops += c * l.flops;
+    g.seconds += c * row.seconds;
+  }
+  std::stable_sort(gs.begin(), gs.end(), [](const Group &a, const Group &b) {
+    return a.seconds > b.seconds;
+  });
+  if (gs.size() > top)
+    gs.resize(top);
+  return gs;
 }
 
 } // namespace
@@ -263,12 +296,21 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
   for (size_t i : topRows(r, top)) {
     const Row &row = r.rows[i];
     double s = row.seconds * row.launch.count;
-    os << llvm::formatv("  #{0,-5} {1,-36} {2,-28} {3,-20} {4,12:F1} ns "
+    os << llvm::formatv("  #{0,-5} {1,-36} {2,-28} {3,-20} {4,10:F1} us "
                         "{5,5:F1}%  {6}\n",
                         i, row.launch.name, row.launch.op, row.launch.where,
-                        s * 1e9, t.seconds > 0 ? 100 * s / t.seconds : 0.0,
+                        s * 1e6, t.seconds > 0 ? 100 * s / t.seconds : 0.0,
                         row.memoryBound ? "memory" : "compute");
   }
+  os << "\ntop " << top << " kernels summed over the step (same kernel, same "
+        "op):\n";
+  os << llvm::formatv("  {0,-36} {1,-44} {2,8} {3,16} {4,12} {5,6}\n", "kernel",
+                      "op", "launches", "bytes", "time us", "share");
+  for (const Group &g : groups(r, top))
+    os << llvm::formatv("  {0,-36} {1,-44} {2,8} {3,16} {4,12:F1} {5,5:F1}%\n",
+                        g.name, g.op, g.launches, integer(g.bytes),
+                        g.seconds * 1e6,
+                        t.seconds > 0 ? 100 * g.seconds / t.seconds : 0.0);
 }
 
 static llvm::json::Object deviceJson(const DeviceSpec &d) {
@@ -304,6 +346,15 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
   llvm::json::Array topIdx;
   for (size_t i : topRows(r, top))
     topIdx.push_back(int64_t(i));
+  llvm::json::Array byKernel;
+  for (const Group &g : groups(r, top))
+    byKernel.push_back(llvm::json::Object{{"name", g.name},
+                                          {"op", g.op},
+                                          {"kind", kindName(g.kind)},
+                                          {"launches", g.launches},
+                                          {"bytes", g.bytes},
+                                          {"flops", g.flops},
+                                          {"time_s", g.seconds}});
   llvm::json::Array devices;
   for (const DeviceSpec &d : deviceTable())
     devices.push_back(deviceJson(d));
@@ -331,6 +382,7 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
       {"kernels", std::move(rows)},
       {"totals", std::move(totals)},
       {"top", std::move(topIdx)},
+      {"top_by_kernel", std::move(byKernel)},
       {"devices", std::move(devices)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }
