@@ -14,6 +14,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 using namespace mlir;
@@ -126,14 +127,20 @@ struct Group {
   double bytes = 0, flops = 0, seconds = 0;
 };
 
-std::vector<Group> groups(const CostReport &r, unsigned top) {
+// |byOp|: one group per op, its backward op included (the name is then
+// empty).
+std::vector<Group> groups(const CostReport &r, unsigned top, bool byOp) {
   std::vector<Group> gs;
   llvm::StringMap<size_t> index;
   for (const Row &row : r.rows) {
     const Launch &l = row.launch;
-    auto [it, added] = index.try_emplace(l.op + " " + l.name, gs.size());
+    std::string op = l.op;
+    if (byOp && StringRef(op).ends_with("_backward"))
+      op.resize(op.size() - strlen("_backward"));
+    auto [it, added] =
+        index.try_emplace(byOp ? op : op + " " + l.name, gs.size());
     if (added)
-      gs.push_back({l.op, l.name, l.kind});
+      gs.push_back({op, byOp ? "" : l.name, l.kind});
     Group &g = gs[it->second];
     double c = double(l.count);
     g.launches += l.count;
@@ -306,9 +313,17 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
         "op):\n";
   os << llvm::formatv("  {0,-36} {1,-44} {2,8} {3,16} {4,12} {5,6}\n", "kernel",
                       "op", "launches", "bytes", "time us", "share");
-  for (const Group &g : groups(r, top))
+  for (const Group &g : groups(r, top, false))
     os << llvm::formatv("  {0,-36} {1,-44} {2,8} {3,16} {4,12:F1} {5,5:F1}%\n",
                         g.name, g.op, g.launches, integer(g.bytes),
+                        g.seconds * 1e6,
+                        t.seconds > 0 ? 100 * g.seconds / t.seconds : 0.0);
+  os << "\ntime by op (its backward included), all ops:\n";
+  os << llvm::formatv("  {0,-44} {1,8} {2,16} {3,20} {4,12} {5,6}\n", "op",
+                      "launches", "bytes", "FLOPs", "time us", "share");
+  for (const Group &g : groups(r, ~0u, true))
+    os << llvm::formatv("  {0,-44} {1,8} {2,16} {3,20} {4,12:F1} {5,5:F1}%\n",
+                        g.op, g.launches, integer(g.bytes), integer(g.flops),
                         g.seconds * 1e6,
                         t.seconds > 0 ? 100 * g.seconds / t.seconds : 0.0);
 }
@@ -347,7 +362,7 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
   for (size_t i : topRows(r, top))
     topIdx.push_back(int64_t(i));
   llvm::json::Array byKernel;
-  for (const Group &g : groups(r, top))
+  for (const Group &g : groups(r, top, false))
     byKernel.push_back(llvm::json::Object{{"name", g.name},
                                           {"op", g.op},
                                           {"kind", kindName(g.kind)},
@@ -355,6 +370,13 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
                                           {"bytes", g.bytes},
                                           {"flops", g.flops},
                                           {"time_s", g.seconds}});
+  llvm::json::Array byOp;
+  for (const Group &g : groups(r, ~0u, true))
+    byOp.push_back(llvm::json::Object{{"op", g.op},
+                                      {"launches", g.launches},
+                                      {"bytes", g.bytes},
+                                      {"flops", g.flops},
+                                      {"time_s", g.seconds}});
   llvm::json::Array devices;
   for (const DeviceSpec &d : deviceTable())
     devices.push_back(deviceJson(d));
@@ -383,6 +405,7 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
       {"totals", std::move(totals)},
       {"top", std::move(topIdx)},
       {"top_by_kernel", std::move(byKernel)},
+      {"by_op", std::move(byOp)},
       {"devices", std::move(devices)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }
