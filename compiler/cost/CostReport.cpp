@@ -3,6 +3,7 @@
 
 #include "compiler/ModelLoader.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Kernel/KernelOps.h"
 #include "dialects/Train/TrainOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -187,6 +188,12 @@ FailureOr<CostReport> ampc::cost::buildCostReport(ModuleOp module,
   r.amp = config.getAmp().str();
   r.optimizer = config.getOptimizer().str();
   r.accumSteps = std::max<int64_t>(1, config.getAccumSteps());
+  if (auto a = grad->getAttrOfType<IntegerAttr>(kernel::kArenaSizeAttr))
+    r.arenaBytes = a.getInt();
+  if (auto a = grad->getAttrOfType<IntegerAttr>(kernel::kArenaNoReuseAttr))
+    r.arenaBytesNoReuse = a.getInt();
+  // The host twin (cpu::HostModel) copies with memcpy.
+  std::string copyName = target == Target::Cuda ? "cudaMemcpyAsync" : "memcpy";
 
   std::vector<Launch> launches;
   RuleState state;
@@ -222,7 +229,7 @@ FailureOr<CostReport> ampc::cost::buildCostReport(ModuleOp module,
     double n = double(cast<RankedTensorType>(v.getType()).getNumElements());
     ++numTensors;
     r.parameters += int64_t(n);
-    launches.push_back(hostLaunch("cudaMemcpyAsync", "storeGrad",
+    launches.push_back(hostLaunch(copyName, "storeGrad",
                                   param.getValue().str(), Kind::Copy, 4 * n,
                                   4 * n, 0, 1));
     if (accum > 1)
@@ -277,6 +284,8 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
                       d.name, d.description, d.bytesPerSecond / 1e9,
                       d.fp32FlopsPerSecond / 1e12, d.halfFlopsPerSecond / 1e12,
                       d.source);
+  os << "memory plan of @" << r.model << "_grad: arena " << r.arenaBytes
+     << " bytes (" << r.arenaBytesNoReuse << " without reuse)\n";
   os << "roofline per launch: max(bytes / bandwidth, FLOPs / peak); bytes "
         "are device-memory traffic, each tensor once\n\n";
   os << llvm::formatv("{0,5} {1,-10} {2,-36} {3,-28} {4,-20} {5,5} {6,13} "
@@ -400,6 +409,8 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
       {"optimizer", r.optimizer},
       {"accum_steps", r.accumSteps},
       {"parameters", r.parameters},
+      {"arena_bytes", r.arenaBytes},
+      {"arena_bytes_no_reuse", r.arenaBytesNoReuse},
       {"device", deviceJson(*r.device)},
       {"kernels", std::move(rows)},
       {"totals", std::move(totals)},

@@ -33,6 +33,9 @@ struct Totals {
 struct CostReport {
   std::string model, amp, optimizer;
   int64_t accumSteps = 1, parameters = 0;
+  // @m_grad's memory plan (kernel-plan-memory): the arena, and what it
+  // would be without reusing buffers.
+  int64_t arenaBytes = 0, arenaBytesNoReuse = 0;
   Target target = Target::Cuda;
   const DeviceSpec *device = nullptr;
   std::vector<Row> rows; // step order
