@@ -209,18 +209,25 @@ void embeddingBackward(Operation *op, std::vector<Launch> &out) {
                         numel(g)));
 }
 
-// Reduce.cu: sums over leading axes take column sums, others one block per
-// output element.
+// Reduce.cu (reduction()): sums whose reduced axes all come before the
+// kept ones take column sums, others one block per output element. No
+// axes reduces them all.
 bool reducesLeadingAxes(Operation *op) {
+  int64_t rank = int64_t(shape(op->getOperand(0)).size());
+  SmallVector<bool> reduced(rank, false);
   auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
-  if (!axes)
-    return false;
-  SmallVector<int64_t> sorted(axes.asArrayRef());
-  llvm::sort(sorted);
-  for (auto [i, a] : llvm::enumerate(sorted))
-    if (a != int64_t(i))
-      return false;
-  return !sorted.empty();
+  if (!axes || axes.empty())
+    reduced.assign(rank, true);
+  else
+    for (int64_t a : axes.asArrayRef())
+      if (a + (a < 0 ? rank : 0) >= 0 && a + (a < 0 ? rank : 0) < rank)
+        reduced[a + (a < 0 ? rank : 0)] = true;
+  bool kept = false, leading = true;
+  for (bool r : reduced) {
+    leading &= !(r && kept);
+    kept |= !r;
+  }
+  return leading;
 }
 
 void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
@@ -263,8 +270,23 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
                     name == "graph.conv2d_backward_input" ? 0 : 1);
     ArrayRef<int64_t> ws = shape(w);
     double flops = 2 * numel(big) * ws[1] * ws[2] * ws[3];
-    out.push_back(gemm("cudnnConvolution", in, res, flops,
-                       isHalf(op->getOperand(0))));
+    bool half = isHalf(op->getOperand(0));
+    if (name != "graph.conv2d" || op->getNumOperands() < 3) {
+      out.push_back(gemm("cudnnConvolution", in, res, flops, half));
+      return;
+    }
+    // Conv.cu, conv2dCudnn: a half y first holds the bias (biasNarrow) and
+    // cuDNN adds its result to it (beta = 1); an FP32 y gets the bias added
+    // in place after.
+    Value bias = op->getOperand(2), y = op->getResult(0);
+    double xw = tensorBytes(op->getOperand(0)) + tensorBytes(op->getOperand(1));
+    if (!isHalf(y)) {
+      out.push_back(gemm("cudnnConvolution", xw, res, flops - numel(y), half));
+      out.push_back(runtime("biasNarrow", tensorBytes(bias) + res, res, numel(y)));
+      return;
+    }
+    out.push_back(runtime("biasNarrow", tensorBytes(bias), res, 0));
+    out.push_back(gemm("cudnnConvolution", xw + res, res, flops, half));
     return;
   }
   if (name == "graph.scaled_dot_product_attention")
@@ -304,7 +326,9 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     return embeddingBackward(op, out);
   if (name == "graph.reduce_sum" || name == "graph.reduce_mean") {
     Value x = op->getOperand(0);
-    if (reducesLeadingAxes(op) && numel(op->getResult(0)) > 0) {
+    if (numel(op->getResult(0)) == 0)
+      return; // nothing is launched
+    if (reducesLeadingAxes(op) && numel(x) > 0) {
       double cols = numel(op->getResult(0));
       columnSums(int64_t(numel(x) / cols), int64_t(cols), in, res, numel(x),
                  out);
