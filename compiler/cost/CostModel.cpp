@@ -337,6 +337,11 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(runtime("reduceKernel", in, res, numel(x)));
     return;
   }
+  if (name == "graph.reduce_max") {
+    if (numel(op->getResult(0)) > 0)
+      out.push_back(runtime("reduceKernel", in, res, numel(op->getOperand(0))));
+    return;
+  }
   if (name == "graph.reduce_max_backward") {
     Value x = op->getOperand(0), g = op->getOperand(1);
     out.push_back(runtime("reduceKernel", tensorBytes(x), 2 * numel(g) * 4,
@@ -386,12 +391,15 @@ void ampc::cost::appendLaunches(Operation *op, RuleState &state,
                                 std::vector<Launch> &out) {
   size_t first = out.size();
   cudaRules(op, state, out);
+  if (out.size() == first)
+    return;
   std::string opName = op->getName().getStringRef().str();
   for (size_t i = first; i < out.size(); ++i)
     out[i].op = opName;
-  if (state.target == Target::Cuda || out.size() - first <= 1)
+  if (state.target == Target::Cuda || isa<kernel::FusedElementwiseOp>(op))
     return;
-  // The CPU library runs each op as one call: the same traffic, one row.
+  // The CPU library runs each op as one call named after it (OpenBLAS for
+  // the GEMMs): the same traffic, one row.
   Launch merged = out[first];
   merged.name = opName;
   for (size_t i = first + 1; i < out.size(); ++i) {
