@@ -86,17 +86,35 @@ bool clips(const RunMetrics::Step &s) {
   return std::isfinite(s.clipNorm) && s.clipNorm > 0;
 }
 
+// A run without a loss scaler (scale 1 throughout): left out of the loss
+// scale panel, where its line at 2^0 would only squash the others.
+bool unscaled(const RunMetrics &r) {
+  for (const RunMetrics::Step &s : r.steps)
+    if (std::isfinite(s.lossScale) && s.lossScale != 1.0)
+      return false;
+  return true;
+}
+
 void writeData(const std::vector<RunMetrics> &runs, const fs::path &dir) {
   for (size_t i = 0; i < runs.size(); ++i) {
     std::ofstream d(dir / ("run" + std::to_string(i) + ".dat"));
-    d << "# step loss loss_scale skipped grad_norm clip_coef clip_norm lr "
+    // skips: steps skipped since the previous logged step, this one
+    // included (from skipped_total, so skips between log steps show).
+    d << "# step loss loss_scale skips grad_norm clip_coef clip_norm lr "
          "step_time_ms\n";
-    for (const RunMetrics::Step &s : runs[i].steps)
+    double before = 0;
+    for (const RunMetrics::Step &s : runs[i].steps) {
+      double skips = s.skipped ? 1 : 0;
+      if (std::isfinite(s.skippedTotal)) {
+        skips = std::max(skips, s.skippedTotal - before);
+        before = s.skippedTotal;
+      }
       d << s.step << ' ' << cell(s.loss) << ' '
-        << cell(s.lossScale > 0 ? s.lossScale : kNaN) << ' '
-        << (s.skipped ? 1 : 0) << ' ' << cell(s.gradNorm) << ' '
+        << cell(s.lossScale > 0 ? s.lossScale : kNaN) << ' ' << cell(skips)
+        << ' ' << cell(s.gradNorm) << ' '
         << cell(s.clipCoef) << ' ' << cell(s.clipNorm) << ' ' << cell(s.lr)
         << ' ' << cell(s.stepTimeMs) << '\n';
+    }
     std::ofstream e(dir / ("run" + std::to_string(i) + ".eval"));
     e << "# step eval_loss eval_accuracy\n";
     for (const RunMetrics::Eval &v : runs[i].evals)
@@ -154,6 +172,7 @@ RunMetrics parseMetrics(std::string_view text, const std::string &source,
       s.lr = number(j, "lr");
       s.stepTimeMs = number(j, "step_time_ms");
       s.skipped = number(j, "skipped") > 0;
+      s.skippedTotal = number(j, "skipped_total");
       steps[step] = s;
     }
   }
@@ -216,7 +235,7 @@ std::vector<std::string> panelTitles(const std::vector<RunMetrics> &runs) {
   std::vector<std::string> t = {"loss"};
   if (hasAccuracy(runs))
     t.push_back("eval accuracy");
-  t.push_back("loss scale (log2; x: skipped step)");
+  t.push_back("loss scale (log2; x: skipped steps)");
   t.push_back(anyStep(runs, clips)
                   ? "grad norm (dashed: clip threshold; right: clip coef)"
                   : "grad norm");
@@ -247,7 +266,16 @@ std::string gnuplotScript(const std::vector<RunMetrics> &runs,
     g << "set linetype " << k + 1 << " lc rgb '" << colours[k]
       << "' lw 1.5\n";
   g << "set linetype cycle 8\n";
+  // One step axis for every panel (an eval panel may hold a single point).
+  int64_t last = 1;
+  for (const RunMetrics &r : runs) {
+    for (const RunMetrics::Step &st : r.steps)
+      last = std::max(last, st.step);
+    for (const RunMetrics::Eval &e : r.evals)
+      last = std::max(last, e.step);
+  }
   g << "set grid\nset xlabel 'step'\nset key top right\n";
+  g << "set xrange [0:" << last << "]\n";
   g << "set multiplot layout " << rows << ",2";
   if (!o.title.empty())
     g << " title " << quoted(o.title);
@@ -289,11 +317,19 @@ std::string gnuplotScript(const std::vector<RunMetrics> &runs,
   begin("loss scale");
   g << "set logscale y 2\nset format y '2^%L'\n";
   g << "plot ";
-  for (size_t i = 0; i < runs.size(); ++i)
-    g << (i ? sep : "") << dat(i, ".dat") << " using 1:3 with steps" << lc(i)
-      << " notitle" << sep << dat(i, ".dat")
+  bool allUnscaled = true;
+  for (const RunMetrics &r : runs)
+    allUnscaled &= unscaled(r);
+  bool first = true;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (unscaled(runs[i]) && !allUnscaled)
+      continue;
+    g << (first ? "" : sep) << dat(i, ".dat") << " using 1:3 with steps"
+      << lc(i) << " notitle" << sep << dat(i, ".dat")
       << " using 1:($4 > 0 ? $3 : NaN) with points pt 2 ps 1.5" << lc(i)
       << " notitle";
+    first = false;
+  }
   g << "\nunset logscale y\nset format y '% h'\n";
 
   // Grad norm; the clip threshold dashed; the clip coefficient on y2.

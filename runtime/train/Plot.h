@@ -2,7 +2,9 @@
 //
 // Reads metrics files (one JSON object per logged step, Report.h) and draws
 // one image of one or more runs: loss (and eval loss), eval accuracy when
-// there is one, the loss scale on a log2 axis with skipped steps marked,
+// there is one, the loss scale on a log2 axis with skipped steps marked (at
+// each logged step that is, or follows, a skipped one; runs without a
+// scaler, at scale 1 throughout, are left out of that panel),
 // the gradient norm with the clip threshold and clip coefficient, the
 // learning rate and the step time. Runs are overlaid, one colour each, with
 // a legend.
@@ -34,6 +36,7 @@ struct RunMetrics {
   struct Step {
     int64_t step = 0;
     double loss, lossScale, gradNorm, clipCoef, clipNorm, lr, stepTimeMs;
+    double skippedTotal; // skipped steps up to this one (the run's count)
     bool skipped = false;
   };
   struct Eval {

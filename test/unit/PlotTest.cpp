@@ -82,12 +82,12 @@ TEST(Plot, PanelsFollowTheMetrics) {
       R"({"step":1,"loss":2,"loss_scale":1,"grad_norm":1,"clip_coef":1,"skipped":0,"lr":0.1,"step_time_ms":1})",
       "p.jsonl", "fp32");
   EXPECT_EQ(panelTitles({plain}),
-            (std::vector<std::string>{"loss", "loss scale (log2; x: skipped step)",
+            (std::vector<std::string>{"loss", "loss scale (log2; x: skipped steps)",
                                       "grad norm", "learning rate",
                                       "step time (ms)"}));
   EXPECT_EQ(panelTitles({plain, clipped}),
             (std::vector<std::string>{
-                "loss", "eval accuracy", "loss scale (log2; x: skipped step)",
+                "loss", "eval accuracy", "loss scale (log2; x: skipped steps)",
                 "grad norm (dashed: clip threshold; right: clip coef)",
                 "learning rate", "step time (ms)"}));
 
@@ -110,7 +110,13 @@ TEST(Plot, PanelsFollowTheMetrics) {
   EXPECT_NE(g.find("'/d/run0.eval' using 1:2 with points"), std::string::npos);
   EXPECT_EQ(g.find("'/d/run1.eval' using 1:2"), std::string::npos); // none
   EXPECT_NE(g.find("set logscale y 2"), std::string::npos);
-  EXPECT_NE(g.find("using 1:($4 > 0 ? $3 : NaN) with points"), std::string::npos);
+  EXPECT_NE(g.find("'/d/run0.dat' using 1:($4 > 0 ? $3 : NaN) with points"),
+            std::string::npos);
+  // The unscaled run (scale 1 throughout) is not on the loss scale panel,
+  // unless no run has a scaler.
+  EXPECT_EQ(g.find("'/d/run1.dat' using 1:3"), std::string::npos);
+  EXPECT_NE(gnuplotScript({plain}, o, "/d").find("'/d/run0.dat' using 1:3"),
+            std::string::npos);
   EXPECT_NE(g.find("'/d/run0.dat' using 1:7 with lines dt 2"), std::string::npos);
   EXPECT_NE(g.find("'/d/run0.dat' using 1:6 axes x1y2"), std::string::npos);
   EXPECT_EQ(g.find("'/d/run1.dat' using 1:7"), std::string::npos);
