@@ -431,8 +431,15 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
       rep.log(r, total);
       rep.endProgress();
       printSkipSummary(model, sc.skippedSteps - skippedBefore);
-      if (plotting)
-        writePlot(o, model, rep);
+      if (plotting) {
+        // The halt is the error this run reports; a plot that fails (gnuplot
+        // was found at start-up) is only noted.
+        try {
+          writePlot(o, model, rep);
+        } catch (const InputError &e) {
+          std::printf("note: no plot: %s\n", e.what());
+        }
+      }
       std::fflush(stdout);
       std::string why =
           floor ? "loss scale collapsed: " +
