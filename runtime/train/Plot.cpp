@@ -124,13 +124,14 @@ void writeData(const std::vector<RunMetrics> &runs, const fs::path &dir) {
   }
 }
 
-// The first line of a file, for gnuplot's error message.
-std::string firstLine(const fs::path &p) {
+// gnuplot's reason from its stderr: it prints the offending script line,
+// a caret, then the reason; the last non-blank line is the reason.
+std::string gnuplotReason(const fs::path &p) {
   std::ifstream in(p);
   std::string line, last;
   while (std::getline(in, line))
     if (!line.empty() && line.find_first_not_of(" \t^") != std::string::npos)
-      last = line; // gnuplot prints the offending line first, the reason last
+      last = line;
   return last;
 }
 
@@ -418,7 +419,7 @@ void renderPlot(const std::vector<RunMetrics> &runs, const PlotOptions &o) {
   }
   const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!ok || !fs::exists(o.output) || fs::file_size(o.output, ec) == 0) {
-    std::string why = firstLine(err);
+    std::string why = gnuplotReason(err);
     fail(o.output, "gnuplot failed" + (why.empty() ? "" : ": " + why));
   }
 }
