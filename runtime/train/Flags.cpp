@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/data/DataError.h"
 #include "runtime/train/Options.h"
+#include "runtime/train/Plot.h"
 #include "runtime/train/StepDump.h"
 
 #include "absl/flags/flag.h"
@@ -54,6 +55,10 @@ ABSL_FLAG(std::string, resume, "",
           "Resume from a checkpoint directory or a --checkpoint-dir.");
 ABSL_FLAG(int64_t, context, 0,
           "Context length of token inputs (must match the compiled one).");
+ABSL_FLAG(std::string, plot, "",
+          "At the end of the run, draw its metrics (loss, loss scale, grad "
+          "norm, lr, step time) into this .svg or .png file (gnuplot; "
+          "runtime/train/Plot.h).");
 ABSL_FLAG(std::string, dump_step, "",
           "Write the first step's batch, gradients and state before and "
           "after it to this safetensors file (for checking the numerics).");
@@ -177,7 +182,7 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
 #define AMPC_TRAIN_FLAGS(X)                                                    \
   X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
   X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
-  X(checkpoint_every) X(resume) X(context) X(dump_step) X(bucket_mb)          \
+  X(checkpoint_every) X(resume) X(context) X(dump_step) X(plot) X(bucket_mb)  \
   X(comm_timeout) X(reduce_dtype) X(predivide) X(check_agreement)
 
 // Sets every flag back to the value it had at the first call (its default).
@@ -271,6 +276,11 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.dataParallel.predivide = absl::GetFlag(FLAGS_predivide);
   o.dataParallel.checkAgreement = absl::GetFlag(FLAGS_check_agreement);
   o.dumpStep = absl::GetFlag(FLAGS_dump_step);
+  o.plotPath = absl::GetFlag(FLAGS_plot);
+  if (!o.plotPath.empty()) { // before training, not after it
+    plot::imageType(o.plotPath);
+    plot::findGnuplot();
+  }
 
   // The hyper-parameter flags that were given, by Hyper field.
   struct Given {

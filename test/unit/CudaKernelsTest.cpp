@@ -397,4 +397,75 @@ TEST(CudaEpilogue, HaltsAtTheScaleFloorAndRefusesLaterSteps) {
   cudaFree(state);
 }
 
+// Overflow attribution on the device: per-tensor flags in the step report
+// (the stats and one byte per tensor, what DeviceModel copies to the host
+// in one copy), equal to the CPU epilogue's flags on the same gradients,
+// cleared by a clean step; per-tensor counts of non-finite steps.
+TEST(CudaEpilogue, PerTensorNonFiniteFlagsAndCounts) {
+  REQUIRE_GPU();
+  std::vector<int64_t> sizes = {1000, 140000, 3}; // tensor 1: three chunks
+  rt::Hyper h;
+  std::vector<std::vector<float>> g;
+  std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
+  std::vector<cuda::EpilogueTensor> ts;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    g.push_back(randoms(sizes[k], 1, 50 + k));
+    dw.push_back(std::make_unique<Dev>(randoms(sizes[k], 1, 60 + k)));
+    dg.push_back(std::make_unique<Dev>(g[k]));
+    dm.push_back(std::make_unique<Dev>(std::vector<float>(sizes[k], 0.0f)));
+    dv.push_back(std::make_unique<Dev>(std::vector<float>(sizes[k], 0.0f)));
+    ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
+  }
+  cuda::Epilogue epi(ts, cuda::EpilogueConfig{}); // AdamW, dynamic
+  cuda::DeviceState s0, *state;
+  s0.scaler.scale = 1024.0f;
+  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
+  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  std::vector<unsigned char> report(epi.reportBytes());
+  ASSERT_EQ(epi.reportBytes(), cuda::Epilogue::kReportFlags + 3);
+  // One step on gradients |grads|: the device's report against the CPU.
+  auto step = [&](const std::vector<std::vector<float>> &grads) {
+    for (size_t k = 0; k < sizes.size(); ++k)
+      cuda::check(cudaMemcpy(dg[k]->p, grads[k].data(), sizes[k] * 4,
+                             cudaMemcpyHostToDevice),
+                  "grad");
+    cuda::setStepInputs(state, h, 1.0f, nullptr);
+    epi.run(state, nullptr);
+    cuda::check(cudaMemcpy(report.data(), epi.report(), report.size(),
+                           cudaMemcpyDeviceToHost),
+                "report");
+    cuda::DeviceState s;
+    cuda::check(cudaMemcpy(&s, state, sizeof(s), cudaMemcpyDeviceToHost), "state");
+    rt::StepStats st = cuda::reportStats(report.data());
+    EXPECT_EQ(st.skipped, s.stats.skipped);
+    EXPECT_EQ(st.scaleUsed, s.stats.scaleUsed);
+    std::vector<std::vector<float>> copy = grads;
+    std::vector<cpu::GradBuffer> bufs;
+    for (auto &x : copy)
+      bufs.push_back({x.data(), int64_t(x.size())});
+    std::vector<uint8_t> want(sizes.size());
+    cpu::unscaleCheckAndNorm(bufs, 1.0f, want);
+    EXPECT_EQ(cuda::reportFlags(report.data(), 3), want);
+    return cuda::reportFlags(report.data(), 3);
+  };
+  using Flags = std::vector<uint8_t>;
+  using Counts = std::vector<int64_t>;
+  auto bad = g;
+  bad[1][140000 - 1] = INFINITY; // the last element of the last chunk
+  EXPECT_EQ(step(bad), (Flags{0, 1, 0}));
+  bad = g;
+  bad[0][0] = NAN;
+  bad[2][2] = -INFINITY;
+  EXPECT_EQ(step(bad), (Flags{1, 0, 1}));
+  EXPECT_EQ(step(g), (Flags{0, 0, 0}));
+  EXPECT_EQ(epi.nonFiniteCounts(nullptr), (Counts{1, 1, 1}));
+  cuda::DeviceState s1;
+  cuda::check(cudaMemcpy(&s1, state, sizeof(s1), cudaMemcpyDeviceToHost), "state");
+  EXPECT_EQ(s1.scaler.skippedSteps, 2);
+  EXPECT_EQ(s1.step, 1);
+  epi.clearAttribution();
+  EXPECT_EQ(epi.nonFiniteCounts(nullptr), (Counts{0, 0, 0}));
+  cudaFree(state);
+}
+
 } // namespace
