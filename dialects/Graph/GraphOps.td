@@ -253,6 +253,10 @@ def Graph_AddOp : Graph_BinaryOp<"add", "Elementwise sum">;
 def Graph_SubOp : Graph_BinaryOp<"sub", "Elementwise difference">;
 def Graph_MulOp : Graph_BinaryOp<"mul", "Elementwise product">;
 def Graph_DivOp : Graph_BinaryOp<"div", "Elementwise quotient">;
+// torch.maximum / torch.minimum: NaN propagates; tied elements share the
+// cotangent equally.
+def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Elementwise maximum">;
+def Graph_MinimumOp : Graph_BinaryOp<"minimum", "Elementwise minimum">;
 
 class Graph_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
     : Graph_SameTypeOp<mnemonic, !listconcat(traits, [Graph_VJP])> {
@@ -277,6 +281,64 @@ def Graph_ExpOp : Graph_UnaryOp<"exp", "Exponential">;
 def Graph_LogOp : Graph_UnaryOp<"log", "Natural logarithm">;
 def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Square root">;
 def Graph_RsqrtOp : Graph_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+def Graph_SiluOp : Graph_UnaryOp<"silu", "x * sigmoid(x) (swish)">;
+def Graph_AbsOp : Graph_UnaryOp<"abs", "Absolute value">;
+def Graph_ErfOp : Graph_UnaryOp<"erf", "Gauss error function">;
+def Graph_SinOp : Graph_UnaryOp<"sin", "Sine">;
+def Graph_CosOp : Graph_UnaryOp<"cos", "Cosine">;
+def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "1 / x">;
+
+def Graph_LeakyReluOp : Graph_SameTypeOp<"leaky_relu", [Graph_VJP]> {
+  let summary = "x where x > 0, else negative_slope * x";
+  let description = [{
+    `negative_slope` defaults to 0.01 (torch.nn.LeakyReLU).
+
+    ```mlir
+    %y = graph.leaky_relu %x {negative_slope = 0.2} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Graph_SoftplusOp : Graph_SameTypeOp<"softplus", [Graph_VJP]> {
+  let summary = "log(1 + exp(beta x)) / beta";
+  let description = [{
+    As torch.nn.functional.softplus: where beta * x > `threshold` the result
+    is x itself. `beta` (default 1, nonzero) and `threshold` (default 20).
+
+    ```mlir
+    %y = graph.softplus %x {beta = 2.0, threshold = 10.0} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "1.0">:$beta,
+                       DefaultValuedAttr<F64Attr, "20.0">:$threshold);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Graph_ClampOp : Graph_SameTypeOp<"clamp", [Graph_VJP]> {
+  let summary = "Clamp to [min, max]";
+  let description = [{
+    min(max(x, `min`), `max`) as torch.clamp: either bound may be left out
+    (not both); NaN stays NaN; with min > max every element becomes max.
+    The cotangent passes where min <= x <= max.
+
+    ```mlir
+    %y = graph.clamp %x {min = -1.0, max = 1.0} : tensor<4x8xf32>
+    %z = graph.clamp %x {min = 0.0} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, OptionalAttr<F64Attr>:$min,
+                       OptionalAttr<F64Attr>:$max);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
 
 def Graph_GeluOp : Graph_SameTypeOp<"gelu", [Graph_VJP]> {
   let summary = "Gaussian error linear unit";

@@ -261,6 +261,8 @@ AMPC_BINARY_INFER(AddOp, "add")
 AMPC_BINARY_INFER(SubOp, "sub")
 AMPC_BINARY_INFER(MulOp, "mul")
 AMPC_BINARY_INFER(DivOp, "div")
+AMPC_BINARY_INFER(MaximumOp, "maximum")
+AMPC_BINARY_INFER(MinimumOp, "minimum")
 #undef AMPC_BINARY_INFER
 
 
@@ -268,6 +270,18 @@ LogicalResult GeluOp::verify() {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitOpError() << "approximate must be \"none\" or \"tanh\", got \""
                          << getApproximate() << "\"";
+  return success();
+}
+
+LogicalResult SoftplusOp::verify() {
+  if (getBeta().convertToDouble() == 0.0)
+    return emitOpError() << "beta must be nonzero";
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  if (!getMin() && !getMax())
+    return emitOpError() << "needs a min or a max attribute (or both)";
   return success();
 }
 

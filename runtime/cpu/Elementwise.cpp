@@ -46,6 +46,22 @@ void binary(std::string_view op, std::span<const TensorRef> in,
   r.commit();
 }
 
+// Attribute defaults as in dialects/Graph/GraphOps.td (an attribute left at
+// its default is not printed into the generated call).
+float negativeSlope(const Attrs &attrs) {
+  return float(attrs.getFloat("negative_slope", 0.01));
+}
+float beta(const Attrs &attrs) { return float(attrs.getFloat("beta", 1.0)); }
+float threshold(const Attrs &attrs) {
+  return float(attrs.getFloat("threshold", 20.0));
+}
+float lowerBound(const Attrs &attrs) {
+  return attrs.has("min") ? float(attrs.getFloat("min")) : -INFINITY;
+}
+float upperBound(const Attrs &attrs) {
+  return attrs.has("max") ? float(attrs.getFloat("max")) : INFINITY;
+}
+
 bool tanhApprox(const Attrs &attrs) {
   std::string a = attrs.getString("approximate", "none");
   if (a == "tanh")
@@ -115,6 +131,59 @@ void geluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
     unary("graph.gelu", in, out, [](float x) { return num::geluErf(x); });
 }
 
+void maximumKernel(std::span<const TensorRef> in,
+                   std::span<const TensorRef> out, const Attrs &) {
+  binary("graph.maximum", in, out,
+         [](float a, float b) { return num::maximum(a, b); });
+}
+void minimumKernel(std::span<const TensorRef> in,
+                   std::span<const TensorRef> out, const Attrs &) {
+  binary("graph.minimum", in, out,
+         [](float a, float b) { return num::minimum(a, b); });
+}
+void siluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                const Attrs &) {
+  unary("graph.silu", in, out, [](float x) { return num::silu(x); });
+}
+void absKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  unary("graph.abs", in, out, [](float x) { return std::fabs(x); });
+}
+void erfKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  unary("graph.erf", in, out, [](float x) { return std::erf(x); });
+}
+void sinKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  unary("graph.sin", in, out, [](float x) { return std::sin(x); });
+}
+void cosKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &) {
+  unary("graph.cos", in, out, [](float x) { return std::cos(x); });
+}
+void reciprocalKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &) {
+  unary("graph.reciprocal", in, out, [](float x) { return 1.0f / x; });
+}
+void leakyReluKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  float s = negativeSlope(attrs);
+  unary("graph.leaky_relu", in, out,
+        [s](float x) { return num::leakyRelu(x, s); });
+}
+void softplusKernel(std::span<const TensorRef> in,
+                    std::span<const TensorRef> out, const Attrs &attrs) {
+  float b = beta(attrs), t = threshold(attrs);
+  unary("graph.softplus", in, out,
+        [b, t](float x) { return num::softplus(x, b, t); });
+}
+void clampKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                 const Attrs &attrs) {
+  float lo = lowerBound(attrs), hi = upperBound(attrs);
+  unary("graph.clamp", in, out,
+        [lo, hi](float x) { return num::clamp(x, lo, hi); });
+}
+
 void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                const Attrs &attrs) {
   float e = float(attrs.getFloat("exponent"));
@@ -171,6 +240,48 @@ void geluBackwardKernel(std::span<const TensorRef> in,
   else
     binary("graph.gelu_backward", in, out,
            [](float x, float g) { return num::geluErfGrad(x, g); });
+}
+
+void siluBackwardKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &) {
+  binary("graph.silu_backward", in, out,
+         [](float x, float g) { return num::siluGrad(x, g); });
+}
+void leakyReluBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs) {
+  float s = negativeSlope(attrs);
+  binary("graph.leaky_relu_backward", in, out,
+         [s](float x, float g) { return num::leakyReluGrad(x, g, s); });
+}
+void softplusBackwardKernel(std::span<const TensorRef> in,
+                            std::span<const TensorRef> out,
+                            const Attrs &attrs) {
+  float b = beta(attrs), t = threshold(attrs);
+  binary("graph.softplus_backward", in, out,
+         [b, t](float x, float g) { return num::softplusGrad(x, g, b, t); });
+}
+void clampBackwardKernel(std::span<const TensorRef> in,
+                         std::span<const TensorRef> out, const Attrs &attrs) {
+  float lo = lowerBound(attrs), hi = upperBound(attrs);
+  binary("graph.clamp_backward", in, out,
+         [lo, hi](float x, float g) { return num::clampGrad(x, g, lo, hi); });
+}
+
+// maximum_backward(a, b, g): three operands of the result's size.
+void maximumBackwardKernel(std::span<const TensorRef> in,
+                           std::span<const TensorRef> out, const Attrs &) {
+  constexpr std::string_view op = "graph.maximum_backward";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1),
+                  &g = required(op, in, 2), &y = required(op, out, 0);
+  if (a.numel() != y.numel() || b.numel() != y.numel() ||
+      g.numel() != y.numel())
+    fail(op, "operand and result sizes differ");
+  FloatIn fa(a), fb(b), fg(g);
+  FloatOut r(y);
+  for (int64_t i = 0, n = y.numel(); i < n; ++i)
+    r[i] = num::maximumGrad(fa[i], fb[i], fg[i]);
+  r.commit();
 }
 
 } // namespace ampc::cpu
