@@ -411,3 +411,57 @@ graph.model @layer_norm_bias_without_weight {
   %l = graph.reduce_sum %y : tensor<2x8xf32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
+
+// -----
+
+graph.model @clamp_no_bound {
+  %x = graph.input "x" : tensor<2x8xf32>
+  // expected-error @+1 {{needs a min or a max attribute (or both)}}
+  %y = graph.clamp %x : tensor<2x8xf32>
+  %l = graph.reduce_sum %y : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @softplus_beta {
+  %x = graph.input "x" : tensor<2x8xf32>
+  // expected-error @+1 {{beta must be nonzero}}
+  %y = graph.softplus %x {beta = 0.0} : tensor<2x8xf32>
+  %l = graph.reduce_sum %y : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @maximum_broadcast {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %y = graph.input "y" : tensor<3xf32>
+  // expected-error @+2 {{maximum shapes [2, 8] and [3] do not broadcast}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.maximum %x, %y : tensor<2x8xf32>, tensor<3xf32> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @minimum_types {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %y = graph.input "y" : tensor<8xf16>
+  // expected-error @+2 {{minimum operands must share an element type, got f32 and f16 (insert a graph.cast)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.minimum %x, %y : tensor<2x8xf32>, tensor<8xf16> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @silu_type {
+  %x = graph.input "x" : tensor<2x8xf32>
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %y = "graph.silu"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf16>
+  %l = graph.input "l" : tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
