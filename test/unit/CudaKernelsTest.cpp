@@ -158,6 +158,35 @@ TEST(CudaKernels, ReduceOverLeadingAxesInChunks) {
 }
 
 // dx, dweight, dbias; rows in many chunks (600) and a wide row (1000).
+// Issue 13's activations and pointwise ops and their backward ops: the same
+// formulas (runtime/numerics/Elementwise.h) on both sides; nvcc may contract
+// and uses its own libm, so a few float ulps apart.
+TEST(CudaKernels, ActivationsAndPointwiseMath) {
+  REQUIRE_GPU();
+  const std::vector<float> x = randoms(5 * 7, 2.0f), g = randoms(5 * 7, 1.0f, 2);
+  const std::vector<int64_t> s = {5, 7};
+  for (const char *op : {"graph.silu", "graph.abs", "graph.erf", "graph.sin",
+                         "graph.cos", "graph.reciprocal"})
+    compareOp(op, {x}, {s}, s, {}, 1e-5f, 1e-6f);
+  compareOp("graph.leaky_relu", {x}, {s}, s, {{"negative_slope", 0.2}});
+  compareOp("graph.softplus", {x}, {s}, s, {{"beta", 2.0}, {"threshold", 1.5}});
+  compareOp("graph.clamp", {x}, {s}, s, {{"min", -0.5}});
+  compareOp("graph.clamp", {x}, {s}, s, {{"min", -0.5}, {"max", 0.7}});
+  compareOp("graph.maximum", {x, randoms(7, 1.0f, 3)}, {s, {7}}, s, {});
+  compareOp("graph.minimum", {randoms(5, 1.0f, 3), x}, {{5, 1}, s}, s, {});
+  compareOp("graph.silu_backward", {x, g}, {s, s}, s, {});
+  compareOp("graph.leaky_relu_backward", {x, g}, {s, s}, s,
+            {{"negative_slope", 0.2}});
+  compareOp("graph.softplus_backward", {x, g}, {s, s}, s,
+            {{"beta", 2.0}, {"threshold", 1.5}});
+  compareOp("graph.clamp_backward", {x, g}, {s, s}, s, {{"max", 0.3}});
+  // Ties: every other element of b equals a.
+  std::vector<float> b = randoms(5 * 7, 1.0f, 4);
+  for (size_t i = 0; i < b.size(); i += 2)
+    b[i] = x[i];
+  compareOp("graph.maximum_backward", {x, b, g}, {s, s, s}, s, {}, 0.0f, 0.0f);
+}
+
 TEST(CudaKernels, NormBackwardGradients) {
   REQUIRE_GPU();
   for (auto [m, d] : {std::pair<int64_t, int64_t>{600, 96}, {5, 1000}}) {
