@@ -258,6 +258,46 @@ def Graph_DivOp : Graph_BinaryOp<"div", "Elementwise quotient">;
 def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Elementwise maximum">;
 def Graph_MinimumOp : Graph_BinaryOp<"minimum", "Elementwise minimum">;
 
+def Graph_WhereOp : Graph_ComputeOp<"where", [Graph_VJP]> {
+  let summary = "Select x where the condition is nonzero, else y";
+  let description = [{
+    torch.where(condition, x, y) with an integer condition (nonzero is
+    true; i32 or i64, e.g. a mask read from a data file). The three shapes
+    broadcast as in numpy; x and y share an element type (AMP promotes them
+    like add). The cotangent goes to x where the condition holds and to y
+    elsewhere.
+
+    ```mlir
+    %z = graph.where %mask, %x, %y : tensor<4x1xi64>, tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_IntTensor:$condition, Graph_FloatTensor:$x,
+                       Graph_FloatTensor:$y);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $x `,` $y attr-dict `:` type($condition) `,` type($x) `,` type($y) `->` type($result)
+  }];
+}
+
+def Graph_MaskedFillOp : Graph_ComputeOp<"masked_fill", [Graph_VJP]> {
+  let summary = "Replace elements where the mask is nonzero by a constant";
+  let description = [{
+    Tensor.masked_fill(mask, value): the integer mask (nonzero is true; i32
+    or i64) broadcasts to the input's shape; the result has the input's
+    type, `value` rounded to it. The cotangent passes where the mask is 0.
+
+    ```mlir
+    %y = graph.masked_fill %x, %mask {value = -1.0e4} : tensor<2x4x4xf32>, tensor<4x4xi64> -> tensor<2x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_IntTensor:$mask,
+                       F64Attr:$value);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)
+  }];
+}
+
 class Graph_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
     : Graph_SameTypeOp<mnemonic, !listconcat(traits, [Graph_VJP])> {
   let summary = what;

@@ -265,6 +265,35 @@ AMPC_BINARY_INFER(MaximumOp, "maximum")
 AMPC_BINARY_INFER(MinimumOp, "minimum")
 #undef AMPC_BINARY_INFER
 
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                        Types &types) {
+  if (failed(inferBroadcast("where", loc, a.getX(), a.getY(), types)))
+    return failure();
+  auto xy = cast<RankedTensorType>(types.back());
+  ArrayRef<int64_t> c = tensorOf(a.getCondition()).getShape();
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(xy.getShape(), c, shape))
+    return fail(loc, "where condition shape " + shapeStr(c) +
+                         " does not broadcast with " +
+                         shapeStr(xy.getShape()));
+  types.back() = RankedTensorType::get(shape, xy.getElementType());
+  return success();
+}
+
+LogicalResult MaskedFillOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                             Adaptor a, Types &types) {
+  auto x = tensorOf(a.getInput());
+  ArrayRef<int64_t> m = tensorOf(a.getMask()).getShape();
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(x.getShape(), m, shape) ||
+      ArrayRef<int64_t>(shape) != x.getShape())
+    return fail(loc, "masked_fill mask shape " + shapeStr(m) +
+                         " does not broadcast to the input's " +
+                         shapeStr(x.getShape()));
+  types.push_back(x);
+  return success();
+}
+
 
 LogicalResult GeluOp::verify() {
   if (getApproximate() != "none" && getApproximate() != "tanh")

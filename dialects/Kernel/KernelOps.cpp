@@ -28,7 +28,8 @@ bool ampc::kernel::isFusableElementwise(Operation *op) {
       "graph.sin", "graph.cos", "graph.reciprocal", "graph.leaky_relu",
       "graph.softplus", "graph.clamp", "graph.silu_backward",
       "graph.leaky_relu_backward", "graph.softplus_backward",
-      "graph.clamp_backward", "graph.maximum_backward"};
+      "graph.clamp_backward", "graph.maximum_backward", "graph.where",
+      "graph.masked_fill"};
   return llvm::is_contained(names, op->getName().getStringRef());
 }
 

@@ -22,10 +22,11 @@ struct DefaultEntry {
 // AT_FORALL_LOWER_PRECISION_FP, AT_FORALL_FP32, AT_FORALL_FP32_SET_OPT_DTYPE,
 // AT_FORALL_PROMOTE), restricted to the graph dialect. Ops on no PyTorch list
 // run in their input's type (follow): sqrt, neg, gelu, silu, leaky_relu,
-// sigmoid, tanh, abs, clamp, erf, sin, cos, reduce_max and reduce_mean (mean
-// has no autocast entry, unlike sum). Binary ops without a list entry run in
-// the widest input type by PyTorch's type promotion (promote). exp, log,
-// pow, rsqrt, reciprocal and softplus are on PyTorch's fp32 list.
+// sigmoid, tanh, abs, clamp, masked_fill, erf, sin, cos, reduce_max and
+// reduce_mean (mean has no autocast entry, unlike sum). Binary ops and where
+// have no entry either; PyTorch's type promotion runs them in the widest
+// input type (promote). exp, log, pow, rsqrt, reciprocal and softplus are on
+// PyTorch's fp32 list.
 constexpr DefaultEntry kDefaults[] = {
     {"matmul", Category::Lower, "gemm"},
     {"batch_matmul", Category::Lower, "gemm"},
@@ -51,6 +52,7 @@ constexpr DefaultEntry kDefaults[] = {
     {"div", Category::Promote, "binary"},
     {"maximum", Category::Promote, "binary"},
     {"minimum", Category::Promote, "binary"},
+    {"where", Category::Promote, "binary"},
     {"concat", Category::Promote, "concat"},
     {"relu", Category::Follow, "activation"},
     {"gelu", Category::Follow, "activation"},
@@ -60,6 +62,7 @@ constexpr DefaultEntry kDefaults[] = {
     {"leaky_relu", Category::Follow, "activation"},
     {"abs", Category::Follow, "pointwise"},
     {"clamp", Category::Follow, "pointwise"},
+    {"masked_fill", Category::Follow, "pointwise"},
     {"erf", Category::Follow, "pointwise"},
     {"sin", Category::Follow, "pointwise"},
     {"cos", Category::Follow, "pointwise"},

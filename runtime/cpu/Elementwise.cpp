@@ -62,6 +62,39 @@ float upperBound(const Attrs &attrs) {
   return attrs.has("max") ? float(attrs.getFloat("max")) : INFINITY;
 }
 
+// Whether element |i| of the integer tensor |t| is nonzero.
+bool nonzero(std::string_view op, const TensorRef &t, int64_t i) {
+  switch (t.dtype) {
+  case DType::I32: return static_cast<const int32_t *>(t.data)[i] != 0;
+  case DType::I64: return static_cast<const int64_t *>(t.data)[i] != 0;
+  default: fail(op, "the condition must be an i32 or i64 tensor");
+  }
+}
+
+// Calls f(o, ic, ia, ib) for every element o of |out| with the offsets of
+// the three operands broadcast to it.
+template <class F>
+void forEachBroadcast3(std::string_view op, const TensorRef &out,
+                       const TensorRef &c, const TensorRef &a,
+                       const TensorRef &b, F &&f) {
+  int64_t sc[kMaxRank], sa[kMaxRank], sb[kMaxRank];
+  broadcastStrides(op, c, out, sc);
+  broadcastStrides(op, a, out, sa);
+  broadcastStrides(op, b, out, sb);
+  int64_t idx[kMaxRank] = {};
+  for (int64_t o = 0, n = out.numel(); o < n; ++o) {
+    int64_t ic = 0, ia = 0, ib = 0, rem = o;
+    for (int d = out.rank - 1; d >= 0; --d) {
+      idx[d] = rem % out.shape[d];
+      rem /= out.shape[d];
+      ic += idx[d] * sc[d];
+      ia += idx[d] * sa[d];
+      ib += idx[d] * sb[d];
+    }
+    f(o, ic, ia, ib);
+  }
+}
+
 bool tanhApprox(const Attrs &attrs) {
   std::string a = attrs.getString("approximate", "none");
   if (a == "tanh")
@@ -182,6 +215,36 @@ void clampKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   float lo = lowerBound(attrs), hi = upperBound(attrs);
   unary("graph.clamp", in, out,
         [lo, hi](float x) { return num::clamp(x, lo, hi); });
+}
+
+void whereKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                 const Attrs &) {
+  constexpr std::string_view op = "graph.where";
+  const TensorRef &c = required(op, in, 0), &x = required(op, in, 1),
+                  &y = required(op, in, 2), &z = required(op, out, 0);
+  FloatIn a(x), b(y);
+  FloatOut r(z);
+  forEachBroadcast3(op, z, c, x, y,
+                    [&](int64_t o, int64_t ic, int64_t ia, int64_t ib) {
+                      r[o] = nonzero(op, c, ic) ? a[ia] : b[ib];
+                    });
+  r.commit();
+}
+
+// Attribute value (the fill, rounded to the result type once).
+void maskedFillKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.masked_fill";
+  const TensorRef &x = required(op, in, 0), &m = required(op, in, 1),
+                  &y = required(op, out, 0);
+  float value = float(attrs.getFloat("value"));
+  FloatIn a(x);
+  FloatOut r(y);
+  forEachBroadcast3(op, y, m, x, x,
+                    [&](int64_t o, int64_t im, int64_t ia, int64_t) {
+                      r[o] = nonzero(op, m, im) ? value : a[ia];
+                    });
+  r.commit();
 }
 
 void powKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,

@@ -21,7 +21,7 @@ enum class Fn : int {
   GeluTanh, Pow, Copy, ReluBackward, GeluBackward, GeluTanhBackward,
   Dropout, Maximum, Minimum, Silu, Abs, Erf, Sin, Cos, Reciprocal, LeakyRelu,
   Softplus, Clamp, SiluBackward, LeakyReluBackward, SoftplusBackward,
-  ClampBackward, MaximumBackward
+  ClampBackward, MaximumBackward, Where, MaskedFill
 };
 
 // Operand strides over the result's dimensions (0 where it broadcasts).
@@ -29,10 +29,10 @@ struct Map {
   Fn fn;
   int rank;
   int64_t dims[kMaxRank];
-  int64_t sa[kMaxRank], sb[kMaxRank];
+  int64_t sa[kMaxRank], sb[kMaxRank], sc[kMaxRank];
   const void *a, *b;
   int ta, tb;
-  const void *c; // maximum_backward's g (same size as the result, read flat)
+  const void *c; // a third operand: maximum_backward's g, where's y
   int tc;
   void *y;
   int ty;
@@ -87,6 +87,9 @@ __device__ float apply(const Map &m, float x, float g, float h, int64_t i,
     return num::softplusGrad(x, g, m.param, m.param2);
   case Fn::ClampBackward: return num::clampGrad(x, g, m.param, m.param2);
   case Fn::MaximumBackward: return num::maximumGrad(x, g, h);
+  // x is the (integer) condition or mask, read as a float: nonzero is true.
+  case Fn::Where: return x != 0.0f ? g : h;
+  case Fn::MaskedFill: return x != 0.0f ? m.param : g;
   case Fn::Dropout:
     if (m.p <= 0.0)
       return x;
@@ -101,16 +104,17 @@ __global__ void mapKernel(Map m, int64_t n) {
   uint64_t streamKey = m.stepAt ? num::dropoutStreamKey(m.seed, uint64_t(*m.stepAt), m.key)
                                 : m.streamKey;
   AMPC_GRID_STRIDE(i, n) {
-    int64_t ia = 0, ib = 0, rem = i;
+    int64_t ia = 0, ib = 0, ic = 0, rem = i;
     for (int d = m.rank - 1; d >= 0; --d) {
       int64_t c = rem % m.dims[d];
       rem /= m.dims[d];
       ia += c * m.sa[d];
       ib += c * m.sb[d];
+      ic += c * m.sc[d];
     }
     float x = ld(m.a, m.ta, ia);
     float g = m.b ? ld(m.b, m.tb, ib) : 0.0f;
-    float h = m.c ? ld(m.c, m.tc, i) : 0.0f;
+    float h = m.c ? ld(m.c, m.tc, ic) : 0.0f;
     st(m.y, m.ty, i, apply(m, x, g, h, i, streamKey));
   }
 }
@@ -136,8 +140,7 @@ void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
   m.param2 = param2;
   if (in.size() > 2) {
     const TensorRef &h = required(op, in, 2);
-    if (h.numel() != y.numel())
-      fail(op, "operand and result sizes differ");
+    broadcastStrides(op, h.numel() == y.numel() ? y : h, y, m.sc);
     m.c = h.data, m.tc = int(h.dtype);
   }
   int64_t n = y.numel();
@@ -179,6 +182,22 @@ AMPC_MAP(reciprocalKernel, "graph.reciprocal", Fn::Reciprocal)
 AMPC_MAP(siluBackwardKernel, "graph.silu_backward", Fn::SiluBackward)
 AMPC_MAP(maximumBackwardKernel, "graph.maximum_backward", Fn::MaximumBackward)
 #undef AMPC_MAP
+
+// where(c, x, y): the map's operands a = c, b = x, c = y, all broadcast.
+void whereKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                 const Attrs &, cudaStream_t stream) {
+  launchMap("graph.where", Fn::Where, in, out, stream);
+}
+
+// masked_fill(x, mask): the map reads a = mask, b = x.
+void maskedFillKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs,
+                      cudaStream_t stream) {
+  constexpr std::string_view op = "graph.masked_fill";
+  const TensorRef swapped[2] = {required(op, in, 1), required(op, in, 0)};
+  launchMap(op, Fn::MaskedFill, swapped, out, stream,
+            float(attrs.getFloat("value")));
+}
 
 // Attribute defaults as in dialects/Graph/GraphOps.td.
 static float negativeSlope(const Attrs &attrs) {

@@ -286,3 +286,27 @@ graph.model @new_ops {
   %l = graph.add %t2, %m : tensor<f32>, tensor<f32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
+
+// -----
+
+// where promotes its float operands like add (the integer condition is never
+// cast); masked_fill follows its input (no PyTorch autocast entry).
+// CHECK-LABEL: graph.model @select
+// CHECK:      %[[C:.*]] = graph.input "c" : tensor<4x1xi64>
+// CHECK:      %[[H:.*]] = graph.matmul {{.*}} -> tensor<4x8xf16>
+// CHECK-NEXT: %[[HF:.*]] = graph.cast %[[H]] : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT: graph.where %[[C]], %[[HF]], %{{.*}} {amp.precision = "fp32", amp.rule = "promote (widest input: f32)"} : tensor<4x1xi64>, tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: graph.masked_fill %[[H]], %[[C]] {amp.precision = "fp16", amp.rule = "follows operand 0", value = 0.000000e+00 : f64} : tensor<4x8xf16>, tensor<4x1xi64> -> tensor<4x8xf16>
+graph.model @select {
+  %x = graph.input "x" : tensor<4x8xf32>
+  %c = graph.input "c" : tensor<4x1xi64>
+  %w = graph.param "w" init(#graph.zeros) : tensor<8x8xf32>
+  %b = graph.param "b" init(#graph.zeros) : tensor<8xf32>
+  %h = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %s = graph.where %c, %h, %b : tensor<4x1xi64>, tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %m = graph.masked_fill %h, %c {value = 0.0} : tensor<4x8xf32>, tensor<4x1xi64> -> tensor<4x8xf32>
+  %s1 = graph.reduce_sum %s : tensor<4x8xf32> -> tensor<f32>
+  %s2 = graph.reduce_sum %m : tensor<4x8xf32> -> tensor<f32>
+  %l = graph.add %s1, %s2 : tensor<f32>, tensor<f32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

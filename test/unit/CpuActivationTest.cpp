@@ -1,7 +1,7 @@
 //===- CpuActivationTest.cpp - issue 13's activations and pointwise ops ---===//
 //
 // silu, leaky_relu, softplus, abs, clamp, erf, sin, cos, reciprocal,
-// maximum/minimum and their backward ops in the CPU kernel library: rounded
+// maximum/minimum, where, masked_fill and their backward ops in the CPU kernel library: rounded
 // once from the float formula, accurate against the exact function, and the
 // PyTorch edge cases (NaN, ties, thresholds, inclusive clamp bounds) with
 // exact expected values.
@@ -114,6 +114,27 @@ TEST(CpuActivation, MaximumMinimumNaNBroadcastAndTies) {
   Tensor g = fromValues(DType::F32, {3}, {6.0, 6.0, 6.0}), d(DType::F32, {3});
   run("graph.maximum_backward", {&x, &o, &g}, {&d});
   expectEqual(d, {0.0, 3.0, 6.0}, "maximum_backward");
+}
+
+TEST(CpuActivation, WhereBroadcastsAnIntegerCondition) {
+  Tensor c = fromValues(DType::I64, {2, 1}, {0, 7});
+  Tensor x = fromValues(DType::F16, {2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor y = fromValues(DType::F16, {3}, {-1, -2, -3}), z(DType::F16, {2, 3});
+  run("graph.where", {&c, &x, &y}, {&z});
+  expectEqual(z, {-1, -2, -3, 4, 5, 6}, "where");
+  Tensor c32 = fromValues(DType::I32, {3}, {1, 0, -1});
+  run("graph.where", {&c32, &x, &y}, {&z});
+  expectEqual(z, {1, -2, 3, 4, -2, 6}, "where i32");
+  Tensor f(DType::F32, {3});
+  EXPECT_THROW(run("graph.where", {&f, &x, &y}, {&z}), std::invalid_argument);
+}
+
+TEST(CpuActivation, MaskedFillRoundsTheValueOnce) {
+  Tensor x = fromValues(DType::BF16, {2, 2}, {1, 2, 3, 4});
+  Tensor m = fromValues(DType::I32, {2}, {1, 0}), y(DType::BF16, {2, 2});
+  run("graph.masked_fill", {&x, &m}, {&y}, Attrs{{"value", 0.1}});
+  double v = roundFromFloat(DType::BF16, 0.1f);
+  expectEqual(y, {v, 2, v, 4}, "masked_fill");
 }
 
 TEST(CpuActivation, SiluBackwardMatchesFiniteDifferences) {

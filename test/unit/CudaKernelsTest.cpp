@@ -187,6 +187,38 @@ TEST(CudaKernels, ActivationsAndPointwiseMath) {
   compareOp("graph.maximum_backward", {x, b, g}, {s, s, s}, s, {}, 0.0f, 0.0f);
 }
 
+// where / masked_fill with an i64 condition (compareOp passes f32 tensors
+// only), against values selected on the host: exact.
+TEST(CudaKernels, WhereAndMaskedFill) {
+  REQUIRE_GPU();
+  std::vector<int64_t> cond = {0, 1, 1, 0, 1};
+  std::vector<float> x = randoms(5 * 7), y = randoms(7, 1.0f, 2);
+  Dev dx(x), dy(y);
+  int64_t *d64 = nullptr;
+  cuda::check(cudaMalloc(&d64, cond.size() * sizeof(int64_t)), "malloc");
+  cuda::check(cudaMemcpy(d64, cond.data(), cond.size() * sizeof(int64_t),
+                         cudaMemcpyHostToDevice), "copy");
+  std::vector<float> want(5 * 7), wantFill(5 * 7);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 7; ++j) {
+      want[i * 7 + j] = cond[i] ? x[i * 7 + j] : y[j];
+      wantFill[i * 7 + j] = cond[i] ? -2.5f : x[i * 7 + j];
+    }
+  Dev out(std::vector<float>(5 * 7, NAN));
+  std::vector<TensorRef> in = {cpu::makeRef(d64, DType::I64, {5, 1}),
+                     cpu::makeRef(dx.p, DType::F32, {5, 7}),
+                     cpu::makeRef(dy.p, DType::F32, {7})};
+  std::vector<TensorRef> o = {cpu::makeRef(out.p, DType::F32, {5, 7})};
+  cuda::lookup("graph.where")(in, o, {}, nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  expectNear(out.get(), want, 0.0f, 0.0f);
+  std::vector<TensorRef> fin = {in[1], in[0]};
+  cuda::lookup("graph.masked_fill")(fin, o, {{"value", -2.5}}, nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  expectNear(out.get(), wantFill, 0.0f, 0.0f);
+  cuda::check(cudaFree(d64), "free");
+}
+
 TEST(CudaKernels, NormBackwardGradients) {
   REQUIRE_GPU();
   for (auto [m, d] : {std::pair<int64_t, int64_t>{600, 96}, {5, 1000}}) {

@@ -86,6 +86,39 @@ KernelResult clamp(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
+// where(c, x, y): the three shapes broadcast; the condition is an integer
+// tensor, nonzero is true.
+KernelResult where(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  std::vector<int64_t> idx(out.rank(), 0);
+  if (out.size() == 0)
+    return one(std::move(out));
+  int64_t k = 0;
+  do {
+    double c = in[0].at(broadcastIndex(in[0].shape, out.shape, idx));
+    double x = in[1].f[broadcastIndex(in[1].shape, out.shape, idx)];
+    double y = in[2].f[broadcastIndex(in[2].shape, out.shape, idx)];
+    out.f[k++] = c != 0.0 ? x : y;
+  } while (nextIndex(idx, out.shape));
+  return one(std::move(out));
+}
+
+// masked_fill(x, mask): value where the (broadcast) mask is nonzero.
+KernelResult maskedFill(const OpContext &ctx, std::span<const Tensor> in) {
+  double value = ctx.getFloat("value", 0.0);
+  Tensor out = ctx.makeResult();
+  std::vector<int64_t> idx(out.rank(), 0);
+  if (out.size() == 0)
+    return one(std::move(out));
+  int64_t k = 0;
+  do {
+    double m = in[1].at(broadcastIndex(in[1].shape, out.shape, idx));
+    out.f[k] = m != 0.0 ? value : in[0].f[k];
+    ++k;
+  } while (nextIndex(idx, out.shape));
+  return one(std::move(out));
+}
+
 KernelResult gelu(const OpContext &ctx, std::span<const Tensor> in) {
   bool approx = ctx.getString("approximate", "none") == "tanh";
   Tensor out = ctx.makeResult();
@@ -217,6 +250,8 @@ void ampc::interp::registerElementwiseKernels(KernelTable &t) {
   t["graph.clamp"] = clamp;
   t["graph.maximum"] = binary<num::maximum<double>>;
   t["graph.minimum"] = binary<num::minimum<double>>;
+  t["graph.where"] = where;
+  t["graph.masked_fill"] = maskedFill;
   t["graph.silu_backward"] = siluBackward;
   t["graph.leaky_relu_backward"] = leakyReluBackward;
   t["graph.softplus_backward"] = softplusBackward;

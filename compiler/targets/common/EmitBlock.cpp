@@ -101,6 +101,12 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
     return "ampc::num::" + name.str() + "(" + x[0] + ", " + x[1] + ")";
   if (name == "silu")
     return "ampc::num::silu(" + x[0] + ")";
+  // The integer condition / mask was loaded as a float: nonzero is true.
+  if (name == "where")
+    return "(" + x[0] + " != 0.0f ? " + x[1] + " : " + x[2] + ")";
+  if (name == "masked_fill")
+    return "(" + x[1] + " != 0.0f ? " + floatAttr(op, "value", "0.0") +
+           " : " + x[0] + ")";
   if (name == "silu_backward")
     return "ampc::num::siluGrad(" + x[0] + ", " + x[1] + ")";
   if (name == "maximum_backward")

@@ -74,6 +74,26 @@ SmallVector<Value> MinimumOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
                    cotangents[0], /*isMax=*/false);
 }
 
+// dx = where(c, g, 0), dy = where(c, 0, g), each summed to its operand's
+// shape; the integer condition has no cotangent.
+SmallVector<Value> WhereOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  Location loc = getLoc();
+  Value g = cotangents[0];
+  Value zero = scalar(b, loc, getType().getElementType(), 0.0);
+  Value dx = WhereOp::create(b, loc, getCondition(), g, zero);
+  Value dy = WhereOp::create(b, loc, getCondition(), zero, g);
+  return {Value(), sumToType(b, loc, dx, tensorType(getX())),
+          sumToType(b, loc, dy, tensorType(getY()))};
+}
+
+// dx = g with the filled elements zeroed: masked_fill(g, mask, 0).
+SmallVector<Value> MaskedFillOp::buildVJP(OpBuilder &b,
+                                          ValueRange cotangents) {
+  return {MaskedFillOp::create(b, getLoc(), cotangents[0], getMask(),
+                               b.getF64FloatAttr(0.0)),
+          Value()};
+}
+
 //===----------------------------------------------------------------------===//
 // Unary
 //===----------------------------------------------------------------------===//

@@ -465,3 +465,50 @@ graph.model @silu_type {
   %l = graph.input "l" : tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
+
+// -----
+
+graph.model @where_condition_shape {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %c = graph.input "c" : tensor<3xi64>
+  // expected-error @+2 {{where condition shape [3] does not broadcast with [2, 8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.where %c, %x, %x : tensor<3xi64>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @where_float_condition {
+  %x = graph.input "x" : tensor<2x8xf32>
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %z = graph.where %x, %x, %x : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @where_types {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %y = graph.input "y" : tensor<2x8xbf16>
+  %c = graph.input "c" : tensor<2x8xi64>
+  // expected-error @+2 {{where operands must share an element type, got f32 and bf16 (insert a graph.cast)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.where %c, %x, %y : tensor<2x8xi64>, tensor<2x8xf32>, tensor<2x8xbf16> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @masked_fill_grows {
+  %x = graph.input "x" : tensor<8xf32>
+  %m = graph.input "m" : tensor<2x8xi64>
+  // expected-error @+2 {{masked_fill mask shape [2, 8] does not broadcast to the input's [8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.masked_fill %x, %m {value = 0.0} : tensor<8xf32>, tensor<2x8xi64> -> tensor<8xf32>
+  %l = graph.reduce_sum %z : tensor<8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

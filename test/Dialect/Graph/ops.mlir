@@ -244,3 +244,19 @@ graph.model @activations_and_math {
   %l = graph.reduce_sum %14 : tensor<4x8xf32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
+
+// -----
+
+// CHECK-LABEL: graph.model @select
+graph.model @select {
+  %x = graph.input "x" : tensor<4x8xf16>
+  %y = graph.input "y" : tensor<8xf16>
+  %c = graph.input "c" : tensor<4x1xi64>
+  %m = graph.input "m" : tensor<8xi32>
+  // CHECK: graph.where %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x1xi64>, tensor<4x8xf16>, tensor<8xf16> -> tensor<4x8xf16>
+  %0 = graph.where %c, %x, %y : tensor<4x1xi64>, tensor<4x8xf16>, tensor<8xf16> -> tensor<4x8xf16>
+  // CHECK: graph.masked_fill %{{.*}}, %{{.*}} {value = -1.000000e+04 : f64} : tensor<4x8xf16>, tensor<8xi32> -> tensor<4x8xf16>
+  %1 = graph.masked_fill %0, %m {value = -1.0e4} : tensor<4x8xf16>, tensor<8xi32> -> tensor<4x8xf16>
+  %l = graph.reduce_sum %1 : tensor<4x8xf16> -> tensor<f16>
+  graph.output loss = %l : tensor<f16>
+}

@@ -1,9 +1,12 @@
 // A small MLP built from the activations and pointwise ops of issue 13
 // (e2e/new-ops.test): silu, leaky_relu, clamp, abs, erf, sin, cos, softplus,
-// reciprocal, maximum and minimum, all fused into elementwise loops.
+// reciprocal, maximum, minimum, where and masked_fill (integer inputs "keep"
+// and "drop" of 0/1), all fused into elementwise loops.
 graph.model @mlp_new_ops {
   %image = graph.input "image" : tensor<64x32xf32>
   %label = graph.input "label" : tensor<64xi64>
+  %keep = graph.input "keep" : tensor<64x1xi64>
+  %drop = graph.input "drop" : tensor<64x64xi64>
   %w1 = graph.param "fc1.weight" init(#graph.kaiming_uniform<a = 2.23606797749979>) : tensor<64x32xf32>
   %b1 = graph.param "fc1.bias" init(#graph.zeros) : tensor<64xf32>
   %w2 = graph.param "fc2.weight" init(#graph.kaiming_uniform<a = 2.23606797749979>) : tensor<64x64xf32>
@@ -27,7 +30,8 @@ graph.model @mlp_new_ops {
   %den = graph.add %sp, %one : tensor<64x64xf32>, tensor<f32> -> tensor<64x64xf32>
   %rc = graph.reciprocal %den : tensor<64x64xf32>
   %g = graph.mul %mn, %rc : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
-  %a2 = graph.add %mx, %g : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %sel = graph.where %keep, %mx, %g : tensor<64x1xi64>, tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %a2 = graph.masked_fill %sel, %drop {value = 0.25} : tensor<64x64xf32>, tensor<64x64xi64> -> tensor<64x64xf32>
   %logits = graph.linear %a2, %w3, %b3 : tensor<64x64xf32>, tensor<10x64xf32>, tensor<10xf32> -> tensor<64x10xf32>
   %loss = graph.cross_entropy %logits, %label : tensor<64x10xf32>, tensor<64xi64> -> tensor<f32>
   graph.output loss = %loss : tensor<f32>, logits = %logits : tensor<64x10xf32>
