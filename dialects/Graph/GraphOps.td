@@ -647,6 +647,46 @@ def Graph_MseLossOp : Graph_ComputeOp<"mse_loss", [Graph_VJP]> {
   }];
 }
 
+// l1_loss, smooth_l1_loss and huber_loss: input and target share a shape
+// and element type; `reduction` is "mean" (default), "sum" or "none" (the
+// per-element losses, the input's shape), as in torch.nn.functional.
+class Graph_RegressionLossOp<string mnemonic, dag params, string what,
+                             string example>
+    : Graph_ComputeOp<mnemonic, [Graph_VJP]> {
+  let summary = what;
+  let description = [{
+    `reduction` is "mean" (default), "sum" or "none" (per-element losses,
+    the input's shape), as in torch.nn.functional.
+
+    ```mlir
+    }] # example # [{
+
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input,
+                            Graph_FloatTensor:$target,
+                            DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction),
+                       params);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $target attr-dict `:` type($input) `,` type($target) `->` type($result)
+  }];
+}
+
+def Graph_L1LossOp : Graph_RegressionLossOp<"l1_loss", (ins),
+    "Mean absolute error |input - target|",
+    "%l = graph.l1_loss %p, %t : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>">;
+
+def Graph_SmoothL1LossOp : Graph_RegressionLossOp<"smooth_l1_loss",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$beta),
+    "0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)",
+    "%l = graph.smooth_l1_loss %p, %t {beta = 0.5, reduction = \"sum\"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>">;
+
+def Graph_HuberLossOp : Graph_RegressionLossOp<"huber_loss",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$delta),
+    "0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target)",
+    "%l = graph.huber_loss %p, %t {delta = 2.0, reduction = \"none\"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>">;
+
 //===----------------------------------------------------------------------===//
 // Attention and constants
 //===----------------------------------------------------------------------===//

@@ -561,6 +561,48 @@ LogicalResult MseLossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   return success();
 }
 
+// The regression losses: equal shapes and element types; a scalar unless
+// reduction = "none".
+static LogicalResult inferRegressionLoss(StringRef op, Loc loc, Value input,
+                                         Value target, StringRef reduction,
+                                         Types &types) {
+  if (failed(sameElementType(loc, input, target, op)))
+    return failure();
+  auto p = tensorOf(input), t = tensorOf(target);
+  if (p.getShape() != t.getShape())
+    return fail(loc, op + " shapes differ: " + shapeStr(p.getShape()) +
+                         " and " + shapeStr(t.getShape()));
+  if (reduction != "mean" && reduction != "sum" && reduction != "none")
+    return fail(loc, op + " reduction must be \"mean\", \"sum\" or " +
+                         "\"none\", got \"" + reduction + "\"");
+  types.push_back(reduction == "none"
+                      ? p
+                      : RankedTensorType::get({}, p.getElementType()));
+  return success();
+}
+
+LogicalResult L1LossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         Types &types) {
+  return inferRegressionLoss("l1_loss", loc, a.getInput(), a.getTarget(),
+                             a.getReduction(), types);
+}
+
+LogicalResult SmoothL1LossOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                               Adaptor a, Types &types) {
+  if (!(a.getBeta().convertToDouble() >= 0.0))
+    return fail(loc, "smooth_l1_loss beta must be >= 0");
+  return inferRegressionLoss("smooth_l1_loss", loc, a.getInput(),
+                             a.getTarget(), a.getReduction(), types);
+}
+
+LogicalResult HuberLossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  if (!(a.getDelta().convertToDouble() > 0.0))
+    return fail(loc, "huber_loss delta must be > 0");
+  return inferRegressionLoss("huber_loss", loc, a.getInput(), a.getTarget(),
+                             a.getReduction(), types);
+}
+
 LogicalResult
 ScaledDotProductAttentionOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                               Types &types) {

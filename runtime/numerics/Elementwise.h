@@ -192,6 +192,20 @@ template <class T> AMPC_HD inline T maximumGrad(T a, T b, T g) {
   return a < b ? T(0) : (a == b ? g / T(2) : g);
 }
 
+// Per-element regression losses of d = input - target, as PyTorch's
+// l1_loss, smooth_l1_loss (p = beta; beta == 0 is l1) and huber_loss
+// (p = delta).
+enum class RegressionLoss : int { L1 = 0, SmoothL1 = 1, Huber = 2 };
+template <class T>
+AMPC_HD inline T regressionLoss(RegressionLoss kind, T d, T p) {
+  T a = math::fabs(d);
+  if (kind == RegressionLoss::SmoothL1 && p != T(0))
+    return a < p ? T(0.5) * a * a / p : a - T(0.5) * p;
+  if (kind == RegressionLoss::Huber)
+    return a < p ? T(0.5) * a * a : p * (a - T(0.5) * p);
+  return a;
+}
+
 } // namespace ampc::num
 
 #endif

@@ -310,3 +310,27 @@ graph.model @select {
   %l = graph.add %s1, %s2 : tensor<f32>, tensor<f32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
+
+// -----
+
+// The regression losses are on PyTorch's fp32 list (l1_loss, smooth_l1_loss,
+// huber_loss in AT_FORALL_FP32).
+// CHECK-LABEL: graph.model @losses
+// CHECK:      %[[H:.*]] = graph.matmul {{.*}} -> tensor<4x8xf16>
+// CHECK-NEXT: %[[HF:.*]] = graph.cast %[[H]] : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT: graph.l1_loss %[[HF]], %{{.*}} {amp.precision = "fp32", amp.rule = "fp32-list (loss)"} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<f32>
+// CHECK-NEXT: graph.smooth_l1_loss %[[HF]], {{.*}}amp.rule = "fp32-list (loss)"{{.*}} -> tensor<f32>
+// CHECK-NEXT: graph.huber_loss %[[HF]], {{.*}}amp.rule = "fp32-list (loss)"{{.*}} -> tensor<4x8xf32>
+graph.model @losses {
+  %x = graph.input "x" : tensor<4x8xf32>
+  %t = graph.input "t" : tensor<4x8xf32>
+  %w = graph.param "w" init(#graph.zeros) : tensor<8x8xf32>
+  %h = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %a = graph.l1_loss %h, %t : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<f32>
+  %b = graph.smooth_l1_loss %h, %t {beta = 0.5} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<f32>
+  %c = graph.huber_loss %h, %t {reduction = "none"} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %s = graph.reduce_sum %c : tensor<4x8xf32> -> tensor<f32>
+  %ab = graph.add %a, %b : tensor<f32>, tensor<f32> -> tensor<f32>
+  %l = graph.add %ab, %s : tensor<f32>, tensor<f32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

@@ -137,6 +137,37 @@ TEST(CpuActivation, MaskedFillRoundsTheValueOnce) {
   expectEqual(y, {v, 2, v, 4}, "masked_fill");
 }
 
+// l1 / smooth_l1 / huber (PyTorch's formulas) with each reduction, on
+// values whose losses are exact in float.
+TEST(CpuActivation, RegressionLossesAndReductions) {
+  Tensor x = fromValues(DType::F32, {2, 2}, {0.0, 1.0, -3.0, 0.25});
+  Tensor t = fromValues(DType::F32, {2, 2}, {0.5, -1.0, 0.0, 0.25});
+  // d = x - t = -0.5, 2, -3, 0.
+  Tensor s(DType::F32, {}), e(DType::F32, {2, 2});
+  run("graph.l1_loss", {&x, &t}, {&s});
+  EXPECT_EQ(s.get(0), 5.5 / 4);
+  run("graph.l1_loss", {&x, &t}, {&s}, Attrs{{"reduction", "sum"}});
+  EXPECT_EQ(s.get(0), 5.5);
+  run("graph.l1_loss", {&x, &t}, {&e}, Attrs{{"reduction", "none"}});
+  expectEqual(e, {0.5, 2, 3, 0}, "l1 none");
+  // smooth_l1, beta 1: 0.5 d^2 below 1, |d| - 0.5 above.
+  run("graph.smooth_l1_loss", {&x, &t}, {&e}, Attrs{{"reduction", "none"}});
+  expectEqual(e, {0.125, 1.5, 2.5, 0}, "smooth_l1 none");
+  run("graph.smooth_l1_loss", {&x, &t}, {&s}, Attrs{{"beta", 0.0}});
+  EXPECT_EQ(s.get(0), 5.5 / 4); // beta 0 is l1
+  run("graph.smooth_l1_loss", {&x, &t}, {&s},
+      Attrs{{"beta", 4.0}, {"reduction", "sum"}});
+  EXPECT_EQ(s.get(0), (0.25 + 4 + 9) / 8); // 0.5 d^2 / 4 everywhere
+  // huber, delta 2: 0.5 d^2 below 2, 2 (|d| - 1) from 2 on.
+  run("graph.huber_loss", {&x, &t}, {&e},
+      Attrs{{"delta", 2.0}, {"reduction", "none"}});
+  expectEqual(e, {0.125, 2, 4, 0}, "huber none");
+  run("graph.huber_loss", {&x, &t}, {&s}, Attrs{{"delta", 2.0}});
+  EXPECT_EQ(s.get(0), 6.125 / 4);
+  EXPECT_THROW(run("graph.l1_loss", {&x, &t}, {&s}, Attrs{{"reduction", "max"}}),
+               std::invalid_argument);
+}
+
 TEST(CpuActivation, SiluBackwardMatchesFiniteDifferences) {
   Tensor x = randomTensor(DType::F32, {40}, 5, -6, 6);
   Tensor g = randomTensor(DType::F32, {40}, 6, -1, 1), d(DType::F32, {40});

@@ -187,6 +187,24 @@ TEST(CudaKernels, ActivationsAndPointwiseMath) {
   compareOp("graph.maximum_backward", {x, b, g}, {s, s, s}, s, {}, 0.0f, 0.0f);
 }
 
+TEST(CudaKernels, RegressionLosses) {
+  REQUIRE_GPU();
+  const std::vector<float> x = randoms(700 * 3, 2.0f), t = randoms(700 * 3, 1.0f, 2);
+  const std::vector<int64_t> s = {700, 3};
+  for (const char *red : {"mean", "sum"}) {
+    compareOp("graph.l1_loss", {x, t}, {s, s}, {}, {{"reduction", std::string(red)}},
+              1e-4f, 1e-5f);
+    compareOp("graph.smooth_l1_loss", {x, t}, {s, s}, {},
+              {{"reduction", std::string(red)}, {"beta", 0.5}}, 1e-4f, 1e-5f);
+    compareOp("graph.huber_loss", {x, t}, {s, s}, {},
+              {{"reduction", std::string(red)}, {"delta", 1.5}}, 1e-4f, 1e-5f);
+  }
+  compareOp("graph.huber_loss", {x, t}, {s, s}, s,
+            {{"reduction", std::string("none")}, {"delta", 1.5}});
+  compareOp("graph.smooth_l1_loss", {x, t}, {s, s}, s,
+            {{"reduction", std::string("none")}, {"beta", 0.0}});
+}
+
 // where / masked_fill with an i64 condition (compareOp passes f32 tensors
 // only), against values selected on the host: exact.
 TEST(CudaKernels, WhereAndMaskedFill) {

@@ -512,3 +512,54 @@ graph.model @masked_fill_grows {
   %l = graph.reduce_sum %z : tensor<8xf32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
+
+// -----
+
+graph.model @l1_reduction {
+  %p = graph.input "p" : tensor<8x4xf32>
+  // expected-error @+2 {{l1_loss reduction must be "mean", "sum" or "none", got "max"}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.l1_loss %p, %p {reduction = "max"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @huber_delta {
+  %p = graph.input "p" : tensor<8x4xf32>
+  // expected-error @+2 {{huber_loss delta must be > 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.huber_loss %p, %p {delta = 0.0} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @smooth_l1_beta {
+  %p = graph.input "p" : tensor<8x4xf32>
+  // expected-error @+2 {{smooth_l1_loss beta must be >= 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.smooth_l1_loss %p, %p {beta = -1.0} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @l1_shapes {
+  %p = graph.input "p" : tensor<8x4xf32>
+  %t = graph.input "t" : tensor<8x1xf32>
+  // expected-error @+2 {{l1_loss shapes differ: [8, 4] and [8, 1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.l1_loss %p, %t : tensor<8x4xf32>, tensor<8x1xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @huber_none_type {
+  %p = graph.input "p" : tensor<8x4xf32>
+  // expected-error @+2 {{inferred type(s) 'tensor<8x4xf32>' are incompatible with return type(s) of operation 'tensor<f32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.huber_loss %p, %p {reduction = "none"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

@@ -260,3 +260,21 @@ graph.model @select {
   %l = graph.reduce_sum %1 : tensor<4x8xf16> -> tensor<f16>
   graph.output loss = %l : tensor<f16>
 }
+
+// -----
+
+// CHECK-LABEL: graph.model @regression_losses
+graph.model @regression_losses {
+  %p = graph.input "p" : tensor<8x4xf32>
+  %t = graph.input "t" : tensor<8x4xf32>
+  // CHECK: graph.l1_loss %{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  %0 = graph.l1_loss %p, %t : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  // CHECK: graph.smooth_l1_loss %{{.*}}, %{{.*}} {beta = 5.000000e-01 : f64, reduction = "sum"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  %1 = graph.smooth_l1_loss %p, %t {beta = 0.5, reduction = "sum"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  // CHECK: graph.huber_loss %{{.*}}, %{{.*}} {delta = 2.000000e+00 : f64, reduction = "none"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %2 = graph.huber_loss %p, %t {delta = 2.0, reduction = "none"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %3 = graph.reduce_sum %2 : tensor<8x4xf32> -> tensor<f32>
+  %4 = graph.add %0, %1 : tensor<f32>, tensor<f32> -> tensor<f32>
+  %l = graph.add %3, %4 : tensor<f32>, tensor<f32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
