@@ -30,16 +30,33 @@ ninja -C "$SAN"
 # Abort on the first report (a signal, so `not` in lit and the fuzzer see a
 # crash, never an ordinary error exit); leaks are errors except those of the
 # MPI and BLAS libraries (not ours, see scripts/lsan.supp).
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0"
+# allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its slabs in the
+# instrumented copies of its inline code while the uninstrumented libMLIR
+# hands out memory from the same slabs, which ASan then reports as
+# use-after-poison (a false report; our code never poisons by hand).
+# use_sigaltstack=0: LLVM installs its own alternate signal stack on the
+# parser's big-stack thread (compiler/ParseGuard), and ASan then fails to
+# unmap its own at that thread's exit.
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0:allow_user_poisoning=0:use_sigaltstack=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:abort_on_error=1"
 export LSAN_OPTIONS="suppressions=$ROOT/scripts/lsan.supp:print_suppressions=0"
 
-echo "[sanitize] unit tests and data-parallel runs (ctest)"
+echo "[sanitize] unit tests (ctest)"
 # The lit suite runs below, a chosen part of it; the data-parallel fault and
 # timing tests kill ranks on purpose, which sanitizers would only slow.
 (cd "$SAN" && ctest --output-on-failure --timeout 900 -j "$(nproc)" \
-  -E '^lit$|^dataparallel\.fault|^comm\.fault|^bench\.')
+  -E '^lit$|^dataparallel\.|^comm\.(mpi|fault)|^bench\.')
 
-FILTER=${AMPC_SANITIZE_LIT_FILTER:-'e2e/(examples-mlp|resume|accumulation|bad-checkpoint|bad-input|huge-shapes|names|scale-collapse|check-compile-agree)\.test|Tools/(parse-limits|fuzz|check|gradcheck)\.test|Tools/fuzz-regressions'}
+echo "[sanitize] multi-rank runs under mpirun (ctest)"
+# Leak checking off here only: OpenMPI unloads its plugins before exit, so
+# what they keep cannot be attributed (LeakSanitizer reports "<unknown
+# module>"); ASan's memory errors and UBSan stay on.
+(cd "$SAN" && ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+  ctest --output-on-failure --timeout 900 -j "$(nproc)" \
+  -R '^comm\.mpi2$|^dataparallel\.(setup|equivalence|overflow|resume|disagree)$')
+
+FILTER=${AMPC_SANITIZE_LIT_FILTER:-'e2e/(examples-mlp|resume|accumulation|bad-checkpoint|bad-input|names|scale-collapse|check-compile-agree|nonfinite|new-ops)\.test|Tools/(parse-limits|fuzz|check|gradcheck)\.test|Tools/fuzz-regressions'}
+# Not e2e/huge-shapes.test: its out-of-memory case runs under `ulimit -v`,
+# where ASan cannot reserve its shadow memory.
 echo "[sanitize] end-to-end runs (lit, filter: $FILTER)"
 /usr/lib/llvm-22/bin/lit -sv --filter "$FILTER" "$SAN/test"

@@ -88,9 +88,15 @@ static std::string shown(StringRef name) {
 // is rejected as well: shape arithmetic (the VJPs' leading-axes products,
 // per-row sizes) divides by dimensions, and an empty tensor trains nothing.
 static std::string sizeProblem(Type type) {
+  if (isa<UnrankedTensorType>(type))
+    return "is unranked; shapes are static";
   auto t = dyn_cast<RankedTensorType>(type);
-  if (!t || !t.hasStaticShape())
+  if (!t)
     return "";
+  // Dynamic dims are INT64_MIN inside: every size computed later would
+  // overflow (fuzzer finding under UBSan).
+  if (!t.hasStaticShape())
+    return "has a dynamic dimension ('?'); shapes are static";
   if (llvm::is_contained(t.getShape(), 0))
     return "has a dimension of size 0; empty tensors are not supported";
   constexpr int64_t kMaxBytes = int64_t(1) << 48;
