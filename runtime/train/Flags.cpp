@@ -54,6 +54,10 @@ ABSL_FLAG(std::string, resume, "",
           "Resume from a checkpoint directory or a --checkpoint-dir.");
 ABSL_FLAG(int64_t, context, 0,
           "Context length of token inputs (must match the compiled one).");
+ABSL_FLAG(std::string, init_weights, "",
+          "Start from the weights in this safetensors file (ampc import "
+          "--weights, or a checkpoint's model.safetensors: fine-tuning "
+          "without its optimizer state).");
 ABSL_FLAG(std::string, dump_step, "",
           "Write the first step's batch, gradients and state before and "
           "after it to this safetensors file (for checking the numerics).");
@@ -177,7 +181,7 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
 #define AMPC_TRAIN_FLAGS(X)                                                    \
   X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
   X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
-  X(checkpoint_every) X(resume) X(context) X(dump_step) X(bucket_mb)          \
+  X(checkpoint_every) X(resume) X(context) X(dump_step) X(init_weights) X(bucket_mb)\
   X(comm_timeout) X(reduce_dtype) X(predivide) X(check_agreement)
 
 // Sets every flag back to the value it had at the first call (its default).
@@ -271,6 +275,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.dataParallel.predivide = absl::GetFlag(FLAGS_predivide);
   o.dataParallel.checkAgreement = absl::GetFlag(FLAGS_check_agreement);
   o.dumpStep = absl::GetFlag(FLAGS_dump_step);
+  o.initWeights = absl::GetFlag(FLAGS_init_weights);
 
   // The hyper-parameter flags that were given, by Hyper field.
   struct Given {
