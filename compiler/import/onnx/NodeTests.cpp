@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -30,6 +31,27 @@ std::optional<interp::ElemType> interpType(int32_t t) {
   case kInt64: return interp::ElemType::I64;
   default: return std::nullopt;
   }
+}
+
+// Older test data stores BFLOAT16 tensors as their UINT16 bits.
+void bitsToBf16(Tensor &t) {
+  t.type = kBfloat16;
+  for (int64_t bits : t.i) {
+    uint32_t u = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    t.f.push_back(f);
+  }
+  t.i.clear();
+}
+
+// Tests whose expected data follow other semantics than ONNX's current
+// specification, with the reason.
+const char *knownDivergence(const std::string &test) {
+  if (test.find("FLOAT_to_BFLOAT16") != std::string::npos)
+    return "the test data truncates to bfloat16 (ONNX 1.12's reference); "
+           "ampc rounds to nearest even like PyTorch";
+  return nullptr;
 }
 
 std::string join(const std::string &a, const std::string &b) {
@@ -89,9 +111,15 @@ NodeTestResult runNodeTest(MLIRContext &context, const std::string &dir,
   for (const Node &n : g.nodes)
     if (!knownOps().count(n.opType))
       return r; // NotImported
+  if (const char *why = knownDivergence(r.test)) {
+    r.status = NodeTestResult::OutOfScope;
+    r.reason = why;
+    return r;
+  }
   std::string data = join(dir, "test_data_set_0");
   interp::NamedTensors bindings;
   size_t k = 0;
+  std::vector<ValueInfo> graphInputs;
   for (const ValueInfo &in : g.inputs) {
     Tensor t;
     if (!readTensor(join(data, "input_" + std::to_string(k++) + ".pb"), t,
@@ -100,6 +128,16 @@ NodeTestResult runNodeTest(MLIRContext &context, const std::string &dir,
       r.reason = "input: " + error;
       return r;
     }
+    if (in.type == kBfloat16 && t.type == kUint16)
+      bitsToBf16(t);
+    // Integer inputs (shapes, axes, indices) are constants in exported
+    // models; the tests feed them as inputs.
+    if (!isFloatType(t.type)) {
+      t.name = in.name;
+      g.initializers.push_back(std::move(t));
+      continue;
+    }
+    graphInputs.push_back(in);
     std::optional<interp::ElemType> type = interpType(t.type);
     if (!type) {
       r.status = NodeTestResult::OutOfScope;
@@ -113,6 +151,7 @@ NodeTestResult runNodeTest(MLIRContext &context, const std::string &dir,
     v.i = t.i;
     bindings[in.name] = std::move(v);
   }
+  g.inputs = graphInputs;
 
   // The first error of the import is the reason it is out of scope.
   std::string firstError;
@@ -131,6 +170,16 @@ NodeTestResult runNodeTest(MLIRContext &context, const std::string &dir,
     return r;
   }
   auto model = *imported->module->getOps<graph::ModelOp>().begin();
+  for (graph::InputOp in : model.getBlock().getOps<graph::InputOp>()) {
+    auto shape = cast<RankedTensorType>(in.getType()).getShape();
+    const interp::Tensor &t = bindings.at(in.getName().str());
+    if (!llvm::equal(shape, t.shape)) {
+      r.status = NodeTestResult::OutOfScope;
+      r.reason = "input '" + in.getName().str() +
+                 "' data has another shape than the graph declares";
+      return r;
+    }
+  }
   interp::Interpreter interpreter;
   FailureOr<interp::NamedTensors> outs = interpreter.runModel(model, bindings);
   if (failed(outs)) {
@@ -147,6 +196,8 @@ NodeTestResult runNodeTest(MLIRContext &context, const std::string &dir,
       r.reason = "output: " + error;
       return r;
     }
+    if (g.outputs[i].type == kBfloat16 && want.type == kUint16)
+      bitsToBf16(want);
     std::string name = cast<StringAttr>(names[i + 1]).str();
     std::string diff = compare(outs->at(name), want, rtol, atol);
     if (!diff.empty()) {
