@@ -25,8 +25,9 @@ namespace {
 int runImport();
 int runNodeTests();
 
-ampc::cli::Command importCommand(
-    "import", "Import an ONNX model as a graph.model file", runImport);
+ampc::cli::Command importCommand("import",
+                                 "Import an ONNX model as a graph.model file",
+                                 runImport);
 ampc::cli::Command nodeTestsCommand(
     "onnx-node-tests",
     "(developers) Run ONNX's node tests through import and the interpreter",
@@ -40,12 +41,13 @@ cl::opt<std::string> outputFile("o", cl::init("-"),
                                 cl::value_desc("model.mlir"),
                                 cl::sub(importCommand),
                                 cl::cat(ampc::cli::category()));
-cl::opt<std::string> weightsFile(
-    "weights", cl::desc("Write the parameters' values (the float "
-                        "initializers) to this safetensors file; train from "
-                        "them with the binary's --init-weights FILE"),
-    cl::value_desc("model.safetensors"), cl::sub(importCommand),
-    cl::cat(ampc::cli::category()));
+cl::opt<std::string>
+    weightsFile("weights",
+                cl::desc("Write the parameters' values (the float "
+                         "initializers) to this safetensors file; train from "
+                         "them with the binary's --init-weights FILE"),
+                cl::value_desc("model.safetensors"), cl::sub(importCommand),
+                cl::cat(ampc::cli::category()));
 cl::opt<int64_t> batch("batch", cl::init(0),
                        cl::desc("Size of every dynamic first dimension of "
                                 "the graph inputs"),
@@ -55,22 +57,23 @@ cl::list<std::string> dims("dim",
                                     "(dim_param), NAME=N; repeatable"),
                            cl::value_desc("NAME=N"), cl::sub(importCommand),
                            cl::cat(ampc::cli::category()));
-cl::opt<std::string> loss(
-    "loss",
-    cl::desc("Append a loss when the graph does not end in a scalar: "
-             "cross_entropy:OUTPUT,LABEL_INPUT or mse:OUTPUT,TARGET_INPUT "
-             "(LABEL_INPUT/TARGET_INPUT become new model inputs)"),
-    cl::sub(importCommand), cl::cat(ampc::cli::category()));
+cl::opt<std::string>
+    loss("loss",
+         cl::desc("Append a loss when the graph does not end in a scalar: "
+                  "cross_entropy:OUTPUT,LABEL_INPUT or mse:OUTPUT,TARGET_INPUT "
+                  "(LABEL_INPUT/TARGET_INPUT become new model inputs)"),
+         cl::sub(importCommand), cl::cat(ampc::cli::category()));
 cl::opt<std::string> modelName("name",
                                cl::desc("graph.model symbol (default: the "
                                         "file's stem)"),
                                cl::sub(importCommand),
                                cl::cat(ampc::cli::category()));
 
-cl::opt<std::string> testRoot(
-    cl::Positional, cl::init("/usr/share/libonnx-testdata/data/node"),
-    cl::desc("<node test directory>"), cl::sub(nodeTestsCommand),
-    cl::cat(ampc::cli::category()));
+cl::opt<std::string> testRoot(cl::Positional,
+                              cl::init("/usr/share/libonnx-testdata/data/node"),
+                              cl::desc("<node test directory>"),
+                              cl::sub(nodeTestsCommand),
+                              cl::cat(ampc::cli::category()));
 cl::opt<std::string> testFilter("filter", cl::init(""),
                                 cl::desc("Run tests whose name contains this"),
                                 cl::sub(nodeTestsCommand),
@@ -148,8 +151,8 @@ int runImport() {
 
 int runNodeTests() {
   auto context = ampc::createContext();
-  int failures = ampc::onnx::runNodeTests(*context, testRoot, testFilter,
-                                          1e-3, 1e-7, testVerbose);
+  int failures = ampc::onnx::runNodeTests(*context, testRoot, testFilter, 1e-3,
+                                          1e-7, testVerbose);
   return failures == 0 ? 0 : 1;
 }
 #else

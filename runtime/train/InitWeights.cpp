@@ -1,4 +1,5 @@
-//===- InitWeights.cpp ------------------------------------------------------===//
+//===- InitWeights.cpp
+//------------------------------------------------------===//
 #include "runtime/train/InitWeights.h"
 #include "runtime/checkpoint/Safetensors.h"
 #include "runtime/data/DataError.h"
@@ -29,9 +30,9 @@ void loadInitWeights(const std::string &path, Model &model) {
                      shapeStr(p.shape));
   }
   for (StateTensor &t : model.stateTensors()) {
-    bool isParam = std::any_of(
-        model.params().begin(), model.params().end(),
-        [&](const ParamInfo &p) { return p.name == t.name; });
+    bool isParam =
+        std::any_of(model.params().begin(), model.params().end(),
+                    [&](const ParamInfo &p) { return p.name == t.name; });
     if (!isParam)
       continue;
     const LoadedTensor &src = f.tensors.at(t.name);

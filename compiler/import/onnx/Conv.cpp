@@ -1,4 +1,5 @@
-//===- Conv.cpp - Conv, MaxPool, AveragePool, GlobalAveragePool -------------===//
+//===- Conv.cpp - Conv, MaxPool, AveragePool, GlobalAveragePool
+//-------------===//
 #include "compiler/import/onnx/ImportState.h"
 
 using namespace mlir;
@@ -10,16 +11,15 @@ namespace {
 // symmetrically.
 FailureOr<SmallVector<int64_t>> symmetricPads(ImportState &s) {
   std::string autoPad = s.stringAttr("auto_pad", "NOTSET");
-  if (autoPad != "NOTSET" && autoPad != "VALID")
-    {
+  if (autoPad != "NOTSET" && autoPad != "VALID") {
     (void)s.error("auto_pad " + autoPad + " is not supported");
     return failure();
   }
   auto pads = s.intsAttr("pads");
   if (!pads)
     return SmallVector<int64_t>{0, 0};
-  if (pads->size() != 4 || (*pads)[0] != (*pads)[2] || (*pads)[1] != (*pads)[3])
-    {
+  if (pads->size() != 4 || (*pads)[0] != (*pads)[2] ||
+      (*pads)[1] != (*pads)[3]) {
     (void)s.error("asymmetric pads are not supported");
     return failure();
   }
@@ -30,8 +30,7 @@ FailureOr<Value> input4d(ImportState &s) {
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
-  if (shapeOf(*x).size() != 4)
-    {
+  if (shapeOf(*x).size() != 4) {
     (void)s.error("only 2-D spatial inputs (NCHW) are supported");
     return failure();
   }
@@ -73,8 +72,8 @@ LogicalResult conv(ImportState &s) {
 
 LogicalResult pool(ImportState &s, StringRef op) {
   if (failed(s.onlyAttrs({"auto_pad", "ceil_mode", "count_include_pad",
-                          "dilations", "kernel_shape", "pads",
-                          "storage_order", "strides"})))
+                          "dilations", "kernel_shape", "pads", "storage_order",
+                          "strides"})))
     return failure();
   if (s.node->outputs.size() > 1 && !s.node->outputs[1].empty())
     return s.error("the Indices output is not supported");
@@ -109,10 +108,9 @@ LogicalResult globalAvgPool(ImportState &s) {
   FailureOr<Value> x = input4d(s);
   if (failed(x))
     return failure();
-  FailureOr<Value> r =
-      s.emit("graph.reduce_mean", {*x},
-             {s.attr("axes", s.b.getDenseI64ArrayAttr({2, 3})),
-              s.attr("keepdim", s.b.getBoolAttr(true))});
+  FailureOr<Value> r = s.emit("graph.reduce_mean", {*x},
+                              {s.attr("axes", s.b.getDenseI64ArrayAttr({2, 3})),
+                               s.attr("keepdim", s.b.getBoolAttr(true))});
   if (failed(r))
     return failure();
   s.result(0, *r);

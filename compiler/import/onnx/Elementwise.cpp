@@ -1,4 +1,5 @@
-//===- Elementwise.cpp - Arithmetic, activations, Cast, Dropout -------------===//
+//===- Elementwise.cpp - Arithmetic, activations, Cast, Dropout
+//-------------===//
 #include "compiler/import/onnx/ImportState.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -63,7 +64,8 @@ LogicalResult unary(ImportState &s, StringRef op) {
 // A float scalar constant of |like|'s element type.
 Value scalarLike(ImportState &s, Value like, double v) {
   auto type = RankedTensorType::get({}, elementTypeOf(like));
-  auto value = DenseElementsAttr::get(type, FloatAttr::get(elementTypeOf(like), v));
+  auto value =
+      DenseElementsAttr::get(type, FloatAttr::get(elementTypeOf(like), v));
   OperationState st(s.loc(), "graph.constant");
   st.addAttribute("value", value);
   st.addTypes(type);
@@ -89,8 +91,8 @@ LogicalResult pow(ImportState &s) {
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> r =
-      s.emit("graph.pow", {*x}, {s.attr("exponent", s.b.getF64FloatAttr(exponent))});
+  FailureOr<Value> r = s.emit(
+      "graph.pow", {*x}, {s.attr("exponent", s.b.getF64FloatAttr(exponent))});
   if (failed(r))
     return failure();
   s.result(0, *r);
@@ -146,10 +148,10 @@ LogicalResult dropout(ImportState &s) {
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> r = s.emit(
-      "graph.dropout", {*x},
-      {s.attr("p", s.b.getF64FloatAttr(ratio)),
-       s.attr("key", s.b.getI64IntegerAttr(s.nextDropoutKey++))});
+  FailureOr<Value> r =
+      s.emit("graph.dropout", {*x},
+             {s.attr("p", s.b.getF64FloatAttr(ratio)),
+              s.attr("key", s.b.getI64IntegerAttr(s.nextDropoutKey++))});
   if (failed(r))
     return failure();
   s.result(0, *r);
@@ -212,8 +214,8 @@ void registerElementwiseOps(OpTable &t) {
     return binary(s, "div",
                   [](int64_t a, int64_t b) { return b ? a / b : int64_t(0); });
   };
-  for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt",
-                         "Neg"}) {
+  for (const char *op :
+       {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg"}) {
     std::string name = StringRef(op).lower();
     t[op] = [name](ImportState &s) { return unary(s, name); };
   }

@@ -11,6 +11,8 @@
 //   unsupported.onnx  a Hardmax node named "my_hardmax"
 //   dynamic.onnx      an input with dims [N, seq]
 //   bad_add.onnx      Add of [N,4] and [3] (a shape error at the node)
+//   gelu.onnx         PyTorch's exact GELU below opset 20:
+//                     Div(sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/onnx_pb.h"
@@ -140,13 +142,13 @@ bool mlp(const std::string &dir) {
   m.init("fc1.bias", {hidden}, b1);
   m.init("fc2.weight", {classes, hidden}, w2);
   m.init("fc2.bias", {classes}, b2);
-  Builder::intAttr(m.node("Gemm", "/fc1/Gemm", {"x", "fc1.weight", "fc1.bias"},
-                          {"h"}),
-                   "transB", 1);
+  Builder::intAttr(
+      m.node("Gemm", "/fc1/Gemm", {"x", "fc1.weight", "fc1.bias"}, {"h"}),
+      "transB", 1);
   m.node("Relu", "/act/Relu", {"h"}, {"a"});
-  Builder::intAttr(m.node("Gemm", "/fc2/Gemm",
-                          {"a", "fc2.weight", "fc2.bias"}, {"logits"}),
-                   "transB", 1);
+  Builder::intAttr(
+      m.node("Gemm", "/fc2/Gemm", {"a", "fc2.weight", "fc2.bias"}, {"logits"}),
+      "transB", 1);
   m.output("logits");
   if (!m.write(dir + "/mlp.onnx"))
     return false;
@@ -238,6 +240,29 @@ bool badAdd(const std::string &dir) {
   return m.write(dir + "/bad_add.onnx");
 }
 
+bool geluErf(const std::string &dir) {
+  Builder m("gelu");
+  m.input("x", TensorProto::FLOAT, {"N", "4"});
+  auto scalar = [&](const std::string &name, float v) {
+    auto *n = m.node("Constant", name, {}, {name});
+    auto *a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(TensorProto::FLOAT);
+    a->mutable_t()->add_float_data(v);
+  };
+  scalar("sqrt2", 1.4142135381698608f);
+  scalar("one", 1.0f);
+  scalar("half", 0.5f);
+  m.node("Div", "/act/Div", {"x", "sqrt2"}, {"d"});
+  m.node("Erf", "/act/Erf", {"d"}, {"e"});
+  m.node("Add", "/act/Add", {"e", "one"}, {"a"});
+  m.node("Mul", "/act/Mul", {"x", "a"}, {"m"});
+  m.node("Mul", "/act/Mul_1", {"m", "half"}, {"y"});
+  m.output("y");
+  return m.write(dir + "/gelu.onnx");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -247,7 +272,7 @@ int main(int argc, char **argv) {
   }
   std::string dir = argv[1];
   if (!mlp(dir) || !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
-      !dynamic(dir) || !badAdd(dir)) {
+      !dynamic(dir) || !badAdd(dir) || !geluErf(dir)) {
     std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
     return 1;
   }

@@ -1,4 +1,5 @@
-//===- ImportState.cpp - Values, attributes and op creation -----------------===//
+//===- ImportState.cpp - Values, attributes and op creation
+//-----------------===//
 #include "compiler/import/onnx/ImportState.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -27,10 +28,19 @@ Location ImportState::loc() {
   return NameLoc::get(StringAttr::get(ctx(), name), fileLoc);
 }
 
+Location ImportState::namedLoc(StringRef name) {
+  return NameLoc::get(StringAttr::get(ctx(), name),
+                      FileLineColLoc::get(ctx(), file, 0, 0));
+}
+
 LogicalResult ImportState::error(const Twine &msg) {
   if (!node)
     return emitError(loc()) << msg;
-  return emitError(loc()) << "node '" << node->name << "' (" << node->opType
+  // Unnamed nodes (ONNX allows them) go by their first output.
+  std::string name = node->name;
+  if (name.empty() && !node->outputs.empty())
+    name = node->outputs.front();
+  return emitError(loc()) << "node '" << name << "' (" << node->opType
                           << "): " << msg;
 }
 
@@ -50,12 +60,19 @@ const Tensor *ImportState::constant(const std::string &name) const {
 
 FailureOr<Type> ImportState::elementType(int32_t t) {
   switch (t) {
-  case kFloat: case kDouble: return Type(b.getF32Type());
-  case kFloat16: return Type(b.getF16Type());
-  case kBfloat16: return Type(b.getBF16Type());
-  case kInt64: return Type(b.getI64Type());
-  case kInt32: return Type(b.getI32Type());
-  default: return failure();
+  case kFloat:
+  case kDouble:
+    return Type(b.getF32Type());
+  case kFloat16:
+    return Type(b.getF16Type());
+  case kBfloat16:
+    return Type(b.getBF16Type());
+  case kInt64:
+    return Type(b.getI64Type());
+  case kInt32:
+    return Type(b.getI32Type());
+  default:
+    return failure();
   }
 }
 
@@ -92,7 +109,8 @@ FailureOr<Value> ImportState::get(const std::string &name) {
     return it->second;
   auto c = consts.find(name);
   if (c == consts.end()) {
-    (void)error("input '" + name + "' is not produced by any node, "
+    (void)error("input '" + name +
+                "' is not produced by any node, "
                 "initializer or graph input");
     return failure();
   }
@@ -124,7 +142,7 @@ const Tensor *ImportState::constInput(unsigned i) const {
 }
 
 FailureOr<std::vector<int64_t>> ImportState::intsInput(unsigned i,
-                                                        StringRef what) {
+                                                       StringRef what) {
   const Tensor *t = constInput(i);
   if (!t || isFloatType(t->type)) {
     (void)error(Twine(what) + " (input " + Twine(i) +
@@ -175,14 +193,12 @@ FailureOr<Value> ImportState::emit(StringRef opName, ValueRange operands,
   auto infer = dyn_cast<InferTypeOpInterface>(op);
   SmallVector<Type> types;
   if (!infer ||
-      failed(infer.inferReturnTypes(ctx(), op->getLoc(), op->getOperands(),
-                                    op->getAttrDictionary(),
-                                    op->getPropertiesStorage(),
-                                    op->getRegions(), types)) ||
+      failed(infer.inferReturnTypes(
+          ctx(), op->getLoc(), op->getOperands(), op->getAttrDictionary(),
+          op->getPropertiesStorage(), op->getRegions(), types)) ||
       types.size() != 1) {
     op->erase();
-    (void)error("cannot be imported as " + opName +
-                " (see the error above)");
+    (void)error("cannot be imported as " + opName + " (see the error above)");
     return failure();
   }
   op->getResult(0).setType(types[0]);

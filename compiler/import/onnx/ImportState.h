@@ -36,6 +36,8 @@ public:
   mlir::MLIRContext *ctx() { return b.getContext(); }
   // The location of |node| (or of the file when none).
   mlir::Location loc();
+  // NameLoc(|name|, the file): graph inputs and parameters.
+  mlir::Location namedLoc(llvm::StringRef name);
   // Emits an error at the node naming it and its op type; returns failure.
   mlir::LogicalResult error(const llvm::Twine &msg);
 
@@ -54,7 +56,7 @@ public:
   const Tensor *constInput(unsigned i) const;
   // Constant integer list from input |i| (Reshape's shape, axes, ...).
   mlir::FailureOr<std::vector<int64_t>> intsInput(unsigned i,
-                                                   llvm::StringRef what);
+                                                  llvm::StringRef what);
 
   // Attributes of the node, with defaults.
   int64_t intAttr(llvm::StringRef name, int64_t dflt) const;

@@ -1,4 +1,5 @@
-//===- Importer.cpp - ONNX graph -> graph.model ------------------------------===//
+//===- Importer.cpp - ONNX graph -> graph.model
+//------------------------------===//
 //
 // Order of the model block: graph inputs (dynamic dims fixed by the
 // options), then one graph.param per floating-point initializer a node reads
@@ -9,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/Importer.h"
 #include "compiler/import/onnx/ImportState.h"
+#include "compiler/import/onnx/Patterns.h"
 
 #include "dialects/Graph/GraphAttrs.h"
 #include "dialects/Graph/GraphOps.h"
@@ -42,7 +44,8 @@ const OpTable &opTable() {
 std::string sanitize(const std::string &name) {
   std::string s;
   for (char c : name)
-    s += (isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') ? c : '_';
+    s += (isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') ? c
+                                                                          : '_';
   if (s.empty() || isdigit(static_cast<unsigned char>(s[0])))
     s = "v" + s;
   return s;
@@ -81,6 +84,7 @@ private:
   ImportState s;
   Operation *lastInput = nullptr;
   std::vector<Weight> weights;
+  std::vector<Node> nodes; // g's, with patterns fused
 };
 
 LogicalResult Importer::addInputs(std::set<std::string> &initNames) {
@@ -110,21 +114,21 @@ LogicalResult Importer::addInputs(std::set<std::string> &initNames) {
       } else if (d == 0 && o.batch) {
         shape.push_back(*o.batch);
       } else {
-        std::string what = dim.param.empty() ? std::string("unnamed")
-                                             : "'" + dim.param + "'";
-        return s.error("graph input '" + in.name + "' dimension " +
-                       Twine(d) + " (" + what +
-                       ") is dynamic; fix it with " +
+        std::string what =
+            dim.param.empty() ? std::string("unnamed") : "'" + dim.param + "'";
+        return s.error("graph input '" + in.name + "' dimension " + Twine(d) +
+                       " (" + what + ") is dynamic; fix it with " +
                        (d == 0 ? "--batch N or " : "") +
                        (dim.param.empty() ? std::string("--dim NAME=N")
                                           : "--dim " + dim.param + "=N"));
       }
     }
     if (in.name.find_first_of(",=") != std::string::npos)
-      return s.error("graph input '" + in.name +
-                     "' has a ',' or '=' in its name, which --data cannot bind");
+      return s.error(
+          "graph input '" + in.name +
+          "' has a ',' or '=' in its name, which --data cannot bind");
     auto op = graph::InputOp::create(
-        b, s.loc(), RankedTensorType::get(shape, *elem), in.name);
+        b, s.namedLoc(in.name), RankedTensorType::get(shape, *elem), in.name);
     lastInput = op;
     s.set(in.name, op.getResult());
   }
@@ -148,7 +152,7 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
       continue;
     }
     auto type = RankedTensorType::get(t.shape, b.getF32Type());
-    auto op = graph::ParamOp::create(b, s.loc(), type, t.name,
+    auto op = graph::ParamOp::create(b, s.namedLoc(t.name), type, t.name,
                                      graph::ZerosInitAttr::get(&context));
     s.set(t.name, op.getResult());
     Weight w;
@@ -162,7 +166,8 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
 
 LogicalResult Importer::addNodes() {
   const OpTable &table = opTable();
-  for (const Node &node : g.nodes) {
+  nodes = fuseErfGelu(g);
+  for (const Node &node : nodes) {
     s.node = &node;
     if (!node.domain.empty() && node.domain != "ai.onnx")
       return s.error("domain '" + node.domain + "' is not supported");
@@ -185,11 +190,11 @@ FailureOr<Value> Importer::appendLoss(Value output) {
   Type labelType;
   if (o.loss == "cross_entropy") {
     if (type.getRank() < 2)
-      return emitError(loc) << "--loss=cross_entropy: output '"
-                            << o.lossOutput << "' has type " << type
-                            << "; it needs logits [..., classes]";
-    labelType = RankedTensorType::get(type.getShape().drop_back(),
-                                      b.getI64Type());
+      return emitError(loc)
+             << "--loss=cross_entropy: output '" << o.lossOutput
+             << "' has type " << type << "; it needs logits [..., classes]";
+    labelType =
+        RankedTensorType::get(type.getShape().drop_back(), b.getI64Type());
   } else if (o.loss == "mse") {
     labelType = type;
   } else {
@@ -205,8 +210,8 @@ FailureOr<Value> Importer::appendLoss(Value output) {
     b.setInsertionPointToStart(b.getInsertionBlock());
   Value label = graph::InputOp::create(b, loc, labelType, o.lossLabel);
   b.restoreInsertionPoint(afterNodes);
-  OperationState st(loc, o.loss == "mse" ? "graph.mse_loss"
-                                         : "graph.cross_entropy");
+  OperationState st(loc,
+                    o.loss == "mse" ? "graph.mse_loss" : "graph.cross_entropy");
   st.addOperands({output, label});
   st.addTypes(RankedTensorType::get({}, type.getElementType()));
   return b.create(st)->getResult(0);
@@ -223,8 +228,8 @@ LogicalResult Importer::addOutputs(Block &block) {
     loss = s.constantOf(zero);
   } else if (!o.loss.empty()) {
     if (!s.has(o.lossOutput))
-      return emitError(s.loc()) << "--loss: the graph has no value named '"
-                                << o.lossOutput << "'";
+      return emitError(s.loc())
+             << "--loss: the graph has no value named '" << o.lossOutput << "'";
     FailureOr<Value> out = s.get(o.lossOutput);
     if (failed(out))
       return failure();

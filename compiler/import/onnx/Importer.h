@@ -24,9 +24,9 @@
 namespace ampc::onnx {
 
 struct ImportOptions {
-  std::string path;              // the .onnx file, for locations
-  std::string modelName;         // graph.model symbol ("" : from the file)
-  std::optional<int64_t> batch;  // fixes every dynamic first dimension
+  std::string path;             // the .onnx file, for locations
+  std::string modelName;        // graph.model symbol ("" : from the file)
+  std::optional<int64_t> batch; // fixes every dynamic first dimension
   std::map<std::string, int64_t> dims; // dim_param name -> size
   // Appended loss: "" (the graph's own scalar output), "cross_entropy" or
   // "mse"; |lossOutput| names the graph output it reads, |lossLabel| the

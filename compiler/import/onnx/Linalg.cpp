@@ -1,4 +1,5 @@
-//===- Linalg.cpp - Gemm and MatMul -----------------------------------------===//
+//===- Linalg.cpp - Gemm and MatMul
+//-----------------------------------------===//
 #include "compiler/import/onnx/ImportState.h"
 
 #include "mlir/IR/BuiltinAttributes.h"

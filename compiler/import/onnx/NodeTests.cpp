@@ -1,4 +1,5 @@
-//===- NodeTests.cpp - Import + interpret ONNX's node tests -----------------===//
+//===- NodeTests.cpp - Import + interpret ONNX's node tests
+//-----------------===//
 #include "compiler/import/onnx/NodeTests.h"
 #include "compiler/import/onnx/ImportState.h"
 #include "compiler/import/onnx/Importer.h"
@@ -24,12 +25,19 @@ namespace {
 
 std::optional<interp::ElemType> interpType(int32_t t) {
   switch (t) {
-  case kFloat: case kDouble: return interp::ElemType::F32;
-  case kFloat16: return interp::ElemType::F16;
-  case kBfloat16: return interp::ElemType::BF16;
-  case kInt32: return interp::ElemType::I32;
-  case kInt64: return interp::ElemType::I64;
-  default: return std::nullopt;
+  case kFloat:
+  case kDouble:
+    return interp::ElemType::F32;
+  case kFloat16:
+    return interp::ElemType::F16;
+  case kBfloat16:
+    return interp::ElemType::BF16;
+  case kInt32:
+    return interp::ElemType::I32;
+  case kInt64:
+    return interp::ElemType::I64;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -75,8 +83,8 @@ const OpTable &knownOps() {
   return table;
 }
 
-std::string compare(const interp::Tensor &got, const Tensor &want,
-                    double rtol, double atol) {
+std::string compare(const interp::Tensor &got, const Tensor &want, double rtol,
+                    double atol) {
   std::vector<int64_t> gs(got.shape.begin(), got.shape.end());
   if (gs != want.shape)
     return "shape mismatch";
@@ -243,7 +251,9 @@ int runNodeTests(MLIRContext &context, const std::string &root,
                                                             : "out of scope")
                    << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
     switch (r.status) {
-    case NodeTestResult::Passed: ++row.passed; break;
+    case NodeTestResult::Passed:
+      ++row.passed;
+      break;
     case NodeTestResult::Failed:
       ++row.failed;
       failures.push_back(r);
@@ -254,7 +264,8 @@ int runNodeTests(MLIRContext &context, const std::string &root,
       break;
     }
   }
-  llvm::outs() << "| op | passed | failed | out of scope |\n|---|---|---|---|\n";
+  llvm::outs()
+      << "| op | passed | failed | out of scope |\n|---|---|---|---|\n";
   int total[3] = {0, 0, 0};
   for (auto &[op, row] : rows) {
     llvm::outs() << "| " << op << " | " << row.passed << " | " << row.failed

@@ -1,5 +1,8 @@
-//===- Norm.cpp - Softmax, LogSoftmax, LayerNormalization -------------------===//
+//===- Norm.cpp - Softmax, LogSoftmax, LayerNormalization
+//-------------------===//
 #include "compiler/import/onnx/ImportState.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
 
@@ -18,9 +21,10 @@ LogicalResult softmaxLike(ImportState &s, StringRef op) {
   int64_t axis = s.intAttr("axis", s.opset >= 13 ? -1 : 1);
   int64_t a = axis < 0 ? axis + rank : axis;
   if (s.opset < 13 && a != rank - 1)
-    return s.error("opset " + Twine(s.opset) + " semantics (softmax over the "
-                   "flattened dims from axis " + Twine(axis) +
-                   ") are supported only on the last axis");
+    return s.error("opset " + Twine(s.opset) +
+                   " semantics (softmax over the "
+                   "flattened dims from axis " +
+                   Twine(axis) + ") are supported only on the last axis");
   FailureOr<Value> r = s.emit(("graph." + op).str(), {*x},
                               {s.attr("axis", s.b.getI64IntegerAttr(axis))});
   if (failed(r))
@@ -29,45 +33,109 @@ LogicalResult softmaxLike(ImportState &s, StringRef op) {
   return success();
 }
 
+// A float scalar constant of |like|'s element type.
+Value scalarLike(ImportState &s, Value like, double v) {
+  auto type = RankedTensorType::get({}, elementTypeOf(like));
+  OperationState st(s.loc(), "graph.constant");
+  st.addAttribute("value", DenseElementsAttr::get(
+                               type, FloatAttr::get(elementTypeOf(like), v)));
+  st.addTypes(type);
+  return s.b.create(st)->getResult(0);
+}
+
+FailureOr<Value> optionalInput(ImportState &s, unsigned i) {
+  if (!s.hasInput(i))
+    return Value();
+  return s.input(i);
+}
+
+// Mean and 1/sqrt(var + eps) over |axes| (keepdim), ONNX's optional
+// outputs 1 and 2.
+LogicalResult statistics(ImportState &s, Value x, ArrayRef<int64_t> axes,
+                         double eps) {
+  auto axesAttr = s.attr("axes", s.b.getDenseI64ArrayAttr(axes));
+  auto keep = s.attr("keepdim", s.b.getBoolAttr(true));
+  FailureOr<Value> mean = s.emit("graph.reduce_mean", {x}, {axesAttr, keep});
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> d = s.emit("graph.sub", {x, *mean});
+  FailureOr<Value> d2 = failed(d) ? d : s.emit("graph.mul", {*d, *d});
+  FailureOr<Value> var =
+      failed(d2) ? d2 : s.emit("graph.reduce_mean", {*d2}, {axesAttr, keep});
+  FailureOr<Value> ve =
+      failed(var) ? var : s.emit("graph.add", {*var, scalarLike(s, x, eps)});
+  FailureOr<Value> inv = failed(ve) ? ve : s.emit("graph.rsqrt", {*ve});
+  if (failed(inv))
+    return failure();
+  if (s.node->outputs.size() > 1 && !s.node->outputs[1].empty())
+    s.result(1, *mean);
+  if (s.node->outputs.size() > 2 && !s.node->outputs[2].empty())
+    s.result(2, *inv);
+  return success();
+}
+
+// graph.layer_norm normalizes the last dimension; over axes [axis, rank)
+// the input is flattened to [outer, inner] around it and the scale and
+// bias applied after, with broadcasting.
 LogicalResult layerNorm(ImportState &s) {
   if (failed(s.onlyAttrs({"axis", "epsilon", "stash_type"})))
     return failure();
-  for (size_t i = 1; i < s.node->outputs.size(); ++i)
-    if (!s.node->outputs[i].empty())
-      return s.error("the Mean and InvStdDev outputs are not supported");
-  FailureOr<Value> x = s.input(0);
-  if (failed(x))
+  FailureOr<Value> x = s.input(0), w = optionalInput(s, 1),
+                   bias = optionalInput(s, 2);
+  if (failed(x) || failed(w) || failed(bias))
     return failure();
-  int64_t rank = int64_t(shapeOf(*x).size());
+  ArrayRef<int64_t> shape = shapeOf(*x);
+  int64_t rank = int64_t(shape.size());
   int64_t axis = s.intAttr("axis", -1);
-  if (axis != -1 && axis != rank - 1)
-    return s.error("normalization over axes " + Twine(axis) +
-                   ".. is not supported (only the last axis)");
-  SmallVector<Value> operands = {*x};
-  int32_t hasW = 0, hasB = 0;
-  if (s.hasInput(1)) {
-    FailureOr<Value> w = s.input(1);
-    if (failed(w))
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return s.error("axis out of range");
+  double eps = s.floatAttr("epsilon", 1e-5);
+  auto epsAttr = s.attr("eps", s.b.getF64FloatAttr(eps));
+  FailureOr<Value> y = failure();
+  if (axis == rank - 1) {
+    SmallVector<Value> operands = {*x};
+    if (*w)
+      operands.push_back(*w);
+    if (*bias)
+      operands.push_back(*bias);
+    y = s.emit("graph.layer_norm", operands,
+               {epsAttr, s.attr("operandSegmentSizes",
+                                s.b.getDenseI32ArrayAttr(
+                                    {1, *w ? 1 : 0, *bias ? 1 : 0}))});
+  } else {
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < rank; ++i)
+      (i < axis ? outer : inner) *= shape[i];
+    Type elem = elementTypeOf(*x);
+    FailureOr<Value> flat = s.emit("graph.reshape", {*x}, {},
+                                   RankedTensorType::get({outer, inner}, elem));
+    if (failed(flat))
       return failure();
-    operands.push_back(*w);
-    hasW = 1;
-  }
-  if (s.hasInput(2)) {
-    FailureOr<Value> bias = s.input(2);
-    if (failed(bias))
+    y = s.emit("graph.layer_norm", {*flat},
+               {epsAttr, s.attr("operandSegmentSizes",
+                                s.b.getDenseI32ArrayAttr({1, 0, 0}))});
+    if (failed(y) || failed(y = s.emit("graph.reshape", {*y}, {},
+                                       RankedTensorType::get(shape, elem))))
       return failure();
-    operands.push_back(*bias);
-    hasB = 1;
+    if (*w && failed(y = s.emit("graph.mul", {*y, *w})))
+      return failure();
+    if (*bias && failed(y = s.emit("graph.add", {*y, *bias})))
+      return failure();
   }
-  FailureOr<Value> r = s.emit(
-      "graph.layer_norm", operands,
-      {s.attr("eps", s.b.getF64FloatAttr(s.floatAttr("epsilon", 1e-5))),
-       s.attr("operandSegmentSizes",
-              s.b.getDenseI32ArrayAttr({1, hasW, hasB}))});
-  if (failed(r))
+  if (failed(y))
     return failure();
-  s.result(0, *r);
-  return success();
+  s.result(0, *y);
+  bool wantStats = false;
+  for (size_t i = 1; i < s.node->outputs.size(); ++i)
+    wantStats |= !s.node->outputs[i].empty();
+  if (!wantStats)
+    return success();
+  SmallVector<int64_t> axes;
+  for (int64_t i = axis; i < rank; ++i)
+    axes.push_back(i);
+  return statistics(s, *x, axes, eps);
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- OnnxFile.cpp - ModelProto -> plain structs ---------------------------===//
+//===- OnnxFile.cpp - ModelProto -> plain structs
+//---------------------------===//
 #include "compiler/import/onnx/OnnxFile.h"
 
 #include "onnx/onnx_pb.h"
@@ -12,21 +13,36 @@ namespace ampc::onnx {
 
 const char *dataTypeName(int32_t type) {
   switch (type) {
-  case kFloat: return "FLOAT";
-  case kUint8: return "UINT8";
-  case kInt8: return "INT8";
-  case kUint16: return "UINT16";
-  case kInt16: return "INT16";
-  case kInt32: return "INT32";
-  case kInt64: return "INT64";
-  case kString: return "STRING";
-  case kBool: return "BOOL";
-  case kFloat16: return "FLOAT16";
-  case kDouble: return "DOUBLE";
-  case kUint32: return "UINT32";
-  case kUint64: return "UINT64";
-  case kBfloat16: return "BFLOAT16";
-  default: return "UNDEFINED";
+  case kFloat:
+    return "FLOAT";
+  case kUint8:
+    return "UINT8";
+  case kInt8:
+    return "INT8";
+  case kUint16:
+    return "UINT16";
+  case kInt16:
+    return "INT16";
+  case kInt32:
+    return "INT32";
+  case kInt64:
+    return "INT64";
+  case kString:
+    return "STRING";
+  case kBool:
+    return "BOOL";
+  case kFloat16:
+    return "FLOAT16";
+  case kDouble:
+    return "DOUBLE";
+  case kUint32:
+    return "UINT32";
+  case kUint64:
+    return "UINT64";
+  case kBfloat16:
+    return "BFLOAT16";
+  default:
+    return "UNDEFINED";
   }
 }
 
@@ -78,11 +94,25 @@ template <typename T> T load(const std::string &raw, size_t k) {
 
 size_t elemSize(int32_t type) {
   switch (type) {
-  case kFloat: case kInt32: case kUint32: return 4;
-  case kInt64: case kUint64: case kDouble: return 8;
-  case kFloat16: case kBfloat16: case kInt16: case kUint16: return 2;
-  case kUint8: case kInt8: case kBool: return 1;
-  default: return 0;
+  case kFloat:
+  case kInt32:
+  case kUint32:
+    return 4;
+  case kInt64:
+  case kUint64:
+  case kDouble:
+    return 8;
+  case kFloat16:
+  case kBfloat16:
+  case kInt16:
+  case kUint16:
+    return 2;
+  case kUint8:
+  case kInt8:
+  case kBool:
+    return 1;
+  default:
+    return 0;
   }
 }
 
@@ -112,18 +142,43 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
     }
     for (int64_t k = 0; k < n; ++k) {
       switch (t.type) {
-      case kFloat: t.f.push_back(load<float>(raw, k)); break;
-      case kDouble: t.f.push_back(load<double>(raw, k)); break;
-      case kFloat16: t.f.push_back(halfToDouble(load<uint16_t>(raw, k))); break;
-      case kBfloat16: t.f.push_back(bf16ToDouble(load<uint16_t>(raw, k))); break;
-      case kInt64: t.i.push_back(load<int64_t>(raw, k)); break;
-      case kUint64: t.i.push_back(int64_t(load<uint64_t>(raw, k))); break;
-      case kInt32: t.i.push_back(load<int32_t>(raw, k)); break;
-      case kUint32: t.i.push_back(load<uint32_t>(raw, k)); break;
-      case kInt16: t.i.push_back(load<int16_t>(raw, k)); break;
-      case kUint16: t.i.push_back(load<uint16_t>(raw, k)); break;
-      case kInt8: t.i.push_back(load<int8_t>(raw, k)); break;
-      case kUint8: case kBool: t.i.push_back(load<uint8_t>(raw, k)); break;
+      case kFloat:
+        t.f.push_back(load<float>(raw, k));
+        break;
+      case kDouble:
+        t.f.push_back(load<double>(raw, k));
+        break;
+      case kFloat16:
+        t.f.push_back(halfToDouble(load<uint16_t>(raw, k)));
+        break;
+      case kBfloat16:
+        t.f.push_back(bf16ToDouble(load<uint16_t>(raw, k)));
+        break;
+      case kInt64:
+        t.i.push_back(load<int64_t>(raw, k));
+        break;
+      case kUint64:
+        t.i.push_back(int64_t(load<uint64_t>(raw, k)));
+        break;
+      case kInt32:
+        t.i.push_back(load<int32_t>(raw, k));
+        break;
+      case kUint32:
+        t.i.push_back(load<uint32_t>(raw, k));
+        break;
+      case kInt16:
+        t.i.push_back(load<int16_t>(raw, k));
+        break;
+      case kUint16:
+        t.i.push_back(load<uint16_t>(raw, k));
+        break;
+      case kInt8:
+        t.i.push_back(load<int8_t>(raw, k));
+        break;
+      case kUint8:
+      case kBool:
+        t.i.push_back(load<uint8_t>(raw, k));
+        break;
       }
     }
     return true;
@@ -144,11 +199,17 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
   case kInt64:
     t.i.assign(p.int64_data().begin(), p.int64_data().end());
     break;
-  case kUint64: case kUint32:
+  case kUint64:
+  case kUint32:
     for (uint64_t v : p.uint64_data())
       t.i.push_back(int64_t(v));
     break;
-  case kInt32: case kInt16: case kUint16: case kInt8: case kUint8: case kBool:
+  case kInt32:
+  case kInt16:
+  case kUint16:
+  case kInt8:
+  case kUint8:
+  case kBool:
     t.i.assign(p.int32_data().begin(), p.int32_data().end());
     break;
   default:
@@ -169,9 +230,18 @@ bool convertAttribute(const ::onnx::AttributeProto &p, Attribute &a,
                       std::string &error) {
   a.name = p.name();
   switch (p.type()) {
-  case ::onnx::AttributeProto::FLOAT: a.kind = Attribute::Float; a.f = p.f(); break;
-  case ::onnx::AttributeProto::INT: a.kind = Attribute::Int; a.i = p.i(); break;
-  case ::onnx::AttributeProto::STRING: a.kind = Attribute::String; a.s = p.s(); break;
+  case ::onnx::AttributeProto::FLOAT:
+    a.kind = Attribute::Float;
+    a.f = p.f();
+    break;
+  case ::onnx::AttributeProto::INT:
+    a.kind = Attribute::Int;
+    a.i = p.i();
+    break;
+  case ::onnx::AttributeProto::STRING:
+    a.kind = Attribute::String;
+    a.s = p.s();
+    break;
   case ::onnx::AttributeProto::TENSOR:
     a.kind = Attribute::TensorKind;
     a.t = std::make_shared<Tensor>();
@@ -188,7 +258,9 @@ bool convertAttribute(const ::onnx::AttributeProto &p, Attribute &a,
     a.kind = Attribute::Strings;
     a.strings.assign(p.strings().begin(), p.strings().end());
     break;
-  default: a.kind = Attribute::Other; break;
+  default:
+    a.kind = Attribute::Other;
+    break;
   }
   return true;
 }

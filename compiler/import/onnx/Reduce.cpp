@@ -1,4 +1,5 @@
-//===- Reduce.cpp - ReduceSum, ReduceMean, ReduceMax ------------------------===//
+//===- Reduce.cpp - ReduceSum, ReduceMean, ReduceMax
+//------------------------===//
 //
 // Axes are an attribute up to opset 17 (ReduceSum: up to 12) and an input
 // from opset 18 (ReduceSum: 13).

@@ -1,4 +1,5 @@
-//===- Shape.cpp - Shape ops, Constant, Gather, and their folding -----------===//
+//===- Shape.cpp - Shape ops, Constant, Gather, and their folding
+//-----------===//
 //
 // Shapes are static, so Shape and the integer chains built on it (Gather,
 // Concat, Unsqueeze, Cast, arithmetic) fold to host tensors here; Reshape
@@ -205,8 +206,8 @@ LogicalResult transpose(ImportState &s) {
   else
     for (int64_t i = rank - 1; i >= 0; --i)
       perm.push_back(i);
-  FailureOr<Value> r =
-      s.emit("graph.transpose", {*x}, {s.attr("perm", s.b.getDenseI64ArrayAttr(perm))});
+  FailureOr<Value> r = s.emit("graph.transpose", {*x},
+                              {s.attr("perm", s.b.getDenseI64ArrayAttr(perm))});
   if (failed(r))
     return failure();
   s.result(0, *r);
@@ -265,13 +266,14 @@ LogicalResult constant(ImportState &s) {
 }
 
 // Gather of constants (shape chains), of any rank.
-LogicalResult foldGather(ImportState &s, const Tensor &data,
-                         const Tensor &idx, int64_t axis) {
+LogicalResult foldGather(ImportState &s, const Tensor &data, const Tensor &idx,
+                         int64_t axis) {
   Tensor r;
   r.type = data.type;
   r.shape.assign(data.shape.begin(), data.shape.begin() + axis);
   r.shape.insert(r.shape.end(), idx.shape.begin(), idx.shape.end());
-  r.shape.insert(r.shape.end(), data.shape.begin() + axis + 1, data.shape.end());
+  r.shape.insert(r.shape.end(), data.shape.begin() + axis + 1,
+                 data.shape.end());
   int64_t outer = 1, inner = 1, n = data.shape[axis];
   for (int64_t i = 0; i < axis; ++i)
     outer *= data.shape[i];
@@ -324,18 +326,18 @@ LogicalResult gather(ImportState &s) {
     SmallVector<int64_t> starts(in.size(), 0), limits(in);
     starts[*a] = j;
     limits[*a] = j + 1;
-    FailureOr<Value> sl = s.emit(
-        "graph.slice", {*x},
-        {s.attr("starts", s.b.getDenseI64ArrayAttr(starts)),
-         s.attr("limits", s.b.getDenseI64ArrayAttr(limits))});
+    FailureOr<Value> sl =
+        s.emit("graph.slice", {*x},
+               {s.attr("starts", s.b.getDenseI64ArrayAttr(starts)),
+                s.attr("limits", s.b.getDenseI64ArrayAttr(limits))});
     if (failed(sl))
       return failure();
     SmallVector<int64_t> shape(in);
     shape.erase(shape.begin() + *a);
     shape.insert(shape.begin() + *a, idx->shape.begin(), idx->shape.end());
-    FailureOr<Value> r = s.emit(
-        "graph.reshape", {*sl}, {},
-        RankedTensorType::get(shape, elementTypeOf(*x)));
+    FailureOr<Value> r =
+        s.emit("graph.reshape", {*sl}, {},
+               RankedTensorType::get(shape, elementTypeOf(*x)));
     if (failed(r))
       return failure();
     s.result(0, *r);
@@ -345,8 +347,7 @@ LogicalResult gather(ImportState &s) {
   FailureOr<Value> ids = s.input(1);
   if (failed(ids))
     return failure();
-  if (*a != 0 || shapeOf(*x).size() != 2 ||
-      !isa<FloatType>(elementTypeOf(*x)))
+  if (*a != 0 || shapeOf(*x).size() != 2 || !isa<FloatType>(elementTypeOf(*x)))
     return s.error("only an embedding lookup (float 2-D data, axis 0) or one "
                    "constant index is supported");
   FailureOr<Value> r = s.emit("graph.embedding", {*ids, *x});
@@ -385,8 +386,8 @@ LogicalResult concat(ImportState &s) {
       return failure();
     vals.push_back(*v);
   }
-  FailureOr<Value> r =
-      s.emit("graph.concat", vals, {s.attr("axis", s.b.getI64IntegerAttr(axis))});
+  FailureOr<Value> r = s.emit("graph.concat", vals,
+                              {s.attr("axis", s.b.getI64IntegerAttr(axis))});
   if (failed(r))
     return failure();
   s.result(0, *r);

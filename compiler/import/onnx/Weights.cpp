@@ -1,4 +1,5 @@
-//===- Weights.cpp - Initializer values -> safetensors ----------------------===//
+//===- Weights.cpp - Initializer values -> safetensors
+//----------------------===//
 //
 // The runtime's own encoder (runtime/checkpoint/Safetensors.cpp, compiled
 // into this library: it needs no MLIR and no other runtime code), so the
