@@ -99,6 +99,28 @@ LogicalResult pow(ImportState &s) {
   return success();
 }
 
+// max(x, 0) + alpha * min(x, 0), as relu(x) - alpha * relu(-x): the graph
+// has no leaky_relu op.
+LogicalResult leakyRelu(ImportState &s) {
+  if (failed(s.onlyAttrs({"alpha"})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  double alpha = s.floatAttr("alpha", 0.01);
+  FailureOr<Value> pos = s.emit("graph.relu", {*x});
+  FailureOr<Value> neg = failed(pos) ? pos : s.emit("graph.neg", {*x});
+  FailureOr<Value> rn = failed(neg) ? neg : s.emit("graph.relu", {*neg});
+  FailureOr<Value> scaled =
+      failed(rn) ? rn : s.emit("graph.mul", {*rn, scalarLike(s, *x, alpha)});
+  FailureOr<Value> r =
+      failed(scaled) ? scaled : s.emit("graph.sub", {*pos, *scaled});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
 LogicalResult gelu(ImportState &s) {
   if (failed(s.onlyAttrs({"approximate"})))
     return failure();
@@ -222,6 +244,7 @@ void registerElementwiseOps(OpTable &t) {
   t["Reciprocal"] = reciprocal;
   t["Pow"] = pow;
   t["Gelu"] = gelu;
+  t["LeakyRelu"] = leakyRelu;
   t["Identity"] = forward;
   t["Dropout"] = dropout;
   t["Cast"] = castOp;

@@ -89,6 +89,9 @@ private:
 using OpImporter = std::function<mlir::LogicalResult(ImportState &)>;
 using OpTable = llvm::StringMap<OpImporter>;
 
+// Every op type the importer knows, by ONNX op type.
+const OpTable &opTable();
+
 // One per op family (a file each).
 void registerElementwiseOps(OpTable &table);
 void registerLinalgOps(OpTable &table);
@@ -96,6 +99,7 @@ void registerShapeOps(OpTable &table);
 void registerNormOps(OpTable &table);
 void registerConvOps(OpTable &table);
 void registerReduceOps(OpTable &table);
+void registerSliceOps(OpTable &table);
 
 // The shape of a ranked tensor value.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value v);

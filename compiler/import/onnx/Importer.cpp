@@ -24,7 +24,6 @@
 using namespace mlir;
 
 namespace ampc::onnx {
-namespace {
 
 const OpTable &opTable() {
   static const OpTable table = [] {
@@ -35,10 +34,13 @@ const OpTable &opTable() {
     registerNormOps(t);
     registerConvOps(t);
     registerReduceOps(t);
+    registerSliceOps(t);
     return t;
   }();
   return table;
 }
+
+namespace {
 
 // Output and symbol names: ONNX allows any string; keep [A-Za-z0-9_.].
 std::string sanitize(const std::string &name) {
@@ -139,14 +141,18 @@ LogicalResult Importer::addInputs(std::set<std::string> &initNames) {
 // shapes, scalar constants such as a Pow exponent) stay import-time
 // constants.
 LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
-  llvm::StringSet<> graphInputs;
-  for (const ValueInfo &in : g.inputs)
-    graphInputs.insert(in.name);
+  // BatchNormalization's running statistics are state, not parameters.
+  std::set<std::string> frozen;
+  for (const Node &n : g.nodes)
+    if (n.opType == "BatchNormalization")
+      for (size_t i = 3; i < n.inputs.size(); ++i)
+        frozen.insert(n.inputs[i]);
   for (const Tensor &t : g.initializers) {
     if (t.external)
       return s.error("initializer '" + t.name +
                      "' keeps its data in an external file (not supported)");
-    bool param = t.type == kFloat && t.numel() > 1 && used.count(t.name);
+    bool param = t.type == kFloat && t.numel() > 1 && used.count(t.name) &&
+                 !frozen.count(t.name);
     if (!param) {
       s.setConst(t.name, t);
       continue;

@@ -138,9 +138,114 @@ LogicalResult layerNorm(ImportState &s) {
   return statistics(s, *x, axes, eps);
 }
 
+// [C] -> [C, 1, ..., 1] so it broadcasts against [N, C, d1, ...].
+FailureOr<Value> channelView(ImportState &s, Value v, int64_t rank) {
+  ArrayRef<int64_t> shape = shapeOf(v);
+  if (shape.size() != 1)
+    return (void)s.error("scale, bias, mean and var must be 1-D"), failure();
+  SmallVector<int64_t> view = {shape[0]};
+  view.append(size_t(rank - 2), 1);
+  if (view.size() == 1)
+    return v;
+  return s.emit("graph.reshape", {v}, {},
+                RankedTensorType::get(view, elementTypeOf(v)));
+}
+
+// Training mode's outputs 1 and 2: input_mean * momentum + mean * (1 -
+// momentum), the same for var (ONNX: the batch's biased variance). They are
+// outputs only: the model keeps no state besides its parameters, so a
+// training run does not feed them back.
+LogicalResult runningStats(ImportState &s, Value mean, Value var) {
+  double momentum = s.floatAttr("momentum", 0.9);
+  Value stats[2] = {mean, var};
+  for (unsigned k = 0; k < 2; ++k) {
+    if (s.node->outputs.size() <= k + 1 || s.node->outputs[k + 1].empty())
+      continue;
+    FailureOr<Value> prev = s.input(3 + k);
+    if (failed(prev))
+      return failure();
+    FailureOr<Value> cur =
+        s.emit("graph.reshape", {stats[k]}, {}, prev->getType());
+    FailureOr<Value> a =
+        failed(cur)
+            ? cur
+            : s.emit("graph.mul", {*prev, scalarLike(s, *prev, momentum)});
+    FailureOr<Value> b =
+        failed(a)
+            ? a
+            : s.emit("graph.mul", {*cur, scalarLike(s, *prev, 1.0 - momentum)});
+    FailureOr<Value> r = failed(b) ? b : s.emit("graph.add", {*a, *b});
+    if (failed(r))
+      return failure();
+    s.result(k + 1, *r);
+  }
+  return success();
+}
+
+// y = (x - mean) / sqrt(var + eps) * scale + B per channel (dim 1). With
+// training_mode=1 mean and var are the batch's (biased variance, over every
+// dim but 1), so gradients flow through them as in PyTorch's train mode;
+// otherwise the given running statistics (an eval-mode export).
+LogicalResult batchNorm(ImportState &s) {
+  if (failed(s.onlyAttrs({"epsilon", "momentum", "training_mode", "spatial"})))
+    return failure();
+  bool training = s.intAttr("training_mode", 0);
+  for (size_t i = 1; i < s.node->outputs.size(); ++i)
+    if (!s.node->outputs[i].empty() && !training)
+      return s.error("outputs 1 and 2 exist only in training mode");
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = int64_t(shapeOf(*x).size());
+  if (rank < 2)
+    return s.error("the input needs a channel dimension");
+  double eps = s.floatAttr("epsilon", 1e-5);
+  FailureOr<Value> mean = failure(), var = failure();
+  if (training) {
+    SmallVector<int64_t> axes = {0};
+    for (int64_t i = 2; i < rank; ++i)
+      axes.push_back(i);
+    auto axesAttr = s.attr("axes", s.b.getDenseI64ArrayAttr(axes));
+    auto keep = s.attr("keepdim", s.b.getBoolAttr(true));
+    mean = s.emit("graph.reduce_mean", {*x}, {axesAttr, keep});
+    if (failed(mean))
+      return failure();
+    FailureOr<Value> d = s.emit("graph.sub", {*x, *mean});
+    FailureOr<Value> d2 = failed(d) ? d : s.emit("graph.mul", {*d, *d});
+    var =
+        failed(d2) ? d2 : s.emit("graph.reduce_mean", {*d2}, {axesAttr, keep});
+    if (failed(var) || failed(runningStats(s, *mean, *var)))
+      return failure();
+  } else {
+    FailureOr<Value> m = s.input(3), v = s.input(4);
+    if (failed(m) || failed(v))
+      return failure();
+    mean = channelView(s, *m, rank);
+    var = channelView(s, *v, rank);
+  }
+  if (failed(mean) || failed(var))
+    return failure();
+  FailureOr<Value> scale = s.input(1), bias = s.input(2);
+  if (failed(scale) || failed(bias) ||
+      failed(scale = channelView(s, *scale, rank)) ||
+      failed(bias = channelView(s, *bias, rank)))
+    return failure();
+  FailureOr<Value> ve = s.emit("graph.add", {*var, scalarLike(s, *x, eps)});
+  FailureOr<Value> inv = failed(ve) ? ve : s.emit("graph.rsqrt", {*ve});
+  FailureOr<Value> d = failed(inv) ? inv : s.emit("graph.sub", {*x, *mean});
+  FailureOr<Value> n = failed(d) ? d : s.emit("graph.mul", {*d, *inv});
+  FailureOr<Value> sc = failed(n) ? n : s.emit("graph.mul", {*n, *scale});
+  FailureOr<Value> y = failed(sc) ? sc : s.emit("graph.add", {*sc, *bias});
+  if (failed(y))
+    return failure();
+  s.result(0, *y);
+  return success();
+}
+
 } // namespace
 
 void registerNormOps(OpTable &t) {
+  t["BatchNormalization"] = batchNorm;
   t["Softmax"] = [](ImportState &s) { return softmaxLike(s, "softmax"); };
   t["LogSoftmax"] = [](ImportState &s) {
     return softmaxLike(s, "log_softmax");

@@ -317,27 +317,42 @@ LogicalResult gather(ImportState &s) {
   auto a = normAxis(s, axis, int64_t(shapeOf(*x).size()));
   if (failed(a))
     return failure();
-  // One constant index: a slice, then drop the axis.
-  if (idx && idx->numel() == 1) {
+  // Constant indices: one slice per index, concatenated, then reshaped to
+  // data.shape[:axis] + indices.shape + data.shape[axis+1:].
+  if (idx) {
     ArrayRef<int64_t> in = shapeOf(*x);
-    int64_t j = idx->i[0] < 0 ? idx->i[0] + in[*a] : idx->i[0];
-    if (j < 0 || j >= in[*a])
-      return s.error("index out of range");
-    SmallVector<int64_t> starts(in.size(), 0), limits(in);
-    starts[*a] = j;
-    limits[*a] = j + 1;
-    FailureOr<Value> sl =
-        s.emit("graph.slice", {*x},
-               {s.attr("starts", s.b.getDenseI64ArrayAttr(starts)),
-                s.attr("limits", s.b.getDenseI64ArrayAttr(limits))});
-    if (failed(sl))
+    if (idx->numel() > 256)
+      return s.error("more than 256 constant indices are not supported");
+    SmallVector<Value> parts;
+    for (int64_t j : idx->i) {
+      if (j < 0)
+        j += in[*a];
+      if (j < 0 || j >= in[*a])
+        return s.error("index out of range");
+      SmallVector<int64_t> starts(in.size(), 0), limits(in);
+      starts[*a] = j;
+      limits[*a] = j + 1;
+      FailureOr<Value> sl =
+          s.emit("graph.slice", {*x},
+                 {s.attr("starts", s.b.getDenseI64ArrayAttr(starts)),
+                  s.attr("limits", s.b.getDenseI64ArrayAttr(limits))});
+      if (failed(sl))
+        return failure();
+      parts.push_back(*sl);
+    }
+    FailureOr<Value> joined = parts.front();
+    if (parts.size() > 1)
+      joined = s.emit("graph.concat", parts,
+                      {s.attr("axis", s.b.getI64IntegerAttr(*a))});
+    if (failed(joined))
       return failure();
-    SmallVector<int64_t> shape(in);
-    shape.erase(shape.begin() + *a);
-    shape.insert(shape.begin() + *a, idx->shape.begin(), idx->shape.end());
-    FailureOr<Value> r =
-        s.emit("graph.reshape", {*sl}, {},
-               RankedTensorType::get(shape, elementTypeOf(*x)));
+    SmallVector<int64_t> shape(in.begin(), in.begin() + *a);
+    shape.append(idx->shape.begin(), idx->shape.end());
+    shape.append(in.begin() + *a + 1, in.end());
+    auto type = RankedTensorType::get(shape, elementTypeOf(*x));
+    FailureOr<Value> r = joined;
+    if (type != joined->getType())
+      r = s.emit("graph.reshape", {*joined}, {}, type);
     if (failed(r))
       return failure();
     s.result(0, *r);
@@ -348,8 +363,8 @@ LogicalResult gather(ImportState &s) {
   if (failed(ids))
     return failure();
   if (*a != 0 || shapeOf(*x).size() != 2 || !isa<FloatType>(elementTypeOf(*x)))
-    return s.error("only an embedding lookup (float 2-D data, axis 0) or one "
-                   "constant index is supported");
+    return s.error("only an embedding lookup (float 2-D data, axis 0) or "
+                   "constant indices are supported");
   FailureOr<Value> r = s.emit("graph.embedding", {*ids, *x});
   if (failed(r))
     return failure();
