@@ -11,6 +11,9 @@
 //   unsupported.onnx  a Hardmax node named "my_hardmax"
 //   dynamic.onnx      an input with dims [N, seq]
 //   bad_add.onnx      Add of [N,4] and [3] (a shape error at the node)
+//   cnn.onnx          Conv -> BatchNormalization (training mode) -> LeakyRelu
+//                     -> MaxPool -> Flatten -> Gemm, x[N,1,6,6] -> [N,3];
+//                     cnn_x.npy, cnn_label.npy: a batch of 4
 //   gelu.onnx         PyTorch's exact GELU below opset 20:
 //                     Div(sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)
 //
@@ -240,6 +243,47 @@ bool badAdd(const std::string &dir) {
   return m.write(dir + "/bad_add.onnx");
 }
 
+bool cnn(const std::string &dir) {
+  Builder m("cnn");
+  m.input("x", TensorProto::FLOAT, {"N", "1", "6", "6"});
+  m.init("conv.weight", {4, 1, 3, 3}, values(36, 0.1, 0.4));
+  m.init("conv.bias", {4}, values(4, 0.2, 0.1));
+  m.init("bn.weight", {4}, values(4, 1.0, 0.5));
+  m.init("bn.bias", {4}, values(4, 0.3, 0.1));
+  m.init("bn.running_mean", {4}, values(4, 0.0, 0.0));
+  m.init("bn.running_var", {4}, std::vector<float>(4, 1.0f));
+  m.init("fc.weight", {3, 16}, values(48, 0.4, 0.3));
+  m.init("fc.bias", {3}, values(3, 0.5, 0.1));
+  auto *conv =
+      m.node("Conv", "/conv/Conv", {"x", "conv.weight", "conv.bias"}, {"c"});
+  Builder::intsAttr(conv, "pads", {1, 1, 1, 1});
+  Builder::intsAttr(conv, "kernel_shape", {3, 3});
+  auto *bn =
+      m.node("BatchNormalization", "/bn/BatchNormalization",
+             {"c", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"},
+             {"b"});
+  Builder::intAttr(bn, "training_mode", 1);
+  auto *act = m.node("LeakyRelu", "/act/LeakyRelu", {"b"}, {"a"});
+  auto *alpha = act->add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(onnx::AttributeProto::FLOAT);
+  alpha->set_f(0.1f);
+  auto *pool = m.node("MaxPool", "/pool/MaxPool", {"a"}, {"p"});
+  Builder::intsAttr(pool, "kernel_shape", {3, 3});
+  Builder::intsAttr(pool, "strides", {3, 3});
+  m.node("Flatten", "/Flatten", {"p"}, {"f"});
+  Builder::intAttr(
+      m.node("Gemm", "/fc/Gemm", {"f", "fc.weight", "fc.bias"}, {"logits"}),
+      "transB", 1);
+  m.output("logits");
+  auto x = values(4 * 36, 0.9, 1.0);
+  std::vector<int64_t> label = {0, 1, 2, 1};
+  return m.write(dir + "/cnn.onnx") &&
+         writeNpy(dir + "/cnn_x.npy", "<f4", {4, 1, 6, 6}, x.data(),
+                  x.size() * 4) &&
+         writeNpy(dir + "/cnn_label.npy", "<i8", {4}, label.data(), 4 * 8);
+}
+
 bool geluErf(const std::string &dir) {
   Builder m("gelu");
   m.input("x", TensorProto::FLOAT, {"N", "4"});
@@ -272,7 +316,7 @@ int main(int argc, char **argv) {
   }
   std::string dir = argv[1];
   if (!mlp(dir) || !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
-      !dynamic(dir) || !badAdd(dir) || !geluErf(dir)) {
+      !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir)) {
     std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
     return 1;
   }
