@@ -35,7 +35,8 @@
 # and host-to-device copies included), --log-every 10, so each metrics
 # record is the wall-clock mean of 10 steps with the host running ahead as
 # in real training; the median of the records after step 10 (B2: 10
-# records, B3: 5). PROFILE=1 adds an ncu per-kernel table of one B3 step.
+# records, B3: 5). PROFILE=1 adds an ncu per-kernel table of one B3 step
+# and bench/gpu/cost_vs_ncu.py's estimate-vs-measured table (`ampc cost`).
 # Budget: < 10 minutes on an H200.
 set -uo pipefail
 
@@ -99,7 +100,8 @@ prepare() {
       --cuda-arch="$arch" -o "$work/models/mlp_$amp" >/dev/null
   done
   "$ampc" compile "$ROOT/examples/gpt/gpt2_small.mlir" --target=cuda --amp=bf16 \
-    --clip-norm=1 --cuda-arch="$arch" -o "$work/models/gpt2" >/dev/null
+    --clip-norm=1 --cuda-arch="$arch" -o "$work/models/gpt2" \
+    --cost-report="$work/models/gpt2_cost.json" >/dev/null
   cp "$ROOT"/bench/gpu/*.py "$work/"
 
   if [[ "${BUNDLE:-0}" == 1 ]]; then
@@ -226,6 +228,16 @@ run() {
       --steps 1 --log-every 1 >"$log/b3_ncu.csv" 2>&1 &&
       "$PY" "$work/ncu_table.py" "$log/b3_ncu.csv" 20 >"$res/b3_profile.txt" ||
       { echo "B3 profile failed:"; tail -5 "$log/b3_ncu.csv"; }
+    # The cost report's estimate beside each measured kernel, priced on
+    # this GPU where the device table has it.
+    local costdev
+    case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
+      *H200*) costdev=h200 ;; *H100*) costdev=h100 ;; *A100*) costdev=a100 ;; *) costdev="" ;;
+    esac
+    [[ -f "$work/models/gpt2_cost.json" && -f "$log/b3_ncu.csv" ]] &&
+      "$PY" "$work/cost_vs_ncu.py" "$work/models/gpt2_cost.json" "$log/b3_ncu.csv" \
+        --top 25 ${costdev:+--device "$costdev"} >"$res/b3_cost_vs_ncu.txt" 2>&1 ||
+      echo "B3 cost vs ncu failed (see $res/b3_cost_vs_ncu.txt)"
   fi
 
   stamp "B4 all-reduce"

@@ -20,6 +20,7 @@ static std::string env(const char *name) {
 // AMPC_RUNTIME_DIR when it is set.
 static std::vector<std::string> runtimeLink(std::string &error) {
   static const char *const ampcLibs[] = {"libampc_runtime.a",
+                                         "libampc_plot.a",
                                          "libampc_cpu_kernels.a",
                                          "libampc_kernel_abi.a",
                                          "libampc_numerics.a"};

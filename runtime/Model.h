@@ -196,6 +196,15 @@ public:
   // the step to finish and may return the last stats it read.
   virtual void setStatsWanted(bool wanted) { (void)wanted; }
 
+  // Overflow attribution. Per parameter (params() order): 1 when its
+  // gradient held inf or NaN in the step whose stats step() last returned
+  // (on a GPU they come with those stats, so they are read at the same
+  // steps: no wait of their own). Empty when the model cannot tell.
+  virtual std::vector<uint8_t> nonFiniteGrads() { return {}; }
+  // Per parameter: in how many steps since initialize() its gradient held
+  // inf or NaN (each of them skipped). May wait for the device.
+  virtual std::vector<int64_t> nonFiniteCounts() { return {}; }
+
   // Forward only; writes outputs()[i] into |outputs|[i] (host memory, in
   // each output's dtype).
   virtual void evaluate(const void *const *inputs, void *const *outputs) = 0;

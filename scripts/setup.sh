@@ -11,7 +11,7 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libabsl-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
   libopenblas-dev openmpi-bin libopenmpi-dev
-  dataset-fashion-mnist fortunes graphviz
+  dataset-fashion-mnist fortunes graphviz gnuplot-nox
   libonnx-dev libprotobuf-dev libonnx-testdata
 )
 

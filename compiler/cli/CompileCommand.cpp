@@ -9,6 +9,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/cli/Command.h"
+#include "compiler/cost/CostReport.h"
 #include "compiler/targets/common/EmitSupport.h"
 #include "compiler/targets/cpu/CpuEmitter.h"
 #include "compiler/targets/cuda/CudaEmitter.h"
@@ -92,6 +93,14 @@ AMPC_OPT(std::string, sanitize, "sanitize", cl::ValueOptional,
                   "address,undefined, or give a -fsanitize list (a runtime "
                   "built with -DAMPC_SANITIZE adds its own)"),
          cl::value_desc("list"), cl::init(""));
+AMPC_OPT(std::string, costReport, "cost-report",
+         cl::desc("Also write `ampc cost`'s report of the compiled step "
+                  "(JSON if FILE ends in .json, else text)"),
+         cl::value_desc("file"), cl::init(""));
+AMPC_OPT(std::string, costDevice, "cost-device",
+         cl::desc("Device of --cost-report (default h100 for cuda, "
+                  "cpu-2core for cpu)"),
+         cl::init(""));
 AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command"),
          cl::init(false));
 
@@ -136,6 +145,28 @@ std::optional<double> given(double v) {
   return v >= 0 ? std::optional<double>(v) : std::nullopt;
 }
 
+// --cost-report: the report of `ampc cost` for the IR just lowered.
+LogicalResult writeCostReport(ModuleOp module, bool cuda,
+                              const ampc::cost::DeviceSpec &device) {
+  auto report = ampc::cost::buildCostReport(
+      module, cuda ? ampc::cost::Target::Cuda : ampc::cost::Target::Cpu,
+      device);
+  if (failed(report))
+    return failure();
+  std::string err;
+  auto file = mlir::openOutputFile(costReport, &err);
+  if (!file) {
+    errs() << "ampc: " << err << "\n";
+    return failure();
+  }
+  if (StringRef(costReport).ends_with(".json"))
+    ampc::cost::printCostJson(*report, file->os());
+  else
+    ampc::cost::printCostText(*report, file->os());
+  file->keep();
+  return success();
+}
+
 int runCompile() {
   ampc::registerAllPasses();
   // The same options as `ampc-opt --ampc-train-pipeline=...`.
@@ -163,6 +194,19 @@ int runCompile() {
     return 2;
   }
   bool cuda = target == "cuda";
+  const ampc::cost::DeviceSpec *costSpec = nullptr;
+  if (!costReport.empty()) {
+    std::string name = !costDevice.empty() ? costDevice.getValue()
+                       : cuda                 ? "h100"
+                                              : "cpu-2core";
+    costSpec = ampc::cost::findDevice(name);
+    if (!costSpec || costSpec->target != target) {
+      errs() << "ampc: --cost-device=" << name << ": expected a "
+             << target.getValue() << " device of "
+             << ampc::cost::knownDevices() << "\n";
+      return 2;
+    }
+  }
   bool cppOnly = emit == "cpp";
   std::string output =
       outputFile.empty() ? (cppOnly ? "-" : "train") : outputFile.getValue();
@@ -200,6 +244,8 @@ int runCompile() {
            << ", loss-scale=" << ampc::effectiveLossScale(options) << ")\n";
   progress.flush();
   if (failed(pm.run(*module)))
+    return 1;
+  if (costSpec && failed(writeCostReport(*module, cuda, *costSpec)))
     return 1;
   std::string cpp;
   raw_string_ostream cppStream(cpp);

@@ -159,6 +159,46 @@ LogicalResult GeluBackwardOp::verify() {
   return success();
 }
 
+LogicalResult SiluBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getG(), "g")) ||
+      failed(sameType(*this, getX(), "x", getDx(), "dx")))
+    return failure();
+  return success();
+}
+
+LogicalResult LeakyReluBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getG(), "g")) ||
+      failed(sameType(*this, getX(), "x", getDx(), "dx")))
+    return failure();
+  return success();
+}
+
+LogicalResult SoftplusBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getG(), "g")) ||
+      failed(sameType(*this, getX(), "x", getDx(), "dx")))
+    return failure();
+  if (getBeta().convertToDouble() == 0.0)
+    return emitOpError() << "beta must be nonzero";
+  return success();
+}
+
+LogicalResult ClampBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getG(), "g")) ||
+      failed(sameType(*this, getX(), "x", getDx(), "dx")))
+    return failure();
+  if (!getMin() && !getMax())
+    return emitOpError() << "needs a min or a max attribute (or both)";
+  return success();
+}
+
+LogicalResult MaximumBackwardOp::verify() {
+  if (failed(sameType(*this, getA(), "a", getB(), "b")) ||
+      failed(sameType(*this, getA(), "a", getG(), "g")) ||
+      failed(sameType(*this, getA(), "a", getDa(), "da")))
+    return failure();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution and pooling
 //===----------------------------------------------------------------------===//

@@ -67,6 +67,92 @@ def Graph_GeluBackwardOp : Graph_GradOp<"gelu_backward"> {
       "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
 }
 
+def Graph_SiluBackwardOp : Graph_GradOp<"silu_backward"> {
+  let summary = "Cotangent of silu: g * s (1 + x (1 - s)), s = sigmoid(x)";
+  let description = [{
+    `x` is the silu input; one rounding, as PyTorch's silu_backward.
+
+    ```mlir
+    %dx = graph.silu_backward %x, %g : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+}
+
+def Graph_LeakyReluBackwardOp : Graph_GradOp<"leaky_relu_backward"> {
+  let summary = "Cotangent of leaky_relu: g where x > 0, else g * negative_slope";
+  let description = [{
+    `x` is the leaky_relu input (PyTorch's leaky_relu_backward).
+
+    ```mlir
+    %dx = graph.leaky_relu_backward %x, %g {negative_slope = 0.2} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g,
+                       DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+}
+
+def Graph_SoftplusBackwardOp : Graph_GradOp<"softplus_backward"> {
+  let summary = "Cotangent of softplus";
+  let description = [{
+    g where beta x > threshold, else g z / (z + 1) with z = exp(beta x)
+    (PyTorch's softplus_backward). Attributes as the forward op's.
+
+    ```mlir
+    %dx = graph.softplus_backward %x, %g {beta = 1.0, threshold = 20.0} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g,
+                       DefaultValuedAttr<F64Attr, "1.0">:$beta,
+                       DefaultValuedAttr<F64Attr, "20.0">:$threshold);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+}
+
+def Graph_ClampBackwardOp : Graph_GradOp<"clamp_backward"> {
+  let summary = "Cotangent of clamp: g where min <= x <= max, else 0";
+  let description = [{
+    `x` is the clamp input; an absent bound does not limit (PyTorch's
+    clamp_backward).
+
+    ```mlir
+    %dx = graph.clamp_backward %x, %g {min = -1.0, max = 1.0} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g,
+                       OptionalAttr<F64Attr>:$min, OptionalAttr<F64Attr>:$max);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+}
+
+def Graph_MaximumBackwardOp : Graph_GradOp<"maximum_backward"> {
+  let summary = "Cotangent of maximum(a, b) with respect to a";
+  let description = [{
+    g where a > b, g / 2 where a == b, 0 where a < b (and g where a or b is
+    NaN), as PyTorch's maximum backward. minimum's cotangents are this op
+    with the operands swapped. a, b and g all have the result's type (the
+    VJP broadcasts operands first).
+
+    ```mlir
+    %da = graph.maximum_backward %a, %b, %g : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$a, Graph_FloatTensor:$b,
+                       Graph_FloatTensor:$g);
+  let results = (outs Graph_FloatTensor:$da);
+  let assemblyFormat = [{
+    $a `,` $b `,` $g attr-dict `:` type($a) `,` type($b) `,` type($g) `->` type($da)
+  }];
+}
+
 def Graph_Conv2dBackwardInputOp : Graph_GradOp<"conv2d_backward_input"> {
   let summary = "Cotangent of conv2d's input (a transposed convolution)";
   let description = [{

@@ -253,6 +253,50 @@ def Graph_AddOp : Graph_BinaryOp<"add", "Elementwise sum">;
 def Graph_SubOp : Graph_BinaryOp<"sub", "Elementwise difference">;
 def Graph_MulOp : Graph_BinaryOp<"mul", "Elementwise product">;
 def Graph_DivOp : Graph_BinaryOp<"div", "Elementwise quotient">;
+// torch.maximum / torch.minimum: NaN propagates; tied elements share the
+// cotangent equally.
+def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Elementwise maximum">;
+def Graph_MinimumOp : Graph_BinaryOp<"minimum", "Elementwise minimum">;
+
+def Graph_WhereOp : Graph_ComputeOp<"where", [Graph_VJP]> {
+  let summary = "Select x where the condition is nonzero, else y";
+  let description = [{
+    torch.where(condition, x, y) with an integer condition (nonzero is
+    true; i32 or i64, e.g. a mask read from a data file). The three shapes
+    broadcast as in numpy; x and y share an element type (AMP promotes them
+    like add). The cotangent goes to x where the condition holds and to y
+    elsewhere.
+
+    ```mlir
+    %z = graph.where %mask, %x, %y : tensor<4x1xi64>, tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_IntTensor:$condition, Graph_FloatTensor:$x,
+                       Graph_FloatTensor:$y);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $x `,` $y attr-dict `:` type($condition) `,` type($x) `,` type($y) `->` type($result)
+  }];
+}
+
+def Graph_MaskedFillOp : Graph_ComputeOp<"masked_fill", [Graph_VJP]> {
+  let summary = "Replace elements where the mask is nonzero by a constant";
+  let description = [{
+    Tensor.masked_fill(mask, value): the integer mask (nonzero is true; i32
+    or i64) broadcasts to the input's shape; the result has the input's
+    type, `value` rounded to it. The cotangent passes where the mask is 0.
+
+    ```mlir
+    %y = graph.masked_fill %x, %mask {value = -1.0e4} : tensor<2x4x4xf32>, tensor<4x4xi64> -> tensor<2x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_IntTensor:$mask,
+                       F64Attr:$value);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)
+  }];
+}
 
 class Graph_UnaryOp<string mnemonic, string what, list<Trait> traits = []>
     : Graph_SameTypeOp<mnemonic, !listconcat(traits, [Graph_VJP])> {
@@ -277,6 +321,64 @@ def Graph_ExpOp : Graph_UnaryOp<"exp", "Exponential">;
 def Graph_LogOp : Graph_UnaryOp<"log", "Natural logarithm">;
 def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Square root">;
 def Graph_RsqrtOp : Graph_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+def Graph_SiluOp : Graph_UnaryOp<"silu", "x * sigmoid(x) (swish)">;
+def Graph_AbsOp : Graph_UnaryOp<"abs", "Absolute value">;
+def Graph_ErfOp : Graph_UnaryOp<"erf", "Gauss error function">;
+def Graph_SinOp : Graph_UnaryOp<"sin", "Sine">;
+def Graph_CosOp : Graph_UnaryOp<"cos", "Cosine">;
+def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "1 / x">;
+
+def Graph_LeakyReluOp : Graph_SameTypeOp<"leaky_relu", [Graph_VJP]> {
+  let summary = "x where x > 0, else negative_slope * x";
+  let description = [{
+    `negative_slope` defaults to 0.01 (torch.nn.LeakyReLU).
+
+    ```mlir
+    %y = graph.leaky_relu %x {negative_slope = 0.2} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Graph_SoftplusOp : Graph_SameTypeOp<"softplus", [Graph_VJP]> {
+  let summary = "log(1 + exp(beta x)) / beta";
+  let description = [{
+    As torch.nn.functional.softplus: where beta * x > `threshold` the result
+    is x itself. `beta` (default 1, nonzero) and `threshold` (default 20).
+
+    ```mlir
+    %y = graph.softplus %x {beta = 2.0, threshold = 10.0} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "1.0">:$beta,
+                       DefaultValuedAttr<F64Attr, "20.0">:$threshold);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Graph_ClampOp : Graph_SameTypeOp<"clamp", [Graph_VJP]> {
+  let summary = "Clamp to [min, max]";
+  let description = [{
+    min(max(x, `min`), `max`) as torch.clamp: either bound may be left out
+    (not both); NaN stays NaN; with min > max every element becomes max.
+    The cotangent passes where min <= x <= max.
+
+    ```mlir
+    %y = graph.clamp %x {min = -1.0, max = 1.0} : tensor<4x8xf32>
+    %z = graph.clamp %x {min = 0.0} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, OptionalAttr<F64Attr>:$min,
+                       OptionalAttr<F64Attr>:$max);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
 
 def Graph_GeluOp : Graph_SameTypeOp<"gelu", [Graph_VJP]> {
   let summary = "Gaussian error linear unit";
@@ -544,6 +646,46 @@ def Graph_MseLossOp : Graph_ComputeOp<"mse_loss", [Graph_VJP]> {
     $input `,` $target attr-dict `:` type($input) `,` type($target) `->` type($result)
   }];
 }
+
+// l1_loss, smooth_l1_loss and huber_loss: input and target share a shape
+// and element type; `reduction` is "mean" (default), "sum" or "none" (the
+// per-element losses, the input's shape), as in torch.nn.functional.
+class Graph_RegressionLossOp<string mnemonic, dag params, string what,
+                             string example>
+    : Graph_ComputeOp<mnemonic, [Graph_VJP]> {
+  let summary = what;
+  let description = [{
+    `reduction` is "mean" (default), "sum" or "none" (per-element losses,
+    the input's shape), as in torch.nn.functional.
+
+    ```mlir
+    }] # example # [{
+
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input,
+                            Graph_FloatTensor:$target,
+                            DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction),
+                       params);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $target attr-dict `:` type($input) `,` type($target) `->` type($result)
+  }];
+}
+
+def Graph_L1LossOp : Graph_RegressionLossOp<"l1_loss", (ins),
+    "Mean absolute error |input - target|",
+    "%l = graph.l1_loss %p, %t : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>">;
+
+def Graph_SmoothL1LossOp : Graph_RegressionLossOp<"smooth_l1_loss",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$beta),
+    "0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)",
+    "%l = graph.smooth_l1_loss %p, %t {beta = 0.5, reduction = \"sum\"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>">;
+
+def Graph_HuberLossOp : Graph_RegressionLossOp<"huber_loss",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$delta),
+    "0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target)",
+    "%l = graph.huber_loss %p, %t {delta = 2.0, reduction = \"none\"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>">;
 
 //===----------------------------------------------------------------------===//
 // Attention and constants

@@ -261,13 +261,56 @@ AMPC_BINARY_INFER(AddOp, "add")
 AMPC_BINARY_INFER(SubOp, "sub")
 AMPC_BINARY_INFER(MulOp, "mul")
 AMPC_BINARY_INFER(DivOp, "div")
+AMPC_BINARY_INFER(MaximumOp, "maximum")
+AMPC_BINARY_INFER(MinimumOp, "minimum")
 #undef AMPC_BINARY_INFER
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                        Types &types) {
+  if (failed(inferBroadcast("where", loc, a.getX(), a.getY(), types)))
+    return failure();
+  auto xy = cast<RankedTensorType>(types.back());
+  ArrayRef<int64_t> c = tensorOf(a.getCondition()).getShape();
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(xy.getShape(), c, shape))
+    return fail(loc, "where condition shape " + shapeStr(c) +
+                         " does not broadcast with " +
+                         shapeStr(xy.getShape()));
+  types.back() = RankedTensorType::get(shape, xy.getElementType());
+  return success();
+}
+
+LogicalResult MaskedFillOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                             Adaptor a, Types &types) {
+  auto x = tensorOf(a.getInput());
+  ArrayRef<int64_t> m = tensorOf(a.getMask()).getShape();
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(x.getShape(), m, shape) ||
+      ArrayRef<int64_t>(shape) != x.getShape())
+    return fail(loc, "masked_fill mask shape " + shapeStr(m) +
+                         " does not broadcast to the input's " +
+                         shapeStr(x.getShape()));
+  types.push_back(x);
+  return success();
+}
 
 
 LogicalResult GeluOp::verify() {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitOpError() << "approximate must be \"none\" or \"tanh\", got \""
                          << getApproximate() << "\"";
+  return success();
+}
+
+LogicalResult SoftplusOp::verify() {
+  if (getBeta().convertToDouble() == 0.0)
+    return emitOpError() << "beta must be nonzero";
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  if (!getMin() && !getMax())
+    return emitOpError() << "needs a min or a max attribute (or both)";
   return success();
 }
 
@@ -516,6 +559,48 @@ LogicalResult MseLossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                          " and " + shapeStr(t.getShape()));
   types.push_back(RankedTensorType::get({}, p.getElementType()));
   return success();
+}
+
+// The regression losses: equal shapes and element types; a scalar unless
+// reduction = "none".
+static LogicalResult inferRegressionLoss(StringRef op, Loc loc, Value input,
+                                         Value target, StringRef reduction,
+                                         Types &types) {
+  if (failed(sameElementType(loc, input, target, op)))
+    return failure();
+  auto p = tensorOf(input), t = tensorOf(target);
+  if (p.getShape() != t.getShape())
+    return fail(loc, op + " shapes differ: " + shapeStr(p.getShape()) +
+                         " and " + shapeStr(t.getShape()));
+  if (reduction != "mean" && reduction != "sum" && reduction != "none")
+    return fail(loc, op + " reduction must be \"mean\", \"sum\" or " +
+                         "\"none\", got \"" + reduction + "\"");
+  types.push_back(reduction == "none"
+                      ? p
+                      : RankedTensorType::get({}, p.getElementType()));
+  return success();
+}
+
+LogicalResult L1LossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                         Types &types) {
+  return inferRegressionLoss("l1_loss", loc, a.getInput(), a.getTarget(),
+                             a.getReduction(), types);
+}
+
+LogicalResult SmoothL1LossOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                               Adaptor a, Types &types) {
+  if (!(a.getBeta().convertToDouble() >= 0.0))
+    return fail(loc, "smooth_l1_loss beta must be >= 0");
+  return inferRegressionLoss("smooth_l1_loss", loc, a.getInput(),
+                             a.getTarget(), a.getReduction(), types);
+}
+
+LogicalResult HuberLossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
+                                            Types &types) {
+  if (!(a.getDelta().convertToDouble() > 0.0))
+    return fail(loc, "huber_loss delta must be > 0");
+  return inferRegressionLoss("huber_loss", loc, a.getInput(), a.getTarget(),
+                             a.getReduction(), types);
 }
 
 LogicalResult

@@ -23,7 +23,13 @@ bool ampc::kernel::isFusableElementwise(Operation *op) {
       "graph.neg",   "graph.relu",          "graph.tanh",          "graph.sigmoid",
       "graph.exp",   "graph.log",           "graph.sqrt",          "graph.rsqrt",
       "graph.gelu",  "graph.pow",           "graph.cast",          "graph.relu_backward",
-      "graph.gelu_backward", "graph.broadcast_to"};
+      "graph.gelu_backward", "graph.broadcast_to",
+      "graph.maximum", "graph.minimum", "graph.silu", "graph.abs", "graph.erf",
+      "graph.sin", "graph.cos", "graph.reciprocal", "graph.leaky_relu",
+      "graph.softplus", "graph.clamp", "graph.silu_backward",
+      "graph.leaky_relu_backward", "graph.softplus_backward",
+      "graph.clamp_backward", "graph.maximum_backward", "graph.where",
+      "graph.masked_fill"};
   return llvm::is_contained(names, op->getName().getStringRef());
 }
 

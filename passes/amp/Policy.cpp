@@ -18,10 +18,15 @@ struct DefaultEntry {
   StringLiteral group;
 };
 
-// PyTorch's CUDA autocast lists (torch/csrc/autocast_mode.cpp), restricted
-// to the graph dialect. sqrt, neg, gelu, sigmoid, tanh and reduce_max are on
-// no PyTorch list, so they run in their input's type (follow); exp, log, pow
-// and rsqrt are on PyTorch's fp32 list.
+// PyTorch's CUDA autocast lists (aten/src/ATen/autocast_mode.h:
+// AT_FORALL_LOWER_PRECISION_FP, AT_FORALL_FP32, AT_FORALL_FP32_SET_OPT_DTYPE,
+// AT_FORALL_PROMOTE), restricted to the graph dialect. Ops on no PyTorch list
+// run in their input's type (follow): sqrt, neg, gelu, silu, leaky_relu,
+// sigmoid, tanh, abs, clamp, masked_fill, erf, sin, cos, reduce_max and
+// reduce_mean (mean has no autocast entry, unlike sum). Binary ops and where
+// have no entry either; PyTorch's type promotion runs them in the widest
+// input type (promote). exp, log, pow, rsqrt, reciprocal and softplus are on
+// PyTorch's fp32 list.
 constexpr DefaultEntry kDefaults[] = {
     {"matmul", Category::Lower, "gemm"},
     {"batch_matmul", Category::Lower, "gemm"},
@@ -36,19 +41,34 @@ constexpr DefaultEntry kDefaults[] = {
     {"log", Category::FP32, "pointwise math"},
     {"pow", Category::FP32, "pointwise math"},
     {"rsqrt", Category::FP32, "pointwise math"},
+    {"reciprocal", Category::FP32, "pointwise math"},
+    {"softplus", Category::FP32, "pointwise math"},
     {"cross_entropy", Category::FP32, "loss"},
     {"mse_loss", Category::FP32, "loss"},
+    {"l1_loss", Category::FP32, "loss"},
+    {"smooth_l1_loss", Category::FP32, "loss"},
+    {"huber_loss", Category::FP32, "loss"},
     {"reduce_sum", Category::FP32, "reduction"},
-    {"reduce_mean", Category::FP32, "reduction"},
     {"add", Category::Promote, "binary"},
     {"sub", Category::Promote, "binary"},
     {"mul", Category::Promote, "binary"},
     {"div", Category::Promote, "binary"},
+    {"maximum", Category::Promote, "binary"},
+    {"minimum", Category::Promote, "binary"},
+    {"where", Category::Promote, "binary"},
     {"concat", Category::Promote, "concat"},
     {"relu", Category::Follow, "activation"},
     {"gelu", Category::Follow, "activation"},
     {"tanh", Category::Follow, "activation"},
     {"sigmoid", Category::Follow, "activation"},
+    {"silu", Category::Follow, "activation"},
+    {"leaky_relu", Category::Follow, "activation"},
+    {"abs", Category::Follow, "pointwise"},
+    {"clamp", Category::Follow, "pointwise"},
+    {"masked_fill", Category::Follow, "pointwise"},
+    {"erf", Category::Follow, "pointwise"},
+    {"sin", Category::Follow, "pointwise"},
+    {"cos", Category::Follow, "pointwise"},
     {"neg", Category::Follow, "pointwise"},
     {"sqrt", Category::Follow, "pointwise"},
     {"dropout", Category::Follow, "pointwise"},
@@ -59,6 +79,7 @@ constexpr DefaultEntry kDefaults[] = {
     {"avg_pool2d", Category::Follow, "pooling"},
     {"embedding", Category::Follow, "indexing"},
     {"reduce_max", Category::Follow, "reduction"},
+    {"reduce_mean", Category::Follow, "reduction"},
 };
 
 // A whitespace-separated word of a line and its 1-based column.

@@ -55,11 +55,14 @@ bool unscaleAndCheck(std::span<const GradBuffer> grads, float invScale) {
 }
 
 UnscaleResult unscaleCheckAndNorm(std::span<const GradBuffer> grads,
-                                  float invScale) {
+                                  float invScale, std::span<uint8_t> nonFinite) {
+  if (!nonFinite.empty() && nonFinite.size() != grads.size())
+    throw std::invalid_argument("unscaleCheckAndNorm: one flag per buffer");
   // One pass per tensor: unscale, check and square the unscaled value.
   UnscaleResult r{false, 0.0f};
   float total = 0.0f;
-  for (const GradBuffer &g : grads) {
+  for (size_t k = 0; k < grads.size(); ++k) {
+    const GradBuffer &g = grads[k];
     bool found = false;
     float ss = pairwiseSum(0, g.size, [&](int64_t lo, int64_t hi) {
       float s = 0.0f;
@@ -73,6 +76,8 @@ UnscaleResult unscaleCheckAndNorm(std::span<const GradBuffer> grads,
       return s;
     });
     r.foundInf |= found;
+    if (!nonFinite.empty())
+      nonFinite[k] = found ? 1 : 0;
     float norm = std::sqrt(ss);
     total += norm * norm;
   }
@@ -148,8 +153,13 @@ rt::StepStats Epilogue::run(HostState &state, const rt::Hyper &hyper,
       gradDivisor == 1.0f
           ? num::invScale(scale)
           : float(1.0 / (double(scale) * double(gradDivisor)));
-  const UnscaleResult unscaled = unscaleCheckAndNorm(grads_, invScale);
+  state.nonFinite.resize(tensors_.size());
+  state.nonFiniteSteps.resize(tensors_.size());
+  const UnscaleResult unscaled =
+      unscaleCheckAndNorm(grads_, invScale, state.nonFinite);
   const bool foundInf = unscaled.foundInf;
+  for (size_t k = 0; k < tensors_.size(); ++k)
+    state.nonFiniteSteps[k] += state.nonFinite[k];
   stats.gradNorm = unscaled.norm;
   stats.skipped = foundInf ? 1 : 0;
 

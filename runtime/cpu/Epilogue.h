@@ -49,9 +49,12 @@ struct UnscaleResult {
 
 // torch._amp_foreach_non_finite_check_and_unscale_ (each element is checked,
 // then multiplied by invScale unless invScale == 1), fused with the global
-// norm of the results. The norm is meaningless when foundInf.
+// norm of the results. The norm is meaningless when foundInf. When given,
+// |nonFinite|[k] (one per buffer) is set to whether buffer k held an inf or
+// NaN: the per-tensor flags found_inf is the OR of (overflow attribution).
 UnscaleResult unscaleCheckAndNorm(std::span<const GradBuffer> grads,
-                                  float invScale);
+                                  float invScale,
+                                  std::span<uint8_t> nonFinite = {});
 
 // The same without the norm.
 bool unscaleAndCheck(std::span<const GradBuffer> grads, float invScale);
@@ -102,6 +105,12 @@ struct HostState {
   rt::ScalerState scaler;    // scale, growthTracker, hysteresisLeft, skipped
   int64_t step = 0;          // optimizer steps taken (not skipped ones)
   float lossAccumulator = 0; // forward adds each micro-batch's loss here
+  // Overflow attribution, one entry per tensor (sized by the first run()):
+  // whether its gradient held inf/NaN in the last step run() took (a
+  // refused step keeps the halting step's, like the stats), and in how many
+  // steps since the state was made it did (each such step was skipped).
+  std::vector<uint8_t> nonFinite;
+  std::vector<int64_t> nonFiniteSteps;
 };
 
 // One parameter: FP32 gradient, FP32 master, moments (exp_avg or the

@@ -44,6 +44,10 @@ public:
   rt::StepStats step(const rt::Hyper &hyper, float gradDivisor) override {
     return epilogue_.run(state_, hyper, gradDivisor);
   }
+  std::vector<uint8_t> nonFiniteGrads() override { return state_.nonFinite; }
+  std::vector<int64_t> nonFiniteCounts() override {
+    return state_.nonFiniteSteps;
+  }
   void evaluate(const void *const *inputs, void *const *outputs) override {
     runEvaluate(inputs, outputs);
   }

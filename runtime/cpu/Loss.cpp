@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
+#include "runtime/numerics/Elementwise.h"
 
 #include <cmath>
 #include <vector>
@@ -123,6 +124,55 @@ void mseLossKernel(std::span<const TensorRef> in,
   }
   float loss = sum / float(n);
   narrow(&loss, y);
+}
+
+namespace {
+
+// l1 / smooth_l1 / huber: per-element losses in float, summed in order (the
+// sum divided by N for "mean"; reduction "none" writes each).
+void regressionLoss(std::string_view op, num::RegressionLoss kind, float p,
+                    std::span<const TensorRef> in,
+                    std::span<const TensorRef> out, const Attrs &attrs) {
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &y = required(op, out, 0);
+  std::string reduction = attrs.getString("reduction", "mean");
+  if (reduction != "mean" && reduction != "sum" && reduction != "none")
+    fail(op, "reduction must be mean, sum or none");
+  int64_t n = a.numel();
+  if (b.numel() != n || y.numel() != (reduction == "none" ? n : 1))
+    fail(op, "operands must have equal sizes; the result is a scalar unless "
+             "reduction is none");
+  FloatIn fa(a), fb(b);
+  FloatOut r(y);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    float l = num::regressionLoss(kind, fa[i] - fb[i], p);
+    if (reduction == "none")
+      r[i] = l;
+    else
+      sum += l;
+  }
+  if (reduction != "none")
+    r[0] = reduction == "mean" ? sum / float(n) : sum;
+  r.commit();
+}
+
+} // namespace
+
+void l1LossKernel(std::span<const TensorRef> in,
+                  std::span<const TensorRef> out, const Attrs &attrs) {
+  regressionLoss("graph.l1_loss", num::RegressionLoss::L1, 0.0f, in, out,
+                 attrs);
+}
+void smoothL1LossKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &attrs) {
+  regressionLoss("graph.smooth_l1_loss", num::RegressionLoss::SmoothL1,
+                 float(attrs.getFloat("beta", 1.0)), in, out, attrs);
+}
+void huberLossKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs) {
+  regressionLoss("graph.huber_loss", num::RegressionLoss::Huber,
+                 float(attrs.getFloat("delta", 1.0)), in, out, attrs);
 }
 
 } // namespace ampc::cpu

@@ -78,7 +78,7 @@ DeviceModel::~DeviceModel() {
   cudaFree(arena_);
   cudaFree(state_);
   cudaFree(dropStep_);
-  cudaFreeHost(pinnedStats_);
+  cudaFreeHost(pinnedReport_);
   for (size_t i = 0; i < din_.size(); ++i) {
     cudaFree(din_[i]);
     cudaFreeHost(hin_[0][i]);
@@ -132,7 +132,6 @@ void DeviceModel::setup() {
   check(cudaMalloc(&state_, sizeof(DeviceState)), "cudaMalloc(state)");
   if (dropout_)
     check(cudaMalloc(&dropStep_, sizeof(int64_t)), "cudaMalloc(dropout step)");
-  check(cudaMallocHost(&pinnedStats_, sizeof(rt::StepStats)), "cudaMallocHost");
   din_.assign(inputBytes_.size(), nullptr);
   for (std::vector<void *> &h : hin_)
     h.assign(inputBytes_.size(), nullptr);
@@ -157,6 +156,9 @@ void DeviceModel::setup() {
     ts.push_back(
         {g_[p], w_[p], m_[p], v_[p], nullptr, numel(spec_.params[p].shape)});
   epilogue_ = std::make_unique<Epilogue>(std::move(ts), ec);
+  // The step's statistics and non-finite flags (Epilogue::report()).
+  check(cudaMallocHost(&pinnedReport_, epilogue_->reportBytes()),
+        "cudaMallocHost");
   // The constant and epilogue-table uploads are pageable copies on the
   // legacy stream: they may return before the DMA lands, and stream_ does
   // not wait for it.
@@ -182,6 +184,8 @@ void DeviceModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
   s.scaler.hysteresisLeft = hyper.hysteresis;
   s.hyper = hyper;
   check(cudaMemcpy(state_, &s, sizeof(s), cudaMemcpyHostToDevice), "state");
+  epilogue_->clearAttribution();
+  lastFlags_.clear();
   iteration_ = 0;
   dropStepNext_ = -1;
   tensorsOut_ = stateOut_ = false;
@@ -256,14 +260,17 @@ rt::StepStats DeviceModel::step(const rt::Hyper &h, float gradDivisor) {
   setStepInputs(state_, h, gradDivisor, stream_);
   replay(stepExec_, stepRuns_, [&] {
     epilogue_->run(state_, stream_);
-    check(cudaMemcpyAsync(pinnedStats_, &state_->stats, sizeof(rt::StepStats),
-                          cudaMemcpyDeviceToHost, stream_),
+    // The statistics and the per-tensor non-finite flags, in one copy.
+    check(cudaMemcpyAsync(pinnedReport_, epilogue_->report(),
+                          epilogue_->reportBytes(), cudaMemcpyDeviceToHost,
+                          stream_),
           "stats");
   });
   check(cudaEventRecord(stepDone_, stream_), "record");
   if (statsWanted_) { // log steps only: the one wait of a step
     check(cudaEventSynchronize(stepDone_), "stats");
-    lastStats_ = *pinnedStats_;
+    lastStats_ = reportStats(pinnedReport_);
+    lastFlags_ = reportFlags(pinnedReport_, int(spec_.params.size()));
   }
   return lastStats_;
 }
@@ -297,6 +304,11 @@ std::vector<rt::StateTensor> DeviceModel::stateTensors() {
                     hostM_.data() + offset_[p], v);
   }
   return s;
+}
+
+std::vector<int64_t> DeviceModel::nonFiniteCounts() {
+  setup();
+  return epilogue_->nonFiniteCounts(stream_);
 }
 
 rt::ScalerState &DeviceModel::scaler() {

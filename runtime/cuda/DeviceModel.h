@@ -72,6 +72,9 @@ public:
   void copyToHost(void *dst, const void *src, size_t bytes) override;
   rt::StepStats step(const rt::Hyper &hyper, float gradDivisor) override;
   void setStatsWanted(bool wanted) override { statsWanted_ = wanted; }
+  // Overflow attribution: the flags come with the stats (one copy).
+  std::vector<uint8_t> nonFiniteGrads() override { return lastFlags_; }
+  std::vector<int64_t> nonFiniteCounts() override;
   void evaluate(const void *const *inputs, void *const *outputs) override;
   std::vector<rt::StateTensor> stateTensors() override;
   rt::ScalerState &scaler() override;
@@ -149,8 +152,9 @@ private:
   std::vector<float> hostW_, hostM_, hostV_;
   DeviceState *state_ = nullptr;
   DeviceState hostState_;
-  rt::StepStats *pinnedStats_ = nullptr;
+  unsigned char *pinnedReport_ = nullptr; // Epilogue::report(), copied
   rt::StepStats lastStats_;
+  std::vector<uint8_t> lastFlags_; // non-finite gradients of lastStats_' step
   std::byte *arena_ = nullptr;
   std::vector<void *> din_, hin_[2];
   int slot_ = 0;

@@ -19,7 +19,9 @@ namespace {
 enum class Fn : int {
   Add, Sub, Mul, Div, Neg, Relu, Tanh, Sigmoid, Exp, Log, Sqrt, Rsqrt, Gelu,
   GeluTanh, Pow, Copy, ReluBackward, GeluBackward, GeluTanhBackward,
-  Dropout
+  Dropout, Maximum, Minimum, Silu, Abs, Erf, Sin, Cos, Reciprocal, LeakyRelu,
+  Softplus, Clamp, SiluBackward, LeakyReluBackward, SoftplusBackward,
+  ClampBackward, MaximumBackward, Where, MaskedFill
 };
 
 // Operand strides over the result's dimensions (0 where it broadcasts).
@@ -27,12 +29,16 @@ struct Map {
   Fn fn;
   int rank;
   int64_t dims[kMaxRank];
-  int64_t sa[kMaxRank], sb[kMaxRank];
+  int64_t sa[kMaxRank], sb[kMaxRank], sc[kMaxRank];
   const void *a, *b;
   int ta, tb;
+  const void *c; // a third operand: maximum_backward's g, where's y
+  int tc;
   void *y;
   int ty;
-  float param;       // pow's exponent, dropout's scale
+  float param;       // pow's exponent, dropout's scale, leaky_relu's slope,
+                     // softplus's beta, clamp's lower bound
+  float param2;      // softplus's threshold, clamp's upper bound
   double p;          // dropout probability
   uint64_t streamKey; // dropout
   uint64_t maskBase;  // dropout: shard * numel (the global-batch index of i)
@@ -42,7 +48,7 @@ struct Map {
   uint64_t seed, key;
 };
 
-__device__ float apply(const Map &m, float x, float g, int64_t i,
+__device__ float apply(const Map &m, float x, float g, float h, int64_t i,
                        uint64_t streamKey) {
   switch (m.fn) {
   case Fn::Add: return x + g;
@@ -64,6 +70,26 @@ __device__ float apply(const Map &m, float x, float g, int64_t i,
   case Fn::ReluBackward: return num::reluGrad(x, g);
   case Fn::GeluBackward: return num::geluErfGrad(x, g);
   case Fn::GeluTanhBackward: return num::geluTanhGrad(x, g);
+  case Fn::Maximum: return num::maximum(x, g);
+  case Fn::Minimum: return num::minimum(x, g);
+  case Fn::Silu: return num::silu(x);
+  case Fn::Abs: return fabsf(x);
+  case Fn::Erf: return erff(x);
+  case Fn::Sin: return sinf(x);
+  case Fn::Cos: return cosf(x);
+  case Fn::Reciprocal: return 1.0f / x;
+  case Fn::LeakyRelu: return num::leakyRelu(x, m.param);
+  case Fn::Softplus: return num::softplus(x, m.param, m.param2);
+  case Fn::Clamp: return num::clamp(x, m.param, m.param2);
+  case Fn::SiluBackward: return num::siluGrad(x, g);
+  case Fn::LeakyReluBackward: return num::leakyReluGrad(x, g, m.param);
+  case Fn::SoftplusBackward:
+    return num::softplusGrad(x, g, m.param, m.param2);
+  case Fn::ClampBackward: return num::clampGrad(x, g, m.param, m.param2);
+  case Fn::MaximumBackward: return num::maximumGrad(x, g, h);
+  // x is the (integer) condition or mask, read as a float: nonzero is true.
+  case Fn::Where: return x != 0.0f ? g : h;
+  case Fn::MaskedFill: return x != 0.0f ? m.param : g;
   case Fn::Dropout:
     if (m.p <= 0.0)
       return x;
@@ -78,22 +104,24 @@ __global__ void mapKernel(Map m, int64_t n) {
   uint64_t streamKey = m.stepAt ? num::dropoutStreamKey(m.seed, uint64_t(*m.stepAt), m.key)
                                 : m.streamKey;
   AMPC_GRID_STRIDE(i, n) {
-    int64_t ia = 0, ib = 0, rem = i;
+    int64_t ia = 0, ib = 0, ic = 0, rem = i;
     for (int d = m.rank - 1; d >= 0; --d) {
       int64_t c = rem % m.dims[d];
       rem /= m.dims[d];
       ia += c * m.sa[d];
       ib += c * m.sb[d];
+      ic += c * m.sc[d];
     }
     float x = ld(m.a, m.ta, ia);
     float g = m.b ? ld(m.b, m.tb, ib) : 0.0f;
-    st(m.y, m.ty, i, apply(m, x, g, i, streamKey));
+    float h = m.c ? ld(m.c, m.tc, ic) : 0.0f;
+    st(m.y, m.ty, i, apply(m, x, g, h, i, streamKey));
   }
 }
 
 void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
                std::span<const TensorRef> out, cudaStream_t stream,
-               float param = 0.0f) {
+               float param = 0.0f, float param2 = 0.0f) {
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *g = in.size() > 1 ? &required(op, in, 1) : nullptr;
   Map m{};
@@ -109,6 +137,12 @@ void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
   m.b = g ? g->data : nullptr, m.tb = g ? int(g->dtype) : 0;
   m.y = y.data, m.ty = int(y.dtype);
   m.param = param;
+  m.param2 = param2;
+  if (in.size() > 2) {
+    const TensorRef &h = required(op, in, 2);
+    broadcastStrides(op, h.numel() == y.numel() ? y : h, y, m.sc);
+    m.c = h.data, m.tc = int(h.dtype);
+  }
   int64_t n = y.numel();
   if (n == 0)
     return;
@@ -137,7 +171,82 @@ AMPC_MAP(sqrtKernel, "graph.sqrt", Fn::Sqrt)
 AMPC_MAP(rsqrtKernel, "graph.rsqrt", Fn::Rsqrt)
 AMPC_MAP(castKernel, "graph.cast", Fn::Copy)
 AMPC_MAP(reluBackwardKernel, "graph.relu_backward", Fn::ReluBackward)
+AMPC_MAP(maximumKernel, "graph.maximum", Fn::Maximum)
+AMPC_MAP(minimumKernel, "graph.minimum", Fn::Minimum)
+AMPC_MAP(siluKernel, "graph.silu", Fn::Silu)
+AMPC_MAP(absKernel, "graph.abs", Fn::Abs)
+AMPC_MAP(erfKernel, "graph.erf", Fn::Erf)
+AMPC_MAP(sinKernel, "graph.sin", Fn::Sin)
+AMPC_MAP(cosKernel, "graph.cos", Fn::Cos)
+AMPC_MAP(reciprocalKernel, "graph.reciprocal", Fn::Reciprocal)
+AMPC_MAP(siluBackwardKernel, "graph.silu_backward", Fn::SiluBackward)
+AMPC_MAP(maximumBackwardKernel, "graph.maximum_backward", Fn::MaximumBackward)
 #undef AMPC_MAP
+
+// where(c, x, y): the map's operands a = c, b = x, c = y, all broadcast.
+void whereKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                 const Attrs &, cudaStream_t stream) {
+  launchMap("graph.where", Fn::Where, in, out, stream);
+}
+
+// masked_fill(x, mask): the map reads a = mask, b = x.
+void maskedFillKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs,
+                      cudaStream_t stream) {
+  constexpr std::string_view op = "graph.masked_fill";
+  const TensorRef swapped[2] = {required(op, in, 1), required(op, in, 0)};
+  launchMap(op, Fn::MaskedFill, swapped, out, stream,
+            float(attrs.getFloat("value")));
+}
+
+// Attribute defaults as in dialects/Graph/GraphOps.td.
+static float negativeSlope(const Attrs &attrs) {
+  return float(attrs.getFloat("negative_slope", 0.01));
+}
+static float lowerBound(const Attrs &attrs) {
+  return attrs.has("min") ? float(attrs.getFloat("min")) : -INFINITY;
+}
+static float upperBound(const Attrs &attrs) {
+  return attrs.has("max") ? float(attrs.getFloat("max")) : INFINITY;
+}
+
+void leakyReluKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs,
+                     cudaStream_t stream) {
+  launchMap("graph.leaky_relu", Fn::LeakyRelu, in.first(1), out, stream,
+            negativeSlope(attrs));
+}
+void leakyReluBackwardKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs, cudaStream_t stream) {
+  launchMap("graph.leaky_relu_backward", Fn::LeakyReluBackward, in, out,
+            stream, negativeSlope(attrs));
+}
+void softplusKernel(std::span<const TensorRef> in,
+                    std::span<const TensorRef> out, const Attrs &attrs,
+                    cudaStream_t stream) {
+  launchMap("graph.softplus", Fn::Softplus, in.first(1), out, stream,
+            float(attrs.getFloat("beta", 1.0)),
+            float(attrs.getFloat("threshold", 20.0)));
+}
+void softplusBackwardKernel(std::span<const TensorRef> in,
+                            std::span<const TensorRef> out,
+                            const Attrs &attrs, cudaStream_t stream) {
+  launchMap("graph.softplus_backward", Fn::SoftplusBackward, in, out, stream,
+            float(attrs.getFloat("beta", 1.0)),
+            float(attrs.getFloat("threshold", 20.0)));
+}
+void clampKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                 const Attrs &attrs, cudaStream_t stream) {
+  launchMap("graph.clamp", Fn::Clamp, in.first(1), out, stream,
+            lowerBound(attrs), upperBound(attrs));
+}
+void clampBackwardKernel(std::span<const TensorRef> in,
+                         std::span<const TensorRef> out, const Attrs &attrs,
+                         cudaStream_t stream) {
+  launchMap("graph.clamp_backward", Fn::ClampBackward, in, out, stream,
+            lowerBound(attrs), upperBound(attrs));
+}
 
 void geluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                 const Attrs &attrs, cudaStream_t stream) {

@@ -4,7 +4,10 @@
 #include "runtime/numerics/Optimizer.h"
 #include "runtime/numerics/Scaler.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 namespace ampc::cuda {
 
@@ -27,6 +30,9 @@ struct Table {
   int numTensors, numChunks;
   float *partials;    // [numChunks]
   float *tensorNorms; // [numTensors]
+  int32_t *flags;     // [numTensors] non-finite, cleared by the finaliser
+  int64_t *counts;    // [numTensors] steps non-finite
+  unsigned char *report; // Epilogue::report()
 };
 
 __device__ __forceinline__ float unscaled(const void *g, int dt, int64_t i,
@@ -57,8 +63,10 @@ __global__ void __launch_bounds__(kThreads)
   bool anyBad = blockSum(bad ? 1.0f : 0.0f) > 0.0f;
   if (threadIdx.x == 0) {
     t.partials[blockIdx.x] = sum;
-    if (anyBad)
+    if (anyBad) {
       atomicOr(reinterpret_cast<int *>(&s->skip), 1); // skip: found_inf
+      atomicOr(reinterpret_cast<int *>(&t.flags[c.tensor]), 1);
+    }
     __threadfence();
     unsigned done = atomicAdd(&s->blocksDone, 1u);
     last = done == unsigned(t.numChunks) - 1;
@@ -68,11 +76,20 @@ __global__ void __launch_bounds__(kThreads)
     return;
   // The last block: finalise in a fixed order.
   __threadfence();
+  // Read before thread 0 below may set it.
+  const bool refused = s->scaler.halted != 0;
   for (int k = threadIdx.x; k < t.numTensors; k += blockDim.x) {
     float ss = 0.0f;
     for (int j = t.tensorFirst[k]; j < t.tensorFirst[k + 1]; ++j)
       ss += t.partials[j];
     t.tensorNorms[k] = sqrtf(ss);
+    // Overflow attribution; a refused step keeps the halting step's report.
+    volatile int32_t *flag = &t.flags[k];
+    if (!refused) {
+      t.report[Epilogue::kReportFlags + k] = *flag != 0;
+      t.counts[k] += *flag != 0;
+    }
+    *flag = 0;
   }
   __syncthreads();
   if (threadIdx.x != 0)
@@ -119,6 +136,7 @@ __global__ void __launch_bounds__(kThreads)
                   rt::lossScaleParams(h));
   st.halted = s->scaler.halted;
   s->stats = st;
+  *reinterpret_cast<rt::StepStats *>(t.report) = st;
   s->blocksDone = 0; // ready for the next step
 }
 
@@ -216,11 +234,56 @@ Epilogue::Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config)
         "epilogue firsts");
   check(cudaMalloc(&partials_, sizeof(float) * size_t(numChunks_ + numTensors_ + 1)),
         "cudaMalloc(epilogue partials)");
+  const size_t nt = size_t(std::max(numTensors_, 1));
+  check(cudaMalloc(&flags_, sizeof(int32_t) * nt), "cudaMalloc(epilogue flags)");
+  check(cudaMalloc(&counts_, sizeof(int64_t) * nt), "cudaMalloc(epilogue counts)");
+  check(cudaMalloc(&report_, reportBytes()), "cudaMalloc(epilogue report)");
+  check(cudaMemset(flags_, 0, sizeof(int32_t) * nt), "epilogue flags");
+  check(cudaMemset(counts_, 0, sizeof(int64_t) * nt), "epilogue counts");
+  std::vector<unsigned char> report(reportBytes(), 0);
+  const rt::StepStats none;
+  std::memcpy(report.data(), &none, sizeof none);
+  check(cudaMemcpy(report_, report.data(), report.size(),
+                   cudaMemcpyHostToDevice),
+        "epilogue report");
 }
 
 Epilogue::~Epilogue() {
   cudaFree(table_);
   cudaFree(partials_);
+  cudaFree(flags_);
+  cudaFree(counts_);
+  cudaFree(report_);
+}
+
+std::vector<int64_t> Epilogue::nonFiniteCounts(cudaStream_t stream) const {
+  std::vector<int64_t> counts(size_t(numTensors_), 0);
+  if (numTensors_ == 0)
+    return counts;
+  check(cudaStreamSynchronize(stream), "sync");
+  check(cudaMemcpy(counts.data(), counts_, sizeof(int64_t) * counts.size(),
+                   cudaMemcpyDeviceToHost),
+        "epilogue counts");
+  return counts;
+}
+
+void Epilogue::clearAttribution() {
+  const size_t nt = size_t(std::max(numTensors_, 1));
+  check(cudaMemset(flags_, 0, sizeof(int32_t) * nt), "epilogue flags");
+  check(cudaMemset(counts_, 0, sizeof(int64_t) * nt), "epilogue counts");
+  check(cudaDeviceSynchronize(), "epilogue clear");
+}
+
+rt::StepStats reportStats(const void *hostReport) {
+  rt::StepStats st;
+  std::memcpy(&st, hostReport, sizeof st);
+  return st;
+}
+
+std::vector<uint8_t> reportFlags(const void *hostReport, int numTensors) {
+  const auto *p =
+      static_cast<const unsigned char *>(hostReport) + Epilogue::kReportFlags;
+  return std::vector<uint8_t>(p, p + numTensors);
 }
 
 void Epilogue::run(DeviceState *state, cudaStream_t stream) const {
@@ -234,7 +297,10 @@ void Epilogue::run(DeviceState *state, cudaStream_t stream) const {
           numTensors_,
           numChunks_,
           partials_,
-          partials_ + numChunks_};
+          partials_ + numChunks_,
+          flags_,
+          counts_,
+          report_};
   pass1<<<numChunks_, kThreads, 0, stream>>>(t, config_, state);
   pass2<<<numChunks_, kThreads, 0, stream>>>(t, config_, state);
   checkLaunch("fused epilogue");

@@ -25,6 +25,13 @@
 //   read, param 4 + exp_avg 4 + exp_avg_sq 4 + half copy 2 written = 30 B.
 //   (FP32 gradients: 36 B; without the half copy: 2 B less.)
 //
+// Overflow attribution: pass 1 also ORs each chunk's non-finite flag into
+// its tensor's flag; the finaliser copies the flags into the step report
+// (the statistics followed by one byte per tensor, which the host copies to
+// pinned memory in the one copy it already makes for the statistics, and
+// reads only at log steps) and counts, per tensor, the steps it was
+// non-finite in (read at the end of a run). Then it clears the flags.
+//
 // Determinism: chunk partial sums are block sums in a fixed order and are
 // combined in chunk order, so the norm is the same run to run (it is not
 // bit-equal to the CPU target's pairwise order).
@@ -86,6 +93,19 @@ public:
   // Enqueues the two kernels on |stream|.
   void run(DeviceState *state, cudaStream_t stream) const;
 
+  // The step report in device memory: a copy of the last step's
+  // DeviceState::stats (kept, like them, while a halted epilogue refuses
+  // steps) at offset 0, then one byte per tensor at kReportFlags, 1 when
+  // that tensor's gradient held inf or NaN.
+  const void *report() const { return report_; }
+  size_t reportBytes() const { return kReportFlags + size_t(numTensors_); }
+  static constexpr size_t kReportFlags = (sizeof(rt::StepStats) + 7) & ~size_t(7);
+  // Per tensor: the steps since construction its gradient held inf or NaN
+  // in. Waits for |stream|.
+  std::vector<int64_t> nonFiniteCounts(cudaStream_t stream) const;
+  // Zeroes the flags and counts (synchronous; a new run).
+  void clearAttribution();
+
   int64_t numParams() const { return numel_; }
   int numChunks() const { return numChunks_; }
 
@@ -95,7 +115,14 @@ private:
   int64_t numel_ = 0;
   void *table_ = nullptr;   // device: tensors, chunks
   float *partials_ = nullptr; // device: per-chunk sums, per-tensor norms
+  int32_t *flags_ = nullptr;   // device: per-tensor non-finite flags
+  int64_t *counts_ = nullptr;  // device: per-tensor non-finite steps
+  unsigned char *report_ = nullptr; // device: see report()
 };
+
+// The stats and non-finite flags of a step report copied to the host.
+rt::StepStats reportStats(const void *hostReport);
+std::vector<uint8_t> reportFlags(const void *hostReport, int numTensors);
 
 // Enqueues a tiny kernel that stores the step's hyperparameters and the
 // gradient divisor into |state| (kernel arguments, so the host values may

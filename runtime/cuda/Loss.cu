@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
+#include "runtime/numerics/Elementwise.h"
 
 #include <algorithm>
 
@@ -137,6 +138,61 @@ __global__ void meanOfPartials(const float *partial, int count, int64_t n,
     st(y, ty, 0, s / float(n));
 }
 
+// Regression-loss partial sums per block (l1 / smooth_l1 / huber).
+__global__ void regressionPartials(num::RegressionLoss kind, float p,
+                                   const void *a, int ta, const void *b,
+                                   int tb, int64_t n, float *partial) {
+  float s = 0.0f;
+  AMPC_GRID_STRIDE(i, n) {
+    s += num::regressionLoss(kind, ld(a, ta, i) - ld(b, tb, i), p);
+  }
+  s = blockSum(s);
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = s;
+}
+
+// reduction = "none": one loss per element.
+__global__ void regressionElements(num::RegressionLoss kind, float p,
+                                   const void *a, int ta, const void *b,
+                                   int tb, int64_t n, void *y, int ty) {
+  AMPC_GRID_STRIDE(i, n) {
+    st(y, ty, i, num::regressionLoss(kind, ld(a, ta, i) - ld(b, tb, i), p));
+  }
+}
+
+void regressionLoss(std::string_view op, num::RegressionLoss kind, float p,
+                    std::span<const TensorRef> in,
+                    std::span<const TensorRef> out, const Attrs &attrs,
+                    cudaStream_t stream) {
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &y = required(op, out, 0);
+  std::string reduction = attrs.getString("reduction", "mean");
+  if (reduction != "mean" && reduction != "sum" && reduction != "none")
+    fail(op, "reduction must be mean, sum or none");
+  int64_t n = a.numel();
+  if (b.numel() != n || y.numel() != (reduction == "none" ? n : 1))
+    fail(op, "operands must have equal sizes; the result is a scalar unless "
+             "reduction is none");
+  if (reduction == "none") {
+    if (n > 0)
+      regressionElements<<<gridFor(n), kThreads, 0, stream>>>(
+          kind, p, a.data, int(a.dtype), b.data, int(b.dtype), n, y.data,
+          int(y.dtype));
+    checkLaunch(op.data());
+    return;
+  }
+  int blocks = std::max(1, std::min(gridFor(n), 1024));
+  auto *partial = static_cast<float *>(
+      scratch(size_t(blocks) * sizeof(float), op, stream));
+  regressionPartials<<<blocks, kThreads, 0, stream>>>(
+      kind, p, a.data, int(a.dtype), b.data, int(b.dtype), n, partial);
+  // meanOfPartials divides by its count: n for the mean, 1 for the sum.
+  meanOfPartials<<<1, 1024, 0, stream>>>(partial, blocks,
+                                         reduction == "mean" ? n : 1, y.data,
+                                         int(y.dtype));
+  checkLaunch(op.data());
+}
+
 } // namespace
 
 void crossEntropyKernel(std::span<const TensorRef> in,
@@ -190,6 +246,25 @@ void mseLossKernel(std::span<const TensorRef> in,
   meanOfPartials<<<1, 1024, 0, stream>>>(partial, blocks, n, y.data,
                                          int(y.dtype));
   checkLaunch(op.data());
+}
+
+void l1LossKernel(std::span<const TensorRef> in,
+                  std::span<const TensorRef> out, const Attrs &attrs,
+                  cudaStream_t stream) {
+  regressionLoss("graph.l1_loss", num::RegressionLoss::L1, 0.0f, in, out,
+                 attrs, stream);
+}
+void smoothL1LossKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &attrs,
+                        cudaStream_t stream) {
+  regressionLoss("graph.smooth_l1_loss", num::RegressionLoss::SmoothL1,
+                 float(attrs.getFloat("beta", 1.0)), in, out, attrs, stream);
+}
+void huberLossKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs,
+                     cudaStream_t stream) {
+  regressionLoss("graph.huber_loss", num::RegressionLoss::Huber,
+                 float(attrs.getFloat("delta", 1.0)), in, out, attrs, stream);
 }
 
 } // namespace ampc::cuda

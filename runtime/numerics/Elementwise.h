@@ -43,6 +43,14 @@ AMPC_HD inline float erf(float x) { return ::erff(x); }
 AMPC_HD inline double erf(double x) { return ::erf(x); }
 AMPC_HD inline float pow(float x, float e) { return ::powf(x, e); }
 AMPC_HD inline double pow(double x, double e) { return ::pow(x, e); }
+AMPC_HD inline float log1p(float x) { return ::log1pf(x); }
+AMPC_HD inline double log1p(double x) { return ::log1p(x); }
+AMPC_HD inline float fabs(float x) { return ::fabsf(x); }
+AMPC_HD inline double fabs(double x) { return ::fabs(x); }
+AMPC_HD inline float sin(float x) { return ::sinf(x); }
+AMPC_HD inline double sin(double x) { return ::sin(x); }
+AMPC_HD inline float cos(float x) { return ::cosf(x); }
+AMPC_HD inline double cos(double x) { return ::cos(x); }
 } // namespace math
 
 inline constexpr double kSqrtHalf = 0.70710678118654752440;    // 1/sqrt(2)
@@ -109,6 +117,93 @@ template <class T> AMPC_HD inline T geluTanhGrad(T x, T g) {
   T dright = left * (T(1) - t * t) * T(kSqrt2OverPi) *
              (T(1) + T(3) * T(kGeluKappa) * x2);
   return g * (dleft + dright);
+}
+
+// silu(x) = x * sigmoid(x), computed as x / (1 + exp(-x)) (PyTorch's
+// silu_kernel).
+template <class T> AMPC_HD inline T silu(T x) {
+  return x / (T(1) + math::exp(-x));
+}
+
+// g * silu'(x) (PyTorch's silu_backward_kernel).
+template <class T> AMPC_HD inline T siluGrad(T x, T g) {
+  T s = T(1) / (T(1) + math::exp(-x));
+  return g * s * (T(1) + x * (T(1) - s));
+}
+
+// leaky_relu: x where x > 0, else x * slope (NaN stays NaN).
+template <class T> AMPC_HD inline T leakyRelu(T x, T slope) {
+  return x > T(0) ? x : x * slope;
+}
+
+// g where x > 0, else g * slope (PyTorch's leaky_relu_backward).
+template <class T> AMPC_HD inline T leakyReluGrad(T x, T g, T slope) {
+  return x > T(0) ? g : g * slope;
+}
+
+// softplus(x) = log1p(exp(beta x)) / beta, and x itself where beta x >
+// threshold (PyTorch's softplus_kernel).
+template <class T> AMPC_HD inline T softplus(T x, T beta, T threshold) {
+  return x * beta > threshold ? x : math::log1p(math::exp(x * beta)) / beta;
+}
+
+// g * softplus'(x) (PyTorch's softplus_backward_kernel).
+template <class T>
+AMPC_HD inline T softplusGrad(T x, T g, T beta, T threshold) {
+  T z = math::exp(x * beta);
+  return x * beta > threshold ? g : g * z / (z + T(1));
+}
+
+// clamp(x, lo, hi) = min(max(x, lo), hi); NaN stays NaN. An absent bound is
+// -inf or +inf; lo > hi gives hi everywhere, as torch.clamp.
+template <class T> AMPC_HD inline T clamp(T x, T lo, T hi) {
+  if (x != x)
+    return x;
+  T y = x < lo ? lo : x;
+  return y > hi ? hi : y;
+}
+
+// g where lo <= x <= hi, else 0 (PyTorch's clamp_backward).
+template <class T> AMPC_HD inline T clampGrad(T x, T g, T lo, T hi) {
+  return x >= lo && x <= hi ? g : T(0);
+}
+
+// torch.maximum / torch.minimum: a NaN operand gives NaN.
+template <class T> AMPC_HD inline T maximum(T a, T b) {
+  if (a != a)
+    return a;
+  if (b != b)
+    return b;
+  return a > b ? a : b;
+}
+template <class T> AMPC_HD inline T minimum(T a, T b) {
+  if (a != a)
+    return a;
+  if (b != b)
+    return b;
+  return a < b ? a : b;
+}
+
+// Cotangent of maximum(a, b) with respect to a: g where a > b, g / 2 where
+// a == b (ties share it), 0 where a < b (PyTorch's max/min backward, which
+// gives g where a comparison with NaN is false). minimum's VJP calls it with
+// the operands swapped.
+template <class T> AMPC_HD inline T maximumGrad(T a, T b, T g) {
+  return a < b ? T(0) : (a == b ? g / T(2) : g);
+}
+
+// Per-element regression losses of d = input - target, as PyTorch's
+// l1_loss, smooth_l1_loss (p = beta; beta == 0 is l1) and huber_loss
+// (p = delta).
+enum class RegressionLoss : int { L1 = 0, SmoothL1 = 1, Huber = 2 };
+template <class T>
+AMPC_HD inline T regressionLoss(RegressionLoss kind, T d, T p) {
+  T a = math::fabs(d);
+  if (kind == RegressionLoss::SmoothL1 && p != T(0))
+    return a < p ? T(0.5) * a * a / p : a - T(0.5) * p;
+  if (kind == RegressionLoss::Huber)
+    return a < p ? T(0.5) * a * a : p * (a - T(0.5) * p);
+  return a;
 }
 
 } // namespace ampc::num

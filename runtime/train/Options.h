@@ -31,6 +31,7 @@ struct TrainOptions {
   int64_t context = 0;
   DataParallelOptions dataParallel; // --bucket-mb, --comm-timeout, ...
   std::string dumpStep; // --dump-step FILE (runtime/train/StepDump.h)
+  std::string plotPath; // --plot FILE.svg|png: the run drawn at its end
   std::string initWeights; // --init-weights FILE (runtime/train/InitWeights.h)
   // Applies the hyper-parameter flags given on the command line on top of
   // the model's defaults (or a resumed run's values).

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -25,7 +26,13 @@ std::string metricsJson(const StepRecord &r) {
             {"skipped", r.skipped}};
   if (r.skipped && !r.skipReason.empty())
     j["skip_reason"] = r.skipReason;
+  if (r.skipped && r.nonFiniteTotal > 0) {
+    j["nonfinite_params"] = r.nonFiniteParams;
+    j["nonfinite_params_total"] = r.nonFiniteTotal;
+  }
   j["skipped_total"] = r.skippedTotal;
+  if (r.clipNorm > 0)
+    j["clip_norm"] = num(r.clipNorm);
   j["lr"] = num(r.lr);
   j["step_time_ms"] = num(r.stepTimeMs);
   j["samples_per_s"] = num(r.samplesPerSec);
@@ -34,6 +41,41 @@ std::string metricsJson(const StepRecord &r) {
   if (!r.halted.empty())
     j["halted"] = r.halted;
   return j.dump();
+}
+
+void attributeNonFinite(StepRecord &r, const std::vector<std::string> &params,
+                        const std::vector<uint8_t> &flags) {
+  r.nonFiniteParams.clear();
+  r.nonFiniteTotal = 0;
+  for (size_t k = 0; k < flags.size() && k < params.size(); ++k) {
+    if (!flags[k])
+      continue;
+    if (r.nonFiniteParams.size() < kMaxNonFiniteNames)
+      r.nonFiniteParams.push_back(params[k]);
+    ++r.nonFiniteTotal;
+  }
+}
+
+std::string skipSummary(int64_t skipped, const std::vector<std::string> &params,
+                        const std::vector<int64_t> &counts) {
+  if (skipped <= 0)
+    return "";
+  std::string s = "skipped " + std::to_string(skipped) +
+                  (skipped == 1 ? " step" : " steps");
+  std::vector<size_t> order;
+  for (size_t k = 0; k < counts.size() && k < params.size(); ++k)
+    if (counts[k] > 0)
+      order.push_back(k);
+  // Most often non-finite first; ties in parameter order.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return counts[a] > counts[b]; });
+  constexpr size_t kNamed = 6;
+  for (size_t i = 0; i < order.size() && i < kNamed; ++i)
+    s += (i ? ", " : "; ") + params[order[i]] +
+         (i ? " in " : " non-finite in ") + std::to_string(counts[order[i]]);
+  if (order.size() > kNamed)
+    s += ", and " + std::to_string(order.size() - kNamed) + " more";
+  return s;
 }
 
 std::string progressText(const StepRecord &r, int64_t totalSteps) {
@@ -46,7 +88,17 @@ std::string progressText(const StepRecord &r, int64_t totalSteps) {
                 r.skippedTotal ? ("  skipped " + std::to_string(r.skippedTotal))
                                      .c_str()
                                : "");
-  return buf;
+  std::string text = buf;
+  if (r.skipped && r.nonFiniteTotal > 0) {
+    text += "  non-finite: ";
+    for (size_t i = 0; i < r.nonFiniteParams.size(); ++i)
+      text += (i ? ", " : "") + r.nonFiniteParams[i];
+    if (r.nonFiniteTotal > int64_t(r.nonFiniteParams.size()))
+      text += " (+" +
+              std::to_string(r.nonFiniteTotal - int64_t(r.nonFiniteParams.size())) +
+              " more)";
+  }
+  return text;
 }
 
 Reporter::Reporter(const std::string &metricsPath, bool append)
@@ -66,6 +118,8 @@ Reporter::~Reporter() {
 }
 
 void Reporter::writeJson(const std::string &line) {
+  if (keep_)
+    lines_.push_back(line);
   if (!metrics_)
     return;
   std::fputs(line.c_str(), metrics_);

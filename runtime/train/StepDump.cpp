@@ -156,6 +156,10 @@ public:
   void evaluate(const void *const *in, void *const *out) override {
     m.evaluate(in, out);
   }
+  std::vector<uint8_t> nonFiniteGrads() override { return m.nonFiniteGrads(); }
+  std::vector<int64_t> nonFiniteCounts() override {
+    return m.nonFiniteCounts();
+  }
   std::vector<StateTensor> stateTensors() override { return m.stateTensors(); }
   ScalerState &scaler() override { return m.scaler(); }
   int64_t &optimizerStep() override { return m.optimizerStep(); }

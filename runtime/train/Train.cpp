@@ -27,6 +27,7 @@
 #include "runtime/train/Evaluate.h"
 #include "runtime/train/InitWeights.h"
 #include "runtime/train/Options.h"
+#include "runtime/train/Plot.h"
 #include "runtime/train/Report.h"
 
 #include <nlohmann/json.hpp>
@@ -203,6 +204,58 @@ static const char *skipReason(const Model &model) {
   return model.config().lossScale == "none" ? "nonfinite" : "overflow";
 }
 
+// Overflow attribution of a skipped step's record: the parameters whose
+// gradients held inf/NaN. Data parallel: the epilogue checks the gradients
+// after the all-reduce, so the flags are the same on every rank, and a
+// gradient non-finite on any rank is non-finite in the sum: rank 0's flags
+// are the union over the ranks (DataParallel.h, AmpSync.h).
+static void attribute(Model &model, StepRecord &r) {
+  if (!r.skipped)
+    return;
+  std::vector<std::string> names;
+  for (const ParamInfo &p : model.params())
+    names.push_back(p.name);
+  attributeNonFinite(r, names, model.nonFiniteGrads());
+}
+
+// The end-of-run line on repeated skips (Report.h, skipSummary).
+static void printSkipSummary(Model &model, int64_t skipped) {
+  if (skipped <= 0)
+    return;
+  std::vector<std::string> names;
+  for (const ParamInfo &p : model.params())
+    names.push_back(p.name);
+  std::string line = skipSummary(skipped, names, model.nonFiniteCounts());
+  std::printf("%s\n", line.c_str());
+}
+
+// --plot: the run's metrics (the file, which holds a resumed run's earlier
+// steps too, else the lines kept in memory) drawn at the end. A failure
+// to draw is reported (status 2) after the training finished.
+static void writePlot(const TrainOptions &o, const Model &model,
+                      const Reporter &rep) {
+  std::fflush(stdout);
+  plot::PlotOptions po;
+  po.output = o.plotPath;
+  po.title = model.name() + " (" + model.config().target + ", amp " +
+             model.config().amp + ")";
+  plot::RunMetrics run;
+  if (!o.metricsPath.empty()) {
+    run = plot::readMetrics(o.metricsPath, model.config().amp == "off"
+                                               ? "fp32"
+                                               : model.config().amp);
+  } else {
+    std::string text;
+    for (const std::string &l : rep.lines())
+      text += l + "\n";
+    run = plot::parseMetrics(text, "--plot", model.config().amp == "off"
+                                                 ? "fp32"
+                                                 : model.config().amp);
+  }
+  plot::renderPlot({run}, po);
+  std::printf("plot: %s\n", o.plotPath.c_str());
+}
+
 int runTraining(Model &model, const TrainOptions &o) {
   if (model.inputs().empty())
     fail(model.name(), "model has no inputs");
@@ -300,6 +353,11 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
 
   Reporter rep(root ? o.metricsPath : std::string(),
                /*append=*/resumed.has_value());
+  if (!o.plotPath.empty())
+    rep.keepLines();
+  // Skipped steps of this run, for the summary at its end.
+  const int64_t skippedBefore = model.scaler().skippedSteps;
+  const bool plotting = root && !o.plotPath.empty();
   int64_t total = 0;
   float finalLoss = st.lastLoss;
   if (train) {
@@ -363,6 +421,7 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
       r.clipCoef = s.clipCoef;
       r.skipped = s.skipped;
       r.skipReason = skipReason(model);
+      attribute(model, r);
       r.halted = floor ? "scale_floor" : "max_consecutive_skips";
       r.skippedTotal = sc.skippedSteps;
       r.lr = learningRate(sched, haltStep - 1);
@@ -374,6 +433,16 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
         return kExitHalted;
       rep.log(r, total);
       rep.endProgress();
+      printSkipSummary(model, sc.skippedSteps - skippedBefore);
+      if (plotting) {
+        // The halt is the error this run reports; a plot that fails (gnuplot
+        // was found at start-up) is only noted.
+        try {
+          writePlot(o, model, rep);
+        } catch (const InputError &e) {
+          std::printf("note: no plot: %s\n", e.what());
+        }
+      }
       std::fflush(stdout);
       std::string why =
           floor ? "loss scale collapsed: " +
@@ -444,6 +513,9 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
         r.skipped = s.skipped;
         if (s.skipped)
           r.skipReason = skipReason(model);
+        attribute(model, r);
+        if (model.config().clipNorm)
+          r.clipNorm = h.clipNorm;
         r.skippedTotal = model.scaler().skippedSteps;
         r.lr = h.lr;
         r.stepTimeMs = 1e3 * windowSec / double(windowSteps);
@@ -467,13 +539,14 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
       std::printf("agreement: %d ranks end with identical state (checksum "
                   "%016llx)\n",
                   dp.worldSize(), (unsigned long long)sum);
-    if (root && ran > 0)
+    if (root && ran > 0) {
       std::printf("done: %lld steps (%lld skipped in total), final loss %.4f, "
                   "%.3g ms/step, %.0f samples/s\n",
                   (long long)total, (long long)model.scaler().skippedSteps,
                   finalLoss, 1e3 * runSec / double(ran),
                   double(ran * accum * globalBatch) / std::max(runSec, 1e-9));
-    else if (root)
+      printSkipSummary(model, model.scaler().skippedSteps - skippedBefore);
+    } else if (root)
       std::printf("nothing to do: already at step %lld of %lld\n",
                   (long long)startIter, (long long)total);
   }
@@ -484,6 +557,8 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
     if (root)
       printEval(e, rep, std::max(total, st.iteration));
   }
+  if (plotting)
+    writePlot(o, model, rep);
   return 0;
 }
 

@@ -234,3 +234,103 @@ graph.model @ints_and_outputs {
   %l = graph.cross_entropy %z, %flat : tensor<8x16xf32>, tensor<8xi64> -> tensor<f32>
   graph.output loss = %l : tensor<f32>, logits = %z : tensor<8x16xf32>
 }
+
+// -----
+
+// The activations and pointwise math of issue 13 are on no PyTorch autocast
+// list and follow their input; reciprocal and softplus are on PyTorch's fp32
+// list; maximum/minimum promote like add. reduce_mean follows its input:
+// PyTorch has no autocast entry for mean (sum has one), so a half input gives
+// a half mean.
+// CHECK-LABEL: graph.model @new_ops
+// CHECK:      %[[H:.*]] = graph.matmul {{.*}} -> tensor<4x8xf16>
+// CHECK-NEXT: graph.silu %[[H]] {amp.precision = "fp16", amp.rule = "follows operand 0"} : tensor<4x8xf16>
+// CHECK-NEXT: graph.leaky_relu {{.*}}amp.rule = "follows operand 0"{{.*}} : tensor<4x8xf16>
+// CHECK-NEXT: graph.abs {{.*}}amp.rule = "follows operand 0"{{.*}} : tensor<4x8xf16>
+// CHECK-NEXT: graph.clamp {{.*}}amp.rule = "follows operand 0"{{.*}} : tensor<4x8xf16>
+// CHECK-NEXT: graph.erf {{.*}}amp.rule = "follows operand 0"{{.*}} : tensor<4x8xf16>
+// CHECK-NEXT: graph.sin {{.*}}amp.rule = "follows operand 0"{{.*}} : tensor<4x8xf16>
+// CHECK-NEXT: %[[CO:.*]] = graph.cos {{.*}}amp.rule = "follows operand 0"{{.*}} : tensor<4x8xf16>
+// CHECK-NEXT: %[[COF:.*]] = graph.cast %[[CO]] : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT: graph.reciprocal %[[COF]] {amp.precision = "fp32", amp.rule = "fp32-list (pointwise math)"} : tensor<4x8xf32>
+// CHECK-NEXT: graph.softplus %[[COF]] {amp.precision = "fp32", amp.rule = "fp32-list (pointwise math)"} : tensor<4x8xf32>
+// CHECK-NEXT: graph.maximum %[[COF]], %{{.*}} {amp.precision = "fp32", amp.rule = "promote (widest input: f32)"} : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: %[[MN:.*]] = graph.minimum %[[CO]], %[[CO]] {amp.precision = "fp16", amp.rule = "promote (widest input: f16)"} : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
+// CHECK-NEXT: %[[M:.*]] = graph.reduce_mean %[[MN]] {amp.precision = "fp16", amp.rule = "follows operand 0"} : tensor<4x8xf16> -> tensor<f16>
+// CHECK-NEXT: graph.cast %[[M]] : tensor<f16> -> tensor<f32>
+// BF16-LABEL: graph.model @new_ops
+// BF16:       graph.silu {{.*}}amp.precision = "bf16"{{.*}} : tensor<4x8xbf16>
+// BF16:       graph.reduce_mean {{.*}}amp.precision = "bf16", amp.rule = "follows operand 0"{{.*}} -> tensor<bf16>
+graph.model @new_ops {
+  %x = graph.input "x" : tensor<4x8xf32>
+  %w = graph.param "w" init(#graph.zeros) : tensor<8x8xf32>
+  %b = graph.param "b" init(#graph.zeros) : tensor<8xf32>
+  %h = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %s = graph.silu %h : tensor<4x8xf32>
+  %k = graph.leaky_relu %s : tensor<4x8xf32>
+  %a = graph.abs %k : tensor<4x8xf32>
+  %c = graph.clamp %a {min = -1.0} : tensor<4x8xf32>
+  %e = graph.erf %c : tensor<4x8xf32>
+  %si = graph.sin %e : tensor<4x8xf32>
+  %co = graph.cos %si : tensor<4x8xf32>
+  %r = graph.reciprocal %co : tensor<4x8xf32>
+  %p = graph.softplus %co : tensor<4x8xf32>
+  %mx = graph.maximum %co, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %mn = graph.minimum %co, %co : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %m = graph.reduce_mean %mn : tensor<4x8xf32> -> tensor<f32>
+  %s1 = graph.reduce_sum %r : tensor<4x8xf32> -> tensor<f32>
+  %s2 = graph.reduce_sum %p : tensor<4x8xf32> -> tensor<f32>
+  %s3 = graph.reduce_sum %mx : tensor<4x8xf32> -> tensor<f32>
+  %t1 = graph.add %s1, %s2 : tensor<f32>, tensor<f32> -> tensor<f32>
+  %t2 = graph.add %t1, %s3 : tensor<f32>, tensor<f32> -> tensor<f32>
+  %l = graph.add %t2, %m : tensor<f32>, tensor<f32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+// where promotes its float operands like add (the integer condition is never
+// cast); masked_fill follows its input (no PyTorch autocast entry).
+// CHECK-LABEL: graph.model @select
+// CHECK:      %[[C:.*]] = graph.input "c" : tensor<4x1xi64>
+// CHECK:      %[[H:.*]] = graph.matmul {{.*}} -> tensor<4x8xf16>
+// CHECK-NEXT: %[[HF:.*]] = graph.cast %[[H]] : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT: graph.where %[[C]], %[[HF]], %{{.*}} {amp.precision = "fp32", amp.rule = "promote (widest input: f32)"} : tensor<4x1xi64>, tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: graph.masked_fill %[[H]], %[[C]] {amp.precision = "fp16", amp.rule = "follows operand 0", value = 0.000000e+00 : f64} : tensor<4x8xf16>, tensor<4x1xi64> -> tensor<4x8xf16>
+graph.model @select {
+  %x = graph.input "x" : tensor<4x8xf32>
+  %c = graph.input "c" : tensor<4x1xi64>
+  %w = graph.param "w" init(#graph.zeros) : tensor<8x8xf32>
+  %b = graph.param "b" init(#graph.zeros) : tensor<8xf32>
+  %h = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %s = graph.where %c, %h, %b : tensor<4x1xi64>, tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %m = graph.masked_fill %h, %c {value = 0.0} : tensor<4x8xf32>, tensor<4x1xi64> -> tensor<4x8xf32>
+  %s1 = graph.reduce_sum %s : tensor<4x8xf32> -> tensor<f32>
+  %s2 = graph.reduce_sum %m : tensor<4x8xf32> -> tensor<f32>
+  %l = graph.add %s1, %s2 : tensor<f32>, tensor<f32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+// The regression losses are on PyTorch's fp32 list (l1_loss, smooth_l1_loss,
+// huber_loss in AT_FORALL_FP32).
+// CHECK-LABEL: graph.model @losses
+// CHECK:      %[[H:.*]] = graph.matmul {{.*}} -> tensor<4x8xf16>
+// CHECK-NEXT: %[[HF:.*]] = graph.cast %[[H]] : tensor<4x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT: graph.l1_loss %[[HF]], %{{.*}} {amp.precision = "fp32", amp.rule = "fp32-list (loss)"} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<f32>
+// CHECK-NEXT: graph.smooth_l1_loss %[[HF]], {{.*}}amp.rule = "fp32-list (loss)"{{.*}} -> tensor<f32>
+// CHECK-NEXT: graph.huber_loss %[[HF]], {{.*}}amp.rule = "fp32-list (loss)"{{.*}} -> tensor<4x8xf32>
+graph.model @losses {
+  %x = graph.input "x" : tensor<4x8xf32>
+  %t = graph.input "t" : tensor<4x8xf32>
+  %w = graph.param "w" init(#graph.zeros) : tensor<8x8xf32>
+  %h = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %a = graph.l1_loss %h, %t : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<f32>
+  %b = graph.smooth_l1_loss %h, %t {beta = 0.5} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<f32>
+  %c = graph.huber_loss %h, %t {reduction = "none"} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %s = graph.reduce_sum %c : tensor<4x8xf32> -> tensor<f32>
+  %ab = graph.add %a, %b : tensor<f32>, tensor<f32> -> tensor<f32>
+  %l = graph.add %ab, %s : tensor<f32>, tensor<f32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

@@ -285,6 +285,13 @@ def overflow():
         if s < K and m2[s]["loss_scale"] != before / 2:
             fail("step %d skipped but the next scale is %r, not %r"
                  % (s, m2[s]["loss_scale"], before / 2))
+    # Overflow attribution: the bad sample sits on one rank, and rank 0's
+    # names (flags taken after the all-reduce) are those of one process.
+    for s in skipped:
+        n1, n2 = m1[s - 1].get("nonfinite_params"), m2[s - 1].get("nonfinite_params")
+        if not n2 or n1 != n2:
+            fail("step %d: non-finite parameters %r on 2 ranks, %r on 1" % (s, n2, n1))
+    print("overflow attribution: 2 ranks name %r, as 1 rank does" % m2[skipped[0] - 1]["nonfinite_params"])
     compare_metrics(m2, m1, "overflow 2x4 vs 1x8", AMP_TOL)
     compare_tensors(checkpoint(two + "/ck", K), checkpoint(one + "/ck", K), "overflow 2x4 vs 1x8",
                     AMP_TOL)

@@ -331,6 +331,77 @@ TEST(CpuEpilogue, HaltedRefusesEveryStep) {
   EXPECT_EQ(st.scaler.refusedSteps, 3);
 }
 
+// Overflow attribution: one flag per tensor, each the OR of its elements'
+// non-finite checks (found_inf is the OR of the flags), whatever the tensor
+// size (one and several 256-element blocks) and wherever the element.
+TEST(CpuEpilogue, PerTensorNonFiniteFlags) {
+  std::vector<float> a(1000, 1.0f), b(3, 2.0f), c(257, -1.0f);
+  GradBuffer grads[] = {{a.data(), 1000}, {b.data(), 3}, {c.data(), 257}};
+  std::vector<uint8_t> flags(3, 7);
+  EXPECT_FALSE(unscaleCheckAndNorm(grads, 1.0f, flags).foundInf);
+  EXPECT_EQ(flags, (std::vector<uint8_t>{0, 0, 0}));
+  a[999] = std::numeric_limits<float>::infinity(); // the last block
+  c[256] = std::nanf("");                          // a lone last element
+  EXPECT_TRUE(unscaleCheckAndNorm(grads, 0.5f, flags).foundInf);
+  EXPECT_EQ(flags, (std::vector<uint8_t>{1, 0, 1}));
+  a[999] = 1.0f;
+  c[256] = 1.0f;
+  b[0] = -std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(unscaleCheckAndNorm(grads, 1.0f, flags).foundInf);
+  EXPECT_EQ(flags, (std::vector<uint8_t>{0, 1, 0}));
+  // Without flags it is the same call; a wrong-sized span is refused.
+  EXPECT_TRUE(unscaleCheckAndNorm(grads, 1.0f).foundInf);
+  std::vector<uint8_t> two(2);
+  EXPECT_THROW(unscaleCheckAndNorm(grads, 1.0f, two), std::invalid_argument);
+}
+
+// run() keeps the last step's flags and counts, per tensor, the steps it
+// was non-finite in; a clean step clears the flags, not the counts; a
+// refused step (halted) keeps the halting step's flags and counts nothing.
+TEST(CpuEpilogue, RunCountsNonFiniteStepsPerTensor) {
+  Tensors a({300, 5, 40}, 1.0f, 11);
+  Tensors clean = a;
+  Epilogue epi(a.epilogueTensors(), EpilogueConfig{}); // AdamW, dynamic
+  rt::Hyper h;
+  h.maxConsecutiveSkips = 3;
+  HostState st;
+  st.scaler.scale = 1024.0f;
+  const float inf = std::numeric_limits<float>::infinity();
+  using Flags = std::vector<uint8_t>;
+  using Counts = std::vector<int64_t>;
+
+  a.g[2][39] = inf;
+  EXPECT_EQ(epi.run(st, h, 1.0f).skipped, 1);
+  EXPECT_EQ(st.nonFinite, (Flags{0, 0, 1}));
+  EXPECT_EQ(st.nonFiniteSteps, (Counts{0, 0, 1}));
+
+  a.g = clean.g;
+  a.g[0][0] = std::nanf("");
+  a.g[2][0] = -inf;
+  EXPECT_EQ(epi.run(st, h, 1.0f).skipped, 1);
+  EXPECT_EQ(st.nonFinite, (Flags{1, 0, 1}));
+  EXPECT_EQ(st.nonFiniteSteps, (Counts{1, 0, 2}));
+
+  a.g = clean.g;
+  EXPECT_EQ(epi.run(st, h, 1.0f).skipped, 0);
+  EXPECT_EQ(st.nonFinite, (Flags{0, 0, 0}));
+  EXPECT_EQ(st.nonFiniteSteps, (Counts{1, 0, 2}));
+
+  // Three skips in a row halt (max_consecutive_skips 3); later steps are
+  // refused, their (here: other) non-finite gradients not looked at.
+  for (int k = 0; k < 3; ++k) {
+    a.g = clean.g;
+    a.g[1][4] = inf;
+    EXPECT_EQ(epi.run(st, h, 1.0f).skipped, 1);
+  }
+  EXPECT_EQ(st.scaler.halted, num::kHaltConsecutiveSkips);
+  a.g = clean.g;
+  a.g[0][5] = inf;
+  EXPECT_EQ(epi.run(st, h, 1.0f).skipped, 1);
+  EXPECT_EQ(st.nonFinite, (Flags{0, 1, 0}));
+  EXPECT_EQ(st.nonFiniteSteps, (Counts{1, 3, 2}));
+}
+
 // Without a loss scaler a non-finite step is skipped too (PyTorch applies
 // it), and max_consecutive_skips stops a run of them.
 TEST(CpuEpilogue, NoScalerSkipsAndHaltsAfterConsecutiveSkips) {

@@ -158,6 +158,85 @@ TEST(CudaKernels, ReduceOverLeadingAxesInChunks) {
 }
 
 // dx, dweight, dbias; rows in many chunks (600) and a wide row (1000).
+// Issue 13's activations and pointwise ops and their backward ops: the same
+// formulas (runtime/numerics/Elementwise.h) on both sides; nvcc may contract
+// and uses its own libm, so a few float ulps apart.
+TEST(CudaKernels, ActivationsAndPointwiseMath) {
+  REQUIRE_GPU();
+  const std::vector<float> x = randoms(5 * 7, 2.0f), g = randoms(5 * 7, 1.0f, 2);
+  const std::vector<int64_t> s = {5, 7};
+  for (const char *op : {"graph.silu", "graph.abs", "graph.erf", "graph.sin",
+                         "graph.cos", "graph.reciprocal"})
+    compareOp(op, {x}, {s}, s, {}, 1e-5f, 1e-6f);
+  compareOp("graph.leaky_relu", {x}, {s}, s, {{"negative_slope", 0.2}});
+  compareOp("graph.softplus", {x}, {s}, s, {{"beta", 2.0}, {"threshold", 1.5}});
+  compareOp("graph.clamp", {x}, {s}, s, {{"min", -0.5}});
+  compareOp("graph.clamp", {x}, {s}, s, {{"min", -0.5}, {"max", 0.7}});
+  compareOp("graph.maximum", {x, randoms(7, 1.0f, 3)}, {s, {7}}, s, {});
+  compareOp("graph.minimum", {randoms(5, 1.0f, 3), x}, {{5, 1}, s}, s, {});
+  compareOp("graph.silu_backward", {x, g}, {s, s}, s, {});
+  compareOp("graph.leaky_relu_backward", {x, g}, {s, s}, s,
+            {{"negative_slope", 0.2}});
+  compareOp("graph.softplus_backward", {x, g}, {s, s}, s,
+            {{"beta", 2.0}, {"threshold", 1.5}});
+  compareOp("graph.clamp_backward", {x, g}, {s, s}, s, {{"max", 0.3}});
+  // Ties: every other element of b equals a.
+  std::vector<float> b = randoms(5 * 7, 1.0f, 4);
+  for (size_t i = 0; i < b.size(); i += 2)
+    b[i] = x[i];
+  compareOp("graph.maximum_backward", {x, b, g}, {s, s, s}, s, {}, 0.0f, 0.0f);
+}
+
+TEST(CudaKernels, RegressionLosses) {
+  REQUIRE_GPU();
+  const std::vector<float> x = randoms(700 * 3, 2.0f), t = randoms(700 * 3, 1.0f, 2);
+  const std::vector<int64_t> s = {700, 3};
+  for (const char *red : {"mean", "sum"}) {
+    compareOp("graph.l1_loss", {x, t}, {s, s}, {}, {{"reduction", std::string(red)}},
+              1e-4f, 1e-5f);
+    compareOp("graph.smooth_l1_loss", {x, t}, {s, s}, {},
+              {{"reduction", std::string(red)}, {"beta", 0.5}}, 1e-4f, 1e-5f);
+    compareOp("graph.huber_loss", {x, t}, {s, s}, {},
+              {{"reduction", std::string(red)}, {"delta", 1.5}}, 1e-4f, 1e-5f);
+  }
+  compareOp("graph.huber_loss", {x, t}, {s, s}, s,
+            {{"reduction", std::string("none")}, {"delta", 1.5}});
+  compareOp("graph.smooth_l1_loss", {x, t}, {s, s}, s,
+            {{"reduction", std::string("none")}, {"beta", 0.0}});
+}
+
+// where / masked_fill with an i64 condition (compareOp passes f32 tensors
+// only), against values selected on the host: exact.
+TEST(CudaKernels, WhereAndMaskedFill) {
+  REQUIRE_GPU();
+  std::vector<int64_t> cond = {0, 1, 1, 0, 1};
+  std::vector<float> x = randoms(5 * 7), y = randoms(7, 1.0f, 2);
+  Dev dx(x), dy(y);
+  int64_t *d64 = nullptr;
+  cuda::check(cudaMalloc(&d64, cond.size() * sizeof(int64_t)), "malloc");
+  cuda::check(cudaMemcpy(d64, cond.data(), cond.size() * sizeof(int64_t),
+                         cudaMemcpyHostToDevice), "copy");
+  std::vector<float> want(5 * 7), wantFill(5 * 7);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 7; ++j) {
+      want[i * 7 + j] = cond[i] ? x[i * 7 + j] : y[j];
+      wantFill[i * 7 + j] = cond[i] ? -2.5f : x[i * 7 + j];
+    }
+  Dev out(std::vector<float>(5 * 7, NAN));
+  std::vector<TensorRef> in = {cpu::makeRef(d64, DType::I64, {5, 1}),
+                     cpu::makeRef(dx.p, DType::F32, {5, 7}),
+                     cpu::makeRef(dy.p, DType::F32, {7})};
+  std::vector<TensorRef> o = {cpu::makeRef(out.p, DType::F32, {5, 7})};
+  cuda::lookup("graph.where")(in, o, {}, nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  expectNear(out.get(), want, 0.0f, 0.0f);
+  std::vector<TensorRef> fin = {in[1], in[0]};
+  cuda::lookup("graph.masked_fill")(fin, o, {{"value", -2.5}}, nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  expectNear(out.get(), wantFill, 0.0f, 0.0f);
+  cuda::check(cudaFree(d64), "free");
+}
+
 TEST(CudaKernels, NormBackwardGradients) {
   REQUIRE_GPU();
   for (auto [m, d] : {std::pair<int64_t, int64_t>{600, 96}, {5, 1000}}) {
@@ -394,6 +473,77 @@ TEST(CudaEpilogue, HaltsAtTheScaleFloorAndRefusesLaterSteps) {
   EXPECT_EQ(dw[1]->get(), w0);
   EXPECT_EQ(dm[1]->get(), m0);
   EXPECT_EQ(dv[1]->get(), v0);
+  cudaFree(state);
+}
+
+// Overflow attribution on the device: per-tensor flags in the step report
+// (the stats and one byte per tensor, what DeviceModel copies to the host
+// in one copy), equal to the CPU epilogue's flags on the same gradients,
+// cleared by a clean step; per-tensor counts of non-finite steps.
+TEST(CudaEpilogue, PerTensorNonFiniteFlagsAndCounts) {
+  REQUIRE_GPU();
+  std::vector<int64_t> sizes = {1000, 140000, 3}; // tensor 1: three chunks
+  rt::Hyper h;
+  std::vector<std::vector<float>> g;
+  std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
+  std::vector<cuda::EpilogueTensor> ts;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    g.push_back(randoms(sizes[k], 1, 50 + k));
+    dw.push_back(std::make_unique<Dev>(randoms(sizes[k], 1, 60 + k)));
+    dg.push_back(std::make_unique<Dev>(g[k]));
+    dm.push_back(std::make_unique<Dev>(std::vector<float>(sizes[k], 0.0f)));
+    dv.push_back(std::make_unique<Dev>(std::vector<float>(sizes[k], 0.0f)));
+    ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
+  }
+  cuda::Epilogue epi(ts, cuda::EpilogueConfig{}); // AdamW, dynamic
+  cuda::DeviceState s0, *state;
+  s0.scaler.scale = 1024.0f;
+  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
+  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  std::vector<unsigned char> report(epi.reportBytes());
+  ASSERT_EQ(epi.reportBytes(), cuda::Epilogue::kReportFlags + 3);
+  // One step on gradients |grads|: the device's report against the CPU.
+  auto step = [&](const std::vector<std::vector<float>> &grads) {
+    for (size_t k = 0; k < sizes.size(); ++k)
+      cuda::check(cudaMemcpy(dg[k]->p, grads[k].data(), sizes[k] * 4,
+                             cudaMemcpyHostToDevice),
+                  "grad");
+    cuda::setStepInputs(state, h, 1.0f, nullptr);
+    epi.run(state, nullptr);
+    cuda::check(cudaMemcpy(report.data(), epi.report(), report.size(),
+                           cudaMemcpyDeviceToHost),
+                "report");
+    cuda::DeviceState s;
+    cuda::check(cudaMemcpy(&s, state, sizeof(s), cudaMemcpyDeviceToHost), "state");
+    rt::StepStats st = cuda::reportStats(report.data());
+    EXPECT_EQ(st.skipped, s.stats.skipped);
+    EXPECT_EQ(st.scaleUsed, s.stats.scaleUsed);
+    std::vector<std::vector<float>> copy = grads;
+    std::vector<cpu::GradBuffer> bufs;
+    for (auto &x : copy)
+      bufs.push_back({x.data(), int64_t(x.size())});
+    std::vector<uint8_t> want(sizes.size());
+    cpu::unscaleCheckAndNorm(bufs, 1.0f, want);
+    EXPECT_EQ(cuda::reportFlags(report.data(), 3), want);
+    return cuda::reportFlags(report.data(), 3);
+  };
+  using Flags = std::vector<uint8_t>;
+  using Counts = std::vector<int64_t>;
+  auto bad = g;
+  bad[1][140000 - 1] = INFINITY; // the last element of the last chunk
+  EXPECT_EQ(step(bad), (Flags{0, 1, 0}));
+  bad = g;
+  bad[0][0] = NAN;
+  bad[2][2] = -INFINITY;
+  EXPECT_EQ(step(bad), (Flags{1, 0, 1}));
+  EXPECT_EQ(step(g), (Flags{0, 0, 0}));
+  EXPECT_EQ(epi.nonFiniteCounts(nullptr), (Counts{1, 1, 1}));
+  cuda::DeviceState s1;
+  cuda::check(cudaMemcpy(&s1, state, sizeof(s1), cudaMemcpyDeviceToHost), "state");
+  EXPECT_EQ(s1.scaler.skippedSteps, 2);
+  EXPECT_EQ(s1.step, 1);
+  epi.clearAttribution();
+  EXPECT_EQ(epi.nonFiniteCounts(nullptr), (Counts{0, 0, 0}));
   cudaFree(state);
 }
 

@@ -260,4 +260,36 @@ TEST(DeviceModel, DropoutStepFollowsTheIterationUnderReplay) {
   cudaFree(m.stepLog);
 }
 
+// Overflow attribution through the model: the per-parameter flags arrive
+// with the stats (one copy inside the replayed step graph) and only when
+// the stats are wanted; the counts cover every skipped step.
+TEST(DeviceModel, NonFiniteGradientsComeWithTheStats) {
+  REQUIRE_GPU();
+  Linreg m;
+  rt::Hyper h = m.defaults();
+  m.initialize(1, h);
+  Batch clean(6), bad(6);
+  bad.y[3] = INFINITY; // pred - y = -inf: dw and db non-finite
+  using Flags = std::vector<uint8_t>;
+  auto step = [&](int64_t it, const Batch &b, bool wanted) {
+    m.beginStep(it);
+    m.forwardBackward(b.inputs, 0);
+    m.setStatsWanted(wanted);
+    return m.step(h, 1.0f);
+  };
+  EXPECT_EQ(step(0, clean, true).skipped, 0); // eager
+  EXPECT_EQ(step(1, clean, true).skipped, 0); // captured
+  EXPECT_EQ(m.nonFiniteGrads(), (Flags{0, 0}));
+  step(2, bad, false); // replayed, not read
+  EXPECT_EQ(m.nonFiniteGrads(), (Flags{0, 0}));
+  EXPECT_EQ(step(3, bad, true).skipped, 1);
+  EXPECT_EQ(m.nonFiniteGrads(), (Flags{1, 1}));
+  EXPECT_EQ(step(4, clean, true).skipped, 0);
+  EXPECT_EQ(m.nonFiniteGrads(), (Flags{0, 0}));
+  EXPECT_EQ(m.nonFiniteCounts(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(m.optimizerStep(), 3);
+  m.initialize(1, h); // a new run counts from 0
+  EXPECT_EQ(m.nonFiniteCounts(), (std::vector<int64_t>{0, 0}));
+}
+
 } // namespace

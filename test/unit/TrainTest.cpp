@@ -2,6 +2,7 @@
 #include "runtime/checkpoint/Safetensors.h"
 #include "runtime/data/Dataset.h"
 #include "runtime/numerics/Scaler.h"
+#include "runtime/train/Report.h"
 #include "runtime/train/Schedule.h"
 #include "test/unit/TestFiles.h"
 #include "test/unit/TestModel.h"
@@ -138,6 +139,16 @@ TEST(Train, OverflowFromDataSkipsAtKnownSteps) {
       overflow |= perm[size_t((it % 12) * 8 + k)] == bad;
     EXPECT_EQ(lines[size_t(it)]["skipped"], overflow ? 1 : 0) << it;
     EXPECT_EQ(float(lines[size_t(it)]["loss_scale"]), scale) << it;
+    // Overflow attribution: the inf feature makes every logit of its row,
+    // so both gradients, non-finite; clean steps carry no names.
+    if (overflow) {
+      EXPECT_EQ(lines[size_t(it)]["nonfinite_params"],
+                json({"fc.weight", "fc.bias"}));
+      EXPECT_EQ(lines[size_t(it)]["nonfinite_params_total"], 2);
+    } else {
+      EXPECT_FALSE(lines[size_t(it)].contains("nonfinite_params")) << it;
+    }
+    EXPECT_EQ(lines[size_t(it)]["clip_norm"], 5.0); // the run clips
     num::updateLossScale(scale, tracker, hyst, overflow, p);
     skips += overflow;
   }
@@ -145,6 +156,40 @@ TEST(Train, OverflowFromDataSkipsAtKnownSteps) {
   EXPECT_EQ(m.scaler().skippedSteps, skips);
   EXPECT_EQ(m.optimizerStep(), 36 - skips);
   EXPECT_EQ(m.scaler().scale, scale);
+  EXPECT_EQ(m.nonFiniteCounts(), (std::vector<int64_t>{skips, skips}));
+}
+
+TEST(Report, AttributionAndSkipSummary) {
+  rt::StepRecord r;
+  r.skipped = 1;
+  r.skipReason = "overflow";
+  std::vector<std::string> names = {"a", "b", "c", "d", "e", "f"};
+  rt::attributeNonFinite(r, names, {0, 1, 1, 0, 1, 1});
+  EXPECT_EQ(r.nonFiniteParams, (std::vector<std::string>{"b", "c", "e", "f"}));
+  EXPECT_EQ(r.nonFiniteTotal, 4);
+  rt::attributeNonFinite(r, names, {1, 1, 1, 1, 1, 1});
+  EXPECT_EQ(r.nonFiniteParams, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(r.nonFiniteTotal, 6);
+  json j = json::parse(rt::metricsJson(r));
+  EXPECT_EQ(j["nonfinite_params"], json({"a", "b", "c", "d"}));
+  EXPECT_EQ(j["nonfinite_params_total"], 6);
+  EXPECT_FALSE(j.contains("clip_norm"));
+  EXPECT_NE(rt::progressText(r, 10).find("non-finite: a, b, c, d (+2 more)"),
+            std::string::npos);
+  r.skipped = 0; // a clean step says nothing
+  EXPECT_FALSE(json::parse(rt::metricsJson(r)).contains("nonfinite_params"));
+
+  EXPECT_EQ(rt::skipSummary(0, names, {0, 0, 0, 0, 0, 0}), "");
+  EXPECT_EQ(rt::skipSummary(12, {"fc1.bias", "fc2.weight"}, {3, 12}),
+            "skipped 12 steps; fc2.weight non-finite in 12, fc1.bias in 3");
+  EXPECT_EQ(rt::skipSummary(1, {"w"}, {1}), "skipped 1 step; w non-finite in 1");
+  EXPECT_EQ(rt::skipSummary(9, names, {1, 2, 3, 4, 5, 9}) ,
+            "skipped 9 steps; f non-finite in 9, e in 5, d in 4, c in 3, b "
+            "in 2, a in 1");
+  std::vector<std::string> seven = {"a", "b", "c", "d", "e", "f", "g"};
+  EXPECT_EQ(rt::skipSummary(2, seven, {2, 2, 2, 2, 2, 2, 1}),
+            "skipped 2 steps; a non-finite in 2, b in 2, c in 2, d in 2, e in "
+            "2, f in 2, and 1 more");
 }
 
 TEST(Train, ResumeIsBitwise) {

@@ -99,22 +99,96 @@ LogicalResult pow(ImportState &s) {
   return success();
 }
 
-// max(x, 0) + alpha * min(x, 0), as relu(x) - alpha * relu(-x): the graph
-// has no leaky_relu op.
 LogicalResult leakyRelu(ImportState &s) {
   if (failed(s.onlyAttrs({"alpha"})))
     return failure();
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
-  double alpha = s.floatAttr("alpha", 0.01);
-  FailureOr<Value> pos = s.emit("graph.relu", {*x});
-  FailureOr<Value> neg = failed(pos) ? pos : s.emit("graph.neg", {*x});
-  FailureOr<Value> rn = failed(neg) ? neg : s.emit("graph.relu", {*neg});
-  FailureOr<Value> scaled =
-      failed(rn) ? rn : s.emit("graph.mul", {*rn, scalarLike(s, *x, alpha)});
   FailureOr<Value> r =
-      failed(scaled) ? scaled : s.emit("graph.sub", {*pos, *scaled});
+      s.emit("graph.leaky_relu", {*x},
+             {s.attr("negative_slope",
+                     s.b.getF64FloatAttr(s.floatAttr("alpha", 0.01)))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// Clip (min and max as attributes up to opset 10, then optional inputs
+// known at import time) -> clamp.
+LogicalResult clip(ImportState &s) {
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  SmallVector<NamedAttribute> attrs;
+  const char *names[2] = {"min", "max"};
+  for (unsigned k = 0; k < 2; ++k) {
+    std::optional<double> bound;
+    if (const Attribute *a = s.node->attr(names[k]);
+        a && a->kind == Attribute::Float)
+      bound = a->f;
+    if (s.hasInput(1 + k)) {
+      const Tensor *c = s.constInput(1 + k);
+      if (!c || c->numel() != 1)
+        return s.error(std::string(names[k]) +
+                       " must be a scalar known at import time");
+      bound = isFloatType(c->type) ? c->f[0] : double(c->i[0]);
+    }
+    if (bound)
+      attrs.push_back(s.attr(names[k], s.b.getF64FloatAttr(*bound)));
+  }
+  if (attrs.empty()) {
+    s.result(0, *x);
+    return success();
+  }
+  FailureOr<Value> r = s.emit("graph.clamp", {*x}, attrs);
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+LogicalResult softplus(ImportState &s) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  // ONNX's Softplus is log(1 + exp(x)) everywhere: no linear threshold.
+  FailureOr<Value> r =
+      s.emit("graph.softplus", {*x},
+             {s.attr("threshold", s.b.getF64FloatAttr(1e300))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// Max / Min of any number of inputs, folded pairwise.
+LogicalResult variadic(ImportState &s, StringRef op) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  FailureOr<Value> acc = s.input(0);
+  for (unsigned i = 1; succeeded(acc) && i < s.node->inputs.size(); ++i) {
+    FailureOr<Value> v = s.input(i);
+    acc = failed(v) ? v : s.emit(("graph." + op).str(), {*acc, *v});
+  }
+  if (failed(acc))
+    return failure();
+  s.result(0, *acc);
+  return success();
+}
+
+// Where(condition, x, y): the condition is an integer (or BOOL, imported
+// as i64) tensor.
+LogicalResult where(ImportState &s) {
+  FailureOr<Value> c = s.input(0), x = s.input(1), y = s.input(2);
+  if (failed(c) || failed(x) || failed(y))
+    return failure();
+  if (!isa<IntegerType>(elementTypeOf(*c)))
+    return s.error("the condition must be a BOOL or integer tensor");
+  FailureOr<Value> r = s.emit("graph.where", {*c, *x, *y});
   if (failed(r))
     return failure();
   s.result(0, *r);
@@ -236,12 +310,17 @@ void registerElementwiseOps(OpTable &t) {
     return binary(s, "div",
                   [](int64_t a, int64_t b) { return b ? a / b : int64_t(0); });
   };
-  for (const char *op :
-       {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg"}) {
+  for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg",
+                         "Erf", "Abs", "Sin", "Cos"}) {
     std::string name = StringRef(op).lower();
     t[op] = [name](ImportState &s) { return unary(s, name); };
   }
   t["Reciprocal"] = reciprocal;
+  t["Clip"] = clip;
+  t["Softplus"] = softplus;
+  t["Max"] = [](ImportState &s) { return variadic(s, "maximum"); };
+  t["Min"] = [](ImportState &s) { return variadic(s, "minimum"); };
+  t["Where"] = where;
   t["Pow"] = pow;
   t["Gelu"] = gelu;
   t["LeakyRelu"] = leakyRelu;

@@ -68,6 +68,7 @@ FailureOr<Type> ImportState::elementType(int32_t t) {
   case kBfloat16:
     return Type(b.getBF16Type());
   case kInt64:
+  case kBool: // graph tensors hold no i1: masks are i64 0/1
     return Type(b.getI64Type());
   case kInt32:
     return Type(b.getI32Type());

@@ -35,6 +35,7 @@ std::optional<interp::ElemType> interpType(int32_t t) {
   case kInt32:
     return interp::ElemType::I32;
   case kInt64:
+  case kBool:
     return interp::ElemType::I64;
   default:
     return std::nullopt;
@@ -73,7 +74,7 @@ bool importTimeOperand(const Graph &g, const std::string &name) {
       if (n.inputs[i] != name)
         continue;
       if ((n.opType == "Pow" && i == 1) || (n.opType == "Dropout" && i >= 1) ||
-          n.opType == "Range")
+          (n.opType == "Clip" && i >= 1) || n.opType == "Range")
         return true;
     }
   return false;

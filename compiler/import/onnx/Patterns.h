@@ -12,8 +12,8 @@ namespace ampc::onnx {
 // torch.nn.GELU() below opset 20,
 //   Div(x, sqrt(2)) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)
 // (also Mul(x, 1/sqrt(2)), and 0.5 applied to x first), replaced by one Gelu
-// node named after the Erf node: the graph has no erf op, and one gelu
-// is what AMP and the kernels want anyway.
+// node named after the Erf node: one gelu is what AMP and the kernels want
+// (one fused op with its own VJP instead of five).
 std::vector<Node> fuseErfGelu(const Graph &graph);
 
 } // namespace ampc::onnx

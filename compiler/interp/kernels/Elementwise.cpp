@@ -25,6 +25,11 @@ double tanhF(double x) { return std::tanh(x); }
 double expF(double x) { return std::exp(x); }
 double logF(double x) { return std::log(x); }
 double sqrtF(double x) { return std::sqrt(x); }
+double absF(double x) { return std::fabs(x); }
+double erfF(double x) { return std::erf(x); }
+double sinF(double x) { return std::sin(x); }
+double cosF(double x) { return std::cos(x); }
+double reciprocal(double x) { return 1.0 / x; }
 
 template <double (*F)(double, double)>
 KernelResult binary(const OpContext &ctx, std::span<const Tensor> in) {
@@ -45,6 +50,74 @@ double add(double a, double b) { return a + b; }
 double sub(double a, double b) { return a - b; }
 double mul(double a, double b) { return a * b; }
 double divF(double a, double b) { return a / b; }
+
+// Attribute defaults as in GraphOps.td (absent attributes are defaults).
+double negativeSlope(const OpContext &ctx) {
+  return ctx.getFloat("negative_slope", 0.01);
+}
+double lowerBound(const OpContext &ctx) {
+  return ctx.getOptionalFloat("min").value_or(-INFINITY);
+}
+double upperBound(const OpContext &ctx) {
+  return ctx.getOptionalFloat("max").value_or(INFINITY);
+}
+
+KernelResult leakyRelu(const OpContext &ctx, std::span<const Tensor> in) {
+  double slope = negativeSlope(ctx);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::leakyRelu(in[0].f[k], slope);
+  return one(std::move(out));
+}
+
+KernelResult softplus(const OpContext &ctx, std::span<const Tensor> in) {
+  double beta = ctx.getFloat("beta", 1.0), th = ctx.getFloat("threshold", 20.0);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::softplus(in[0].f[k], beta, th);
+  return one(std::move(out));
+}
+
+KernelResult clamp(const OpContext &ctx, std::span<const Tensor> in) {
+  double lo = lowerBound(ctx), hi = upperBound(ctx);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::clamp(in[0].f[k], lo, hi);
+  return one(std::move(out));
+}
+
+// where(c, x, y): the three shapes broadcast; the condition is an integer
+// tensor, nonzero is true.
+KernelResult where(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  std::vector<int64_t> idx(out.rank(), 0);
+  if (out.size() == 0)
+    return one(std::move(out));
+  int64_t k = 0;
+  do {
+    double c = in[0].at(broadcastIndex(in[0].shape, out.shape, idx));
+    double x = in[1].f[broadcastIndex(in[1].shape, out.shape, idx)];
+    double y = in[2].f[broadcastIndex(in[2].shape, out.shape, idx)];
+    out.f[k++] = c != 0.0 ? x : y;
+  } while (nextIndex(idx, out.shape));
+  return one(std::move(out));
+}
+
+// masked_fill(x, mask): value where the (broadcast) mask is nonzero.
+KernelResult maskedFill(const OpContext &ctx, std::span<const Tensor> in) {
+  double value = ctx.getFloat("value", 0.0);
+  Tensor out = ctx.makeResult();
+  std::vector<int64_t> idx(out.rank(), 0);
+  if (out.size() == 0)
+    return one(std::move(out));
+  int64_t k = 0;
+  do {
+    double m = in[1].at(broadcastIndex(in[1].shape, out.shape, idx));
+    out.f[k] = m != 0.0 ? value : in[0].f[k];
+    ++k;
+  } while (nextIndex(idx, out.shape));
+  return one(std::move(out));
+}
 
 KernelResult gelu(const OpContext &ctx, std::span<const Tensor> in) {
   bool approx = ctx.getString("approximate", "none") == "tanh";
@@ -103,6 +176,48 @@ KernelResult geluBackward(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
+KernelResult siluBackward(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::siluGrad(in[0].f[k], in[1].f[k]);
+  return one(std::move(out));
+}
+
+KernelResult leakyReluBackward(const OpContext &ctx,
+                               std::span<const Tensor> in) {
+  double slope = negativeSlope(ctx);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::leakyReluGrad(in[0].f[k], in[1].f[k], slope);
+  return one(std::move(out));
+}
+
+KernelResult softplusBackward(const OpContext &ctx,
+                              std::span<const Tensor> in) {
+  double beta = ctx.getFloat("beta", 1.0), th = ctx.getFloat("threshold", 20.0);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::softplusGrad(in[0].f[k], in[1].f[k], beta, th);
+  return one(std::move(out));
+}
+
+KernelResult clampBackward(const OpContext &ctx, std::span<const Tensor> in) {
+  double lo = lowerBound(ctx), hi = upperBound(ctx);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::clampGrad(in[0].f[k], in[1].f[k], lo, hi);
+  return one(std::move(out));
+}
+
+// maximum_backward(a, b, g): operands share the result's shape (verifier).
+KernelResult maximumBackward(const OpContext &ctx,
+                             std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::maximumGrad(in[0].f[k], in[1].f[k], in[2].f[k]);
+  return one(std::move(out));
+}
+
 } // namespace
 
 void ampc::interp::registerElementwiseKernels(KernelTable &t) {
@@ -124,4 +239,22 @@ void ampc::interp::registerElementwiseKernels(KernelTable &t) {
   t["graph.cast"] = cast;
   t["graph.relu_backward"] = reluBackward;
   t["graph.gelu_backward"] = geluBackward;
+  t["graph.silu"] = unary<num::silu<double>>;
+  t["graph.abs"] = unary<absF>;
+  t["graph.erf"] = unary<erfF>;
+  t["graph.sin"] = unary<sinF>;
+  t["graph.cos"] = unary<cosF>;
+  t["graph.reciprocal"] = unary<reciprocal>;
+  t["graph.leaky_relu"] = leakyRelu;
+  t["graph.softplus"] = softplus;
+  t["graph.clamp"] = clamp;
+  t["graph.maximum"] = binary<num::maximum<double>>;
+  t["graph.minimum"] = binary<num::minimum<double>>;
+  t["graph.where"] = where;
+  t["graph.masked_fill"] = maskedFill;
+  t["graph.silu_backward"] = siluBackward;
+  t["graph.leaky_relu_backward"] = leakyReluBackward;
+  t["graph.softplus_backward"] = softplusBackward;
+  t["graph.clamp_backward"] = clampBackward;
+  t["graph.maximum_backward"] = maximumBackward;
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interp/Kernel.h"
+#include "runtime/numerics/Elementwise.h"
 
 #include <cmath>
 
@@ -108,10 +109,38 @@ KernelResult mseLoss(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
+// l1 / smooth_l1 / huber: per-element losses, summed (accumulated like the
+// kernels) for "sum" and "mean".
+template <ampc::num::RegressionLoss Kind>
+KernelResult regressionLoss(const OpContext &ctx, std::span<const Tensor> in) {
+  double p = Kind == ampc::num::RegressionLoss::Huber
+                 ? ctx.getFloat("delta", 1.0)
+                 : ctx.getFloat("beta", 1.0);
+  std::string reduction = ctx.getString("reduction", "mean");
+  Tensor out = ctx.makeResult();
+  Accum total(ctx);
+  for (int64_t k = 0; k < in[0].size(); ++k) {
+    double l = ampc::num::regressionLoss(Kind, in[0].f[k] - in[1].f[k], p);
+    if (reduction == "none")
+      out.f[k] = l;
+    else
+      total.add(l);
+  }
+  if (reduction == "sum")
+    out.f[0] = total.get();
+  else if (reduction == "mean")
+    out.f[0] = total.get() / double(in[0].size());
+  return one(std::move(out));
+}
+
 } // namespace
 
 void ampc::interp::registerLossKernels(KernelTable &t) {
   t["graph.cross_entropy"] = crossEntropy;
   t["graph.cross_entropy_backward"] = crossEntropyBackward;
   t["graph.mse_loss"] = mseLoss;
+  t["graph.l1_loss"] = regressionLoss<ampc::num::RegressionLoss::L1>;
+  t["graph.smooth_l1_loss"] =
+      regressionLoss<ampc::num::RegressionLoss::SmoothL1>;
+  t["graph.huber_loss"] = regressionLoss<ampc::num::RegressionLoss::Huber>;
 }

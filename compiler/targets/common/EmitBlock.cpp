@@ -14,6 +14,14 @@ std::string approximate(Operation *op) {
   return a && a.getValue() == "tanh" ? "tanh" : "erf";
 }
 
+// A float attribute of |op| as a float expression of the generated code;
+// |dflt| (C++ source) when the attribute is absent.
+std::string floatAttr(Operation *op, StringRef name, StringRef dflt) {
+  auto a = op->getAttrOfType<FloatAttr>(name);
+  return "float(" + (a ? doubleLiteral(a.getValueAsDouble()) : dflt.str()) +
+         ")";
+}
+
 // One attribute as an ampc::<target>::Attrs entry; false when it has no C++
 // form.
 bool printAttr(NamedAttribute attr, raw_ostream &os) {
@@ -85,6 +93,47 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
            x[0] + ", " + x[1] + ")";
   if (name == "relu_backward")
     return "ampc::num::reluGrad(" + x[0] + ", " + x[1] + ")";
+  if (name == "abs" || name == "erf" || name == "sin" || name == "cos")
+    return t.math(name == "abs" ? "fabs" : name) + "(" + x[0] + ")";
+  if (name == "reciprocal")
+    return "1.0f / " + x[0];
+  if (name == "maximum" || name == "minimum")
+    return "ampc::num::" + name.str() + "(" + x[0] + ", " + x[1] + ")";
+  if (name == "silu")
+    return "ampc::num::silu(" + x[0] + ")";
+  // The integer condition / mask was loaded as a float: nonzero is true.
+  if (name == "where")
+    return "(" + x[0] + " != 0.0f ? " + x[1] + " : " + x[2] + ")";
+  if (name == "masked_fill")
+    return "(" + x[1] + " != 0.0f ? " + floatAttr(op, "value", "0.0") +
+           " : " + x[0] + ")";
+  if (name == "silu_backward")
+    return "ampc::num::siluGrad(" + x[0] + ", " + x[1] + ")";
+  if (name == "maximum_backward")
+    return "ampc::num::maximumGrad(" + x[0] + ", " + x[1] + ", " + x[2] + ")";
+  if (name == "leaky_relu" || name == "leaky_relu_backward") {
+    std::string slope = floatAttr(op, "negative_slope", "0.01");
+    return name == "leaky_relu"
+               ? "ampc::num::leakyRelu(" + x[0] + ", " + slope + ")"
+               : "ampc::num::leakyReluGrad(" + x[0] + ", " + x[1] + ", " +
+                     slope + ")";
+  }
+  if (name == "softplus" || name == "softplus_backward") {
+    std::string params = floatAttr(op, "beta", "1.0") + ", " +
+                         floatAttr(op, "threshold", "20.0");
+    return name == "softplus"
+               ? "ampc::num::softplus(" + x[0] + ", " + params + ")"
+               : "ampc::num::softplusGrad(" + x[0] + ", " + x[1] + ", " +
+                     params + ")";
+  }
+  if (name == "clamp" || name == "clamp_backward") {
+    std::string bounds = floatAttr(op, "min", "-INFINITY") + ", " +
+                         floatAttr(op, "max", "INFINITY");
+    return name == "clamp"
+               ? "ampc::num::clamp(" + x[0] + ", " + bounds + ")"
+               : "ampc::num::clampGrad(" + x[0] + ", " + x[1] + ", " +
+                     bounds + ")";
+  }
   if (name == "cast" || name == "broadcast_to")
     return x[0];
   if (name == "pow") {

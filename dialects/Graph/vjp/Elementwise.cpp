@@ -49,6 +49,51 @@ SmallVector<Value> DivOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
           NegOp::create(b, loc, dr.getType(), dr)};
 }
 
+// maximum(l, r): l's share is maximum_backward(l, r, g), r's the same with
+// the operands swapped (ties split g in halves); minimum swaps the roles.
+static SmallVector<Value> minMaxVJP(OpBuilder &b, Location loc, Value lhs,
+                                    Value rhs, Value result, Value g,
+                                    bool isMax) {
+  auto type = tensorType(result);
+  Value l = broadcastTo(b, loc, lhs, type), r = broadcastTo(b, loc, rhs, type);
+  Value dl = MaximumBackwardOp::create(b, loc, type, isMax ? l : r,
+                                       isMax ? r : l, g);
+  Value dr = MaximumBackwardOp::create(b, loc, type, isMax ? r : l,
+                                       isMax ? l : r, g);
+  return {sumToType(b, loc, dl, tensorType(lhs)),
+          sumToType(b, loc, dr, tensorType(rhs))};
+}
+
+SmallVector<Value> MaximumOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  return minMaxVJP(b, getLoc(), getLhs(), getRhs(), getResult(),
+                   cotangents[0], /*isMax=*/true);
+}
+
+SmallVector<Value> MinimumOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  return minMaxVJP(b, getLoc(), getLhs(), getRhs(), getResult(),
+                   cotangents[0], /*isMax=*/false);
+}
+
+// dx = where(c, g, 0), dy = where(c, 0, g), each summed to its operand's
+// shape; the integer condition has no cotangent.
+SmallVector<Value> WhereOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  Location loc = getLoc();
+  Value g = cotangents[0];
+  Value zero = scalar(b, loc, getType().getElementType(), 0.0);
+  Value dx = WhereOp::create(b, loc, getCondition(), g, zero);
+  Value dy = WhereOp::create(b, loc, getCondition(), zero, g);
+  return {Value(), sumToType(b, loc, dx, tensorType(getX())),
+          sumToType(b, loc, dy, tensorType(getY()))};
+}
+
+// dx = g with the filled elements zeroed: masked_fill(g, mask, 0).
+SmallVector<Value> MaskedFillOp::buildVJP(OpBuilder &b,
+                                          ValueRange cotangents) {
+  return {MaskedFillOp::create(b, getLoc(), cotangents[0], getMask(),
+                               b.getF64FloatAttr(0.0)),
+          Value()};
+}
+
 //===----------------------------------------------------------------------===//
 // Unary
 //===----------------------------------------------------------------------===//
@@ -65,6 +110,75 @@ SmallVector<Value> ReluOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
 SmallVector<Value> GeluOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   return {GeluBackwardOp::create(b, getLoc(), getType(), getInput(),
                                  cotangents[0], getApproximateAttr())};
+}
+
+SmallVector<Value> SiluOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  return {SiluBackwardOp::create(b, getLoc(), getType(), getInput(),
+                                 cotangents[0])};
+}
+
+SmallVector<Value> LeakyReluOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  return {LeakyReluBackwardOp::create(b, getLoc(), getType(), getInput(),
+                                      cotangents[0], getNegativeSlopeAttr())};
+}
+
+SmallVector<Value> SoftplusOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  return {SoftplusBackwardOp::create(b, getLoc(), getType(), getInput(),
+                                     cotangents[0], getBetaAttr(),
+                                     getThresholdAttr())};
+}
+
+SmallVector<Value> ClampOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  return {ClampBackwardOp::create(b, getLoc(), getType(), getInput(),
+                                  cotangents[0], getMinAttr(), getMaxAttr())};
+}
+
+// dx = g * sgn(x) = relu_backward(x, g) - relu_backward(-x, g): exact, and 0
+// at x == 0 (PyTorch's abs backward).
+SmallVector<Value> AbsOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  Location loc = getLoc();
+  Value g = cotangents[0];
+  Value pos = ReluBackwardOp::create(b, loc, getType(), getInput(), g);
+  Value negX = NegOp::create(b, loc, getType(), getInput());
+  Value neg = ReluBackwardOp::create(b, loc, getType(), negX, g);
+  return {SubOp::create(b, loc, pos, neg)};
+}
+
+// dx = 2/sqrt(pi) * exp(-x^2) * g, in the order of PyTorch's formula
+// (derivatives.yaml).
+SmallVector<Value> ErfOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  Location loc = getLoc();
+  Type et = getType().getElementType();
+  Value x2 = MulOp::create(b, loc, getInput(), getInput());
+  Value e = ExpOp::create(b, loc, getType(),
+                          NegOp::create(b, loc, getType(), x2));
+  Value c = MulOp::create(b, loc, scalar(b, loc, et, 1.12837916709551257390),
+                          e);
+  return {MulOp::create(b, loc, c, cotangents[0])};
+}
+
+// dx = g * cos(x).
+SmallVector<Value> SinOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  Location loc = getLoc();
+  Value c = CosOp::create(b, loc, getType(), getInput());
+  return {MulOp::create(b, loc, cotangents[0], c)};
+}
+
+// dx = g * -sin(x).
+SmallVector<Value> CosOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  Location loc = getLoc();
+  Value s = SinOp::create(b, loc, getType(), getInput());
+  return {MulOp::create(b, loc, cotangents[0],
+                        NegOp::create(b, loc, getType(), s))};
+}
+
+// y = 1 / x: dx = -g * (y * y) (PyTorch's formula).
+SmallVector<Value> ReciprocalOp::buildVJP(OpBuilder &b,
+                                          ValueRange cotangents) {
+  Location loc = getLoc();
+  Value y = getResult();
+  Value ng = NegOp::create(b, loc, getType(), cotangents[0]);
+  return {MulOp::create(b, loc, ng, MulOp::create(b, loc, y, y))};
 }
 
 // y = tanh(x): dx = g * (1 - y^2).

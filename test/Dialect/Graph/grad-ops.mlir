@@ -41,6 +41,16 @@ func.func @all(%x: tensor<4x8xf32>, %g: tensor<4x8xf32>, %b: tensor<8xf32>,
   %13:2 = graph.rms_norm_backward %x, %b, %g : tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>, tensor<8xf32>
   // CHECK: %{{.*}}, %{{.*}}, %{{.*}} = graph.scaled_dot_product_attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 5.000000e-01 : f64} : tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x4xf32>
   %14:3 = graph.scaled_dot_product_attention_backward %q, %k, %v, %ga {causal, scale = 0.5} : tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x4xf32>
+  // CHECK: graph.silu_backward %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %15 = graph.silu_backward %x, %g : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK: graph.leaky_relu_backward %{{.*}}, %{{.*}} {negative_slope = 2.000000e-01 : f64} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %16 = graph.leaky_relu_backward %x, %g {negative_slope = 0.2} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK: graph.softplus_backward %{{.*}}, %{{.*}} {beta = 2.000000e+00 : f64, threshold = 1.000000e+01 : f64} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %17 = graph.softplus_backward %x, %g {beta = 2.0, threshold = 10.0} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK: graph.clamp_backward %{{.*}}, %{{.*}} {min = -1.000000e+00 : f64} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %18 = graph.clamp_backward %x, %g {min = -1.0} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK: graph.maximum_backward %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %19 = graph.maximum_backward %x, %g, %g : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   return
 }
 
@@ -162,5 +172,29 @@ func.func @rms_norm_dx(%x: tensor<4x8xf32>, %w: tensor<8xf32>) {
 func.func @attention_g(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x4xf32>, %g: tensor<1x2x3x8xf32>) {
   // expected-error @+1 {{'graph.scaled_dot_product_attention_backward' op g (the attention result's shape) must be [1, 2, 3, 4], got [1, 2, 3, 8]}}
   %0:3 = graph.scaled_dot_product_attention_backward %q, %k, %v, %g : tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x4xf32>, tensor<1x2x3x8xf32> -> tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @maximum_backward_shape(%x: tensor<4x8xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{'graph.maximum_backward' op b must have the type of a 'tensor<4x8xf32>', got 'tensor<8xf32>'}}
+  %0 = graph.maximum_backward %x, %b, %x : tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @clamp_backward_bounds(%x: tensor<4xf32>) {
+  // expected-error @+1 {{needs a min or a max attribute (or both)}}
+  %0 = graph.clamp_backward %x, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @softplus_backward_beta(%x: tensor<4xf32>) {
+  // expected-error @+1 {{beta must be nonzero}}
+  %0 = graph.softplus_backward %x, %x {beta = 0.0} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   return
 }

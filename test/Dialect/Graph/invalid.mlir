@@ -411,3 +411,155 @@ graph.model @layer_norm_bias_without_weight {
   %l = graph.reduce_sum %y : tensor<2x8xf32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
+
+// -----
+
+graph.model @clamp_no_bound {
+  %x = graph.input "x" : tensor<2x8xf32>
+  // expected-error @+1 {{needs a min or a max attribute (or both)}}
+  %y = graph.clamp %x : tensor<2x8xf32>
+  %l = graph.reduce_sum %y : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @softplus_beta {
+  %x = graph.input "x" : tensor<2x8xf32>
+  // expected-error @+1 {{beta must be nonzero}}
+  %y = graph.softplus %x {beta = 0.0} : tensor<2x8xf32>
+  %l = graph.reduce_sum %y : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @maximum_broadcast {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %y = graph.input "y" : tensor<3xf32>
+  // expected-error @+2 {{maximum shapes [2, 8] and [3] do not broadcast}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.maximum %x, %y : tensor<2x8xf32>, tensor<3xf32> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @minimum_types {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %y = graph.input "y" : tensor<8xf16>
+  // expected-error @+2 {{minimum operands must share an element type, got f32 and f16 (insert a graph.cast)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.minimum %x, %y : tensor<2x8xf32>, tensor<8xf16> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @silu_type {
+  %x = graph.input "x" : tensor<2x8xf32>
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %y = "graph.silu"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf16>
+  %l = graph.input "l" : tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @where_condition_shape {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %c = graph.input "c" : tensor<3xi64>
+  // expected-error @+2 {{where condition shape [3] does not broadcast with [2, 8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.where %c, %x, %x : tensor<3xi64>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @where_float_condition {
+  %x = graph.input "x" : tensor<2x8xf32>
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %z = graph.where %x, %x, %x : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @where_types {
+  %x = graph.input "x" : tensor<2x8xf32>
+  %y = graph.input "y" : tensor<2x8xbf16>
+  %c = graph.input "c" : tensor<2x8xi64>
+  // expected-error @+2 {{where operands must share an element type, got f32 and bf16 (insert a graph.cast)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.where %c, %x, %y : tensor<2x8xi64>, tensor<2x8xf32>, tensor<2x8xbf16> -> tensor<2x8xf32>
+  %l = graph.reduce_sum %z : tensor<2x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @masked_fill_grows {
+  %x = graph.input "x" : tensor<8xf32>
+  %m = graph.input "m" : tensor<2x8xi64>
+  // expected-error @+2 {{masked_fill mask shape [2, 8] does not broadcast to the input's [8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %z = graph.masked_fill %x, %m {value = 0.0} : tensor<8xf32>, tensor<2x8xi64> -> tensor<8xf32>
+  %l = graph.reduce_sum %z : tensor<8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @l1_reduction {
+  %p = graph.input "p" : tensor<8x4xf32>
+  // expected-error @+2 {{l1_loss reduction must be "mean", "sum" or "none", got "max"}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.l1_loss %p, %p {reduction = "max"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @huber_delta {
+  %p = graph.input "p" : tensor<8x4xf32>
+  // expected-error @+2 {{huber_loss delta must be > 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.huber_loss %p, %p {delta = 0.0} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @smooth_l1_beta {
+  %p = graph.input "p" : tensor<8x4xf32>
+  // expected-error @+2 {{smooth_l1_loss beta must be >= 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.smooth_l1_loss %p, %p {beta = -1.0} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @l1_shapes {
+  %p = graph.input "p" : tensor<8x4xf32>
+  %t = graph.input "t" : tensor<8x1xf32>
+  // expected-error @+2 {{l1_loss shapes differ: [8, 4] and [8, 1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.l1_loss %p, %t : tensor<8x4xf32>, tensor<8x1xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+graph.model @huber_none_type {
+  %p = graph.input "p" : tensor<8x4xf32>
+  // expected-error @+2 {{inferred type(s) 'tensor<8x4xf32>' are incompatible with return type(s) of operation 'tensor<f32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %l = graph.huber_loss %p, %p {reduction = "none"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

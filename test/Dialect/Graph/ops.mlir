@@ -204,3 +204,77 @@ graph.model @losses_and_attention {
   %l = graph.add %mse, %ce : tensor<f32>, tensor<f32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>, attention = %o : tensor<2x4x16x6xf32>
 }
+
+// -----
+
+// CHECK-LABEL: graph.model @activations_and_math
+graph.model @activations_and_math {
+  %x = graph.input "x" : tensor<4x8xf32>
+  %b = graph.input "b" : tensor<8xf32>
+  // CHECK: graph.silu %{{.*}} : tensor<4x8xf32>
+  %0 = graph.silu %x : tensor<4x8xf32>
+  // CHECK: graph.leaky_relu %{{.*}} : tensor<4x8xf32>
+  %1 = graph.leaky_relu %0 : tensor<4x8xf32>
+  // CHECK: graph.leaky_relu %{{.*}} {negative_slope = 2.000000e-01 : f64} : tensor<4x8xf32>
+  %2 = graph.leaky_relu %1 {negative_slope = 0.2} : tensor<4x8xf32>
+  // CHECK: graph.softplus %{{.*}} : tensor<4x8xf32>
+  %3 = graph.softplus %2 : tensor<4x8xf32>
+  // CHECK: graph.softplus %{{.*}} {beta = 2.000000e+00 : f64, threshold = 1.000000e+01 : f64} : tensor<4x8xf32>
+  %4 = graph.softplus %3 {beta = 2.0, threshold = 10.0} : tensor<4x8xf32>
+  // CHECK: graph.abs %{{.*}} : tensor<4x8xf32>
+  %5 = graph.abs %4 : tensor<4x8xf32>
+  // CHECK: graph.clamp %{{.*}} {max = 1.000000e+00 : f64, min = -1.000000e+00 : f64} : tensor<4x8xf32>
+  %6 = graph.clamp %5 {min = -1.0, max = 1.0} : tensor<4x8xf32>
+  // CHECK: graph.clamp %{{.*}} {min = 0.000000e+00 : f64} : tensor<4x8xf32>
+  %7 = graph.clamp %6 {min = 0.0} : tensor<4x8xf32>
+  // CHECK: graph.clamp %{{.*}} {max = 5.000000e-01 : f64} : tensor<4x8xf32>
+  %8 = graph.clamp %7 {max = 0.5} : tensor<4x8xf32>
+  // CHECK: graph.erf %{{.*}} : tensor<4x8xf32>
+  %9 = graph.erf %8 : tensor<4x8xf32>
+  // CHECK: graph.sin %{{.*}} : tensor<4x8xf32>
+  %10 = graph.sin %9 : tensor<4x8xf32>
+  // CHECK: graph.cos %{{.*}} : tensor<4x8xf32>
+  %11 = graph.cos %10 : tensor<4x8xf32>
+  // CHECK: graph.reciprocal %{{.*}} : tensor<4x8xf32>
+  %12 = graph.reciprocal %11 : tensor<4x8xf32>
+  // CHECK: graph.maximum %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %13 = graph.maximum %12, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  // CHECK: graph.minimum %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %14 = graph.minimum %b, %13 : tensor<8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %l = graph.reduce_sum %14 : tensor<4x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: graph.model @select
+graph.model @select {
+  %x = graph.input "x" : tensor<4x8xf16>
+  %y = graph.input "y" : tensor<8xf16>
+  %c = graph.input "c" : tensor<4x1xi64>
+  %m = graph.input "m" : tensor<8xi32>
+  // CHECK: graph.where %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x1xi64>, tensor<4x8xf16>, tensor<8xf16> -> tensor<4x8xf16>
+  %0 = graph.where %c, %x, %y : tensor<4x1xi64>, tensor<4x8xf16>, tensor<8xf16> -> tensor<4x8xf16>
+  // CHECK: graph.masked_fill %{{.*}}, %{{.*}} {value = -1.000000e+04 : f64} : tensor<4x8xf16>, tensor<8xi32> -> tensor<4x8xf16>
+  %1 = graph.masked_fill %0, %m {value = -1.0e4} : tensor<4x8xf16>, tensor<8xi32> -> tensor<4x8xf16>
+  %l = graph.reduce_sum %1 : tensor<4x8xf16> -> tensor<f16>
+  graph.output loss = %l : tensor<f16>
+}
+
+// -----
+
+// CHECK-LABEL: graph.model @regression_losses
+graph.model @regression_losses {
+  %p = graph.input "p" : tensor<8x4xf32>
+  %t = graph.input "t" : tensor<8x4xf32>
+  // CHECK: graph.l1_loss %{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  %0 = graph.l1_loss %p, %t : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  // CHECK: graph.smooth_l1_loss %{{.*}}, %{{.*}} {beta = 5.000000e-01 : f64, reduction = "sum"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  %1 = graph.smooth_l1_loss %p, %t {beta = 0.5, reduction = "sum"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  // CHECK: graph.huber_loss %{{.*}}, %{{.*}} {delta = 2.000000e+00 : f64, reduction = "none"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %2 = graph.huber_loss %p, %t {delta = 2.0, reduction = "none"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %3 = graph.reduce_sum %2 : tensor<8x4xf32> -> tensor<f32>
+  %4 = graph.add %0, %1 : tensor<f32>, tensor<f32> -> tensor<f32>
+  %l = graph.add %3, %4 : tensor<f32>, tensor<f32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

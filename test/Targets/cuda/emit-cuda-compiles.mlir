@@ -11,6 +11,10 @@
 // RUN:   --train-fuse-epilogue --cse --kernel-fuse-elementwise --kernel-plan-memory \
 // RUN:   | ampc-translate --ampc-emit-cuda -o %t.vec.cu
 // RUN: %nvcc -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I%src -c %t.vec.cu -o %t.vec.o
+// Issue 13's activations and pointwise ops in fused kernels (forward and
+// backward formulas of runtime/numerics/Elementwise.h on the device).
+// RUN: ampc compile %S/../../e2e/Inputs/mlp_new_ops.mlir --target=cuda --amp=fp16 --emit=cpp -o %t.new.cu
+// RUN: %nvcc -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I%src -c %t.new.cu -o %t.new.o
 // Non-splat constants: the table handed to DeviceModel's constructor.
 // RUN: ampc compile %S/Inputs/constant.mlir --target=cuda --emit=cpp -o %t.cst.cu
 // RUN: %nvcc -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I%src -c %t.cst.cu -o %t.cst.o

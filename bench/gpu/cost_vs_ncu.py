@@ -1,0 +1,169 @@
+"""Estimate against measurement, kernel by kernel: joins the rows of an
+`ampc cost --format=json` report (or `ampc compile --cost-report=F.json`)
+with the kernels of an `ncu --csv --metrics gpu__time_duration.sum` run of
+the same model, and prints the roofline estimate next to the measured time.
+
+  cost_vs_ncu.py COST.json NCU.csv [--top N] [--device NAME]
+
+--device re-prices the rows on another row of the report's device table
+(the report's own device by default), e.g. the GPU the profile ran on.
+
+The join is by launch order: the report's kernel rows (copies are not
+kernels and are left out) are aligned with ncu's kernel list, gaps allowed
+on both sides (ncu also sees initialisation kernels, and cuBLASLt may add a
+split-K reduction to a GEMM; a rule that misses a launch shows up as an
+"unpredicted" kernel). A GEMM row matches any library GEMM kernel name;
+every other row matches ncu kernels of its own name. Only the first run of
+the step in the profile is joined: the best-scoring alignment that takes the
+rows in order."""
+import argparse
+import csv
+import functools
+import json
+import re
+import sys
+
+GEMM = re.compile(r"gemm|nvjet|xmma|cutlass|cublas|s16816|h16816|sm\d\d_|cudnn|conv|implicit|wgrad|dgrad", re.I)
+UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+
+
+def ncu_kernels(path):
+    """[(name, us)] in launch order."""
+    header, out = None, []
+    for row in csv.reader(open(path, errors="replace")):
+        if row[:2] == ["ID", "Process ID"]:
+            header = row
+            continue
+        if not header or len(row) != len(header):
+            continue
+        r = dict(zip(header, row))
+        if r.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        us = float(r["Metric Value"].replace(",", "")) * UNITS.get(r["Metric Unit"], 1e-3)
+        out.append((r["Kernel Name"], us))
+    return out
+
+
+def short(name):
+    name = name.replace("(anonymous namespace)::", "").removeprefix("void ")
+    return name.split("(")[0].strip()
+
+
+def matches(row, kernel):
+    return _matches(row["kind"], row["name"], kernel)
+
+
+@functools.lru_cache(maxsize=None)
+def _matches(kind, name, kernel):
+    if kind == "gemm":
+        return bool(GEMM.search(short(kernel)))
+    want = name.split(" ")[0].split("::")[-1]
+    return re.search(r"(^|[\s:])" + re.escape(want) + r"($|[<(\s])", short(kernel)) is not None
+
+
+def align(rows, kernels):
+    """Semi-global alignment: every row is matched or skipped; ncu kernels
+    before the first and after the last match are free. Returns
+    [(row index or None, kernel index or None)] in order."""
+    n, m = len(rows), len(kernels)
+    MATCH, GAP = 2, -1
+    NEG = -10**9
+    # score[i][j]: rows[:i] aligned, ending at kernels[:j].
+    prev = [0] * (m + 1)  # i = 0: free start anywhere
+    back = [[0] * (m + 1) for _ in range(n + 1)]  # 0 diag, 1 skip row, 2 skip kernel
+    for i in range(1, n + 1):
+        cur = [NEG] * (m + 1)
+        cur[0] = prev[0] + GAP
+        back[i][0] = 1
+        row = rows[i - 1]
+        for j in range(1, m + 1):
+            best, how = prev[j] + GAP, 1
+            if matches(row, kernels[j - 1][0]) and prev[j - 1] + MATCH > best:
+                best, how = prev[j - 1] + MATCH, 0
+            if cur[j - 1] + GAP > best:
+                best, how = cur[j - 1] + GAP, 2
+            cur[j], back[i][j] = best, how
+        prev = cur
+    j = max(range(m + 1), key=lambda k: (prev[k], -k))  # free end: earliest best
+    i, pairs = n, []
+    while i > 0:
+        how = back[i][j]
+        if how == 0:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif how == 1:
+            pairs.append((i - 1, None))
+            i -= 1
+        else:
+            pairs.append((None, j - 1))
+            j -= 1
+    return pairs[::-1]
+
+
+def reprice(report, name):
+    """The roofline of every row on the device table's row |name|."""
+    dev = {d["name"]: d for d in report["devices"]}.get(name)
+    if not dev:
+        sys.exit("cost_vs_ncu: unknown device %s (known: %s)" % (
+            name, ", ".join(d["name"] for d in report["devices"])))
+    report["device"] = dev
+    for r in report["kernels"]:
+        mem = (r["bytes_read"] + r["bytes_written"]) / dev["bytes_per_second"]
+        peak = dev["half_flops_per_second" if r["half_math"] else "fp32_flops_per_second"]
+        r["time_s"] = max(mem, r["flops"] / peak)
+        r["bound"] = "memory" if mem >= r["flops"] / peak else "compute"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("cost")
+    ap.add_argument("ncu")
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--device")
+    args = ap.parse_args()
+    report = json.load(open(args.cost))
+    if args.device:
+        reprice(report, args.device)
+    top = args.top
+    kernels = ncu_kernels(args.ncu)
+    rows = [r for r in report["kernels"] if r["kind"] != "copy"]
+    if report.get("accum_steps", 1) != 1:
+        print("note: %d micro-batches; the join takes the first run of each row"
+              % report["accum_steps"])
+    pairs = align(rows, kernels)
+    dev = report["device"]["name"]
+    print("%s on %s: %d kernel rows in the report, %d kernels in the profile"
+          % (report["model"], dev, len(rows), len(kernels)))
+    joined = [(rows[a], kernels[b][1]) for a, b in pairs if a is not None and b is not None]
+    missing = [rows[a] for a, b in pairs if b is None]
+    extra = [kernels[b] for a, b in pairs if a is None]
+    est = sum(r["time_s"] * 1e6 for r, _ in joined)
+    meas = sum(us for _, us in joined)
+    print("joined %d rows; %d rows without a kernel; %d unpredicted kernels inside the step (%.1f us)"
+          % (len(joined), len(missing), len(extra), sum(us for _, us in extra)))
+    print("estimate %.1f us, measured %.1f us for the joined rows: %.1f%% of the roofline reached"
+          % (est, meas, 100 * est / meas if meas else 0))
+    print("\nby kind:        estimate us   measured us   reached")
+    for kind in ("gemm", "fused", "runtime", "epilogue", "collective"):
+        e = sum(r["time_s"] * 1e6 for r, _ in joined if r["kind"] == kind)
+        m = sum(us for r, us in joined if r["kind"] == kind)
+        if m:
+            print("  %-10s %14.1f %13.1f %8.1f%%" % (kind, e, m, 100 * e / m))
+    print("\ntop %d rows by measured time:" % top)
+    print("  %5s %-9s %-28s %-28s %12s %12s %8s" % ("#", "kind", "kernel", "op", "estimate us", "measured us", "reached"))
+    for r, us in sorted(joined, key=lambda x: -x[1])[:top]:
+        e = r["time_s"] * 1e6
+        print("  %5d %-9s %-28s %-28s %12.3f %12.3f %7.1f%%" % (
+            r["index"], r["kind"], r["name"][:28], r["op"][:28], e, us, 100 * e / us if us else 0))
+    if missing:
+        print("\nrows without a measured kernel (first 10):")
+        for r in missing[:10]:
+            print("  %5d %-9s %s (%s)" % (r["index"], r["kind"], r["name"], r["op"]))
+    if extra:
+        print("\nunpredicted kernels inside the step (first 10):")
+        for name, us in extra[:10]:
+            print("  %-60s %10.2f us" % (short(name)[:60], us))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+//===- CostCommand.cpp - `ampc cost MODEL.mlir` ----------------------------===//
+//
+// Runs the training pipeline (as `ampc compile` does) and prints the cost
+// report of one training step: every launch in step order with its bytes,
+// FLOPs and roofline time on a device of compiler/cost/DeviceTable.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/InitAll.h"
+#include "compiler/ModelLoader.h"
+#include "compiler/cli/Command.h"
+#include "compiler/cost/CostReport.h"
+#include "passes/Pipelines.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace {
+int runCost();
+
+ampc::cli::Command costCommand(
+    "cost",
+    "Per-kernel bytes, FLOPs and roofline time of one training step",
+    runCost);
+
+#define AMPC_OPT(type, var, ...)                                               \
+  cl::opt<type> var(__VA_ARGS__, cl::sub(costCommand),                         \
+                    cl::cat(ampc::cli::category()))
+
+AMPC_OPT(std::string, inputFile, cl::Positional, cl::desc("<model.mlir>"),
+         cl::init(""));
+AMPC_OPT(std::string, target, "target",
+         cl::desc("cuda (default) or cpu: whose launches are counted"),
+         cl::init("cuda"));
+AMPC_OPT(std::string, device, "device",
+         cl::desc("A row of the device table (--list-devices); default h100 "
+                  "for cuda, cpu-2core for cpu"),
+         cl::init(""));
+AMPC_OPT(std::string, amp, "amp", cl::desc("off, fp16 or bf16"),
+         cl::init("off"));
+AMPC_OPT(std::string, optimizer, "optimizer", cl::desc("sgd, adam or adamw"),
+         cl::init("adamw"));
+AMPC_OPT(std::string, lossScale, "loss-scale",
+         cl::desc("dynamic, static:S or none"), cl::init(""));
+AMPC_OPT(double, clipNorm, "clip-norm", cl::desc("Clip by global norm"),
+         cl::init(0.0));
+AMPC_OPT(double, clipValue, "clip-value", cl::desc("Clip by value"),
+         cl::init(0.0));
+AMPC_OPT(int, accumSteps, "accum-steps",
+         cl::desc("Micro-batches per optimizer step"), cl::init(1));
+AMPC_OPT(bool, nesterov, "nesterov", cl::desc("Nesterov momentum (sgd)"),
+         cl::init(false));
+AMPC_OPT(double, momentum, "momentum",
+         cl::desc("SGD momentum (non-zero: the epilogue reads and writes the "
+                  "momentum buffer)"),
+         cl::init(-1.0));
+AMPC_OPT(std::string, policy, "policy", cl::desc("Autocast policy file"),
+         cl::init(""));
+AMPC_OPT(std::string, format, "format", cl::desc("text (default) or json"),
+         cl::init("text"));
+AMPC_OPT(unsigned, top, "top", cl::desc("Kernels in the top list"),
+         cl::init(10));
+AMPC_OPT(bool, listDevices, "list-devices",
+         cl::desc("Print the device table with its sources and exit"),
+         cl::init(false));
+
+int runCost() {
+  if (listDevices) {
+    ampc::cost::printDeviceTable(outs());
+    return 0;
+  }
+  if (inputFile.empty()) {
+    errs() << "ampc cost: no model file given\n";
+    return 2;
+  }
+  if (target != "cuda" && target != "cpu") {
+    errs() << "ampc cost: --target=" << target << ": expected cuda or cpu\n";
+    return 2;
+  }
+  if (format != "text" && format != "json") {
+    errs() << "ampc cost: --format=" << format << ": expected text or json\n";
+    return 2;
+  }
+  std::string deviceName = !device.empty() ? device.getValue()
+                           : target == "cuda" ? "h100"
+                                              : "cpu-2core";
+  const ampc::cost::DeviceSpec *spec = ampc::cost::findDevice(deviceName);
+  if (!spec) {
+    errs() << "ampc cost: unknown --device=" << deviceName
+           << " (known: " << ampc::cost::knownDevices() << ")\n";
+    return 2;
+  }
+  if (spec->target != target) {
+    errs() << "ampc cost: --device=" << deviceName << " models --target="
+           << spec->target << ", not " << target << "\n";
+    return 2;
+  }
+
+  ampc::registerAllPasses();
+  ampc::TrainPipelineOptions options;
+  options.amp = amp;
+  options.optimizer = optimizer;
+  options.lossScale = lossScale;
+  options.clipNorm = clipNorm;
+  options.clipValue = clipValue;
+  options.accumSteps = accumSteps;
+  options.nesterov = nesterov;
+  if (momentum >= 0)
+    options.momentum = momentum;
+  options.policy = policy;
+
+  auto context = ampc::createContext();
+  auto module = ampc::loadModelFile(*context, inputFile);
+  if (!module)
+    return 1;
+  StringRef modelName = ampc::getModel(*module).getSymName();
+  options.gradGiven = bool(
+      mlir::SymbolTable::lookupSymbolIn(*module, (modelName + "_grad").str()));
+  std::string error = ampc::validate(options);
+  if (!error.empty()) {
+    errs() << "ampc cost: " << error << "\n";
+    return 2;
+  }
+  mlir::PassManager pm(context.get());
+  ampc::buildTrainingPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
+  auto report = ampc::cost::buildCostReport(
+      *module,
+      target == "cuda" ? ampc::cost::Target::Cuda : ampc::cost::Target::Cpu,
+      *spec);
+  if (failed(report))
+    return 1;
+  if (format == "json")
+    ampc::cost::printCostJson(*report, outs(), top);
+  else
+    ampc::cost::printCostText(*report, outs(), top);
+  return 0;
+}
+} // namespace

@@ -1,0 +1,413 @@
+//===- CostModel.cpp - One rule per kernel-level op -----------------------===//
+//
+// Each rule mirrors the code it names; keep them together when either
+// changes. Sizes of scratch buffers follow the runtime (FP32 scores and
+// their half copy in attention, float2 row statistics in the norms, the
+// column-sum partials of ColumnSums.cuh).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/cost/CostModel.h"
+
+#include "compiler/amp/Flops.h"
+#include "dialects/Kernel/KernelOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace ampc::cost;
+
+llvm::StringRef ampc::cost::kindName(Kind kind) {
+  switch (kind) {
+  case Kind::Gemm:
+    return "gemm";
+  case Kind::Fused:
+    return "fused";
+  case Kind::Runtime:
+    return "runtime";
+  case Kind::Epilogue:
+    return "epilogue";
+  case Kind::Collective:
+    return "collective";
+  case Kind::Copy:
+    return "copy";
+  }
+  return "?";
+}
+
+namespace {
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+double numel(Value v) { return double(tensorType(v).getNumElements()); }
+double elementBytes(Value v) {
+  return double((tensorType(v).getElementTypeBitWidth() + 7) / 8);
+}
+bool isHalf(Value v) {
+  Type e = tensorType(v).getElementType();
+  return e.isF16() || e.isBF16();
+}
+ArrayRef<int64_t> shape(Value v) { return tensorType(v).getShape(); }
+
+double sumBytes(ValueRange vs) {
+  double b = 0;
+  for (Value v : vs)
+    b += tensorBytes(v);
+  return b;
+}
+
+// FLOPs of one op: compiler/amp/Flops.h for the forward ops, plus the
+// elementwise backward ops it leaves out (relu: one select, GELU's
+// derivative: about as much as GELU itself and a multiply).
+double opFlops(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (name == "graph.relu_backward")
+    return numel(op->getResult(0));
+  if (name == "graph.gelu_backward")
+    return 10 * numel(op->getResult(0));
+  return ampc::estimateFlops(op);
+}
+
+// cuBLASLt: one cublasLtMatmul, A and B read, C (and the bias) written once.
+Launch gemm(std::string name, double read, double written, double flops,
+            bool half) {
+  Launch l;
+  l.name = std::move(name);
+  l.kind = Kind::Gemm;
+  l.bytesRead = read;
+  l.bytesWritten = written;
+  l.flops = flops;
+  l.halfMath = half;
+  return l;
+}
+
+Launch runtime(std::string name, double read, double written, double flops) {
+  Launch l;
+  l.name = std::move(name);
+  l.kind = Kind::Runtime;
+  l.bytesRead = read;
+  l.bytesWritten = written;
+  l.flops = flops;
+  return l;
+}
+
+Launch copy(std::string name, double read, double written) {
+  Launch l = runtime(std::move(name), read, written, 0);
+  l.kind = Kind::Copy;
+  return l;
+}
+
+// ColumnSums.cuh: columnPartials (float2 per chunk and column), then
+// columnFinish. |read| is what f(r, j) loads over all rows.
+void columnSums(int64_t m, int64_t d, double read, double written,
+                double flops, std::vector<Launch> &out) {
+  int64_t colBlocks = (d + 31) / 32;
+  int64_t chunks =
+      std::max<int64_t>(1, std::min<int64_t>(2048 / std::max<int64_t>(colBlocks, 1),
+                                             (m + 7) / 8));
+  int64_t per = (m + chunks - 1) / chunks;
+  chunks = (m + per - 1) / per;
+  double partials = double(chunks) * double(d) * 8;
+  out.push_back(runtime("columnPartials", read, partials, flops));
+  out.push_back(runtime("columnFinish", partials, written, double(d) * chunks));
+}
+
+// Attention.cu: the math path, scores materialised in FP32 plus a half copy.
+void attention(Operation *op, bool backward, std::vector<Launch> &out) {
+  Value q = op->getOperand(0), k = op->getOperand(1), v = op->getOperand(2);
+  ArrayRef<int64_t> qs = shape(q), ks = shape(k), vs = shape(v);
+  double t = double(qs[qs.size() - 2]), d = double(qs.back());
+  double s = double(ks[ks.size() - 2]), e = double(vs.back());
+  double batch = numel(q) / (t * d);
+  double scores = batch * t * s;
+  double p32 = scores * 4, pLow = scores * elementBytes(backward ? q : v);
+  bool half = isHalf(q);
+  // probabilities(): P = softmax(scale q k^T) with the causal mask.
+  out.push_back(gemm("gemm QK^T", tensorBytes(q) + tensorBytes(k), p32,
+                     2 * scores * d, half));
+  out.push_back(runtime("maskedSoftmax", p32, p32 + pLow, 5 * scores));
+  if (!backward) {
+    out.push_back(gemm("gemm PV", pLow + tensorBytes(v),
+                       tensorBytes(op->getResult(0)), 2 * scores * e, half));
+    return;
+  }
+  Value gy = op->getOperand(3);
+  Value dq = op->getResult(0), dk = op->getResult(1), dv = op->getResult(2);
+  out.push_back(gemm("gemm dV = P^T G", pLow + tensorBytes(gy),
+                     tensorBytes(dv), 2 * scores * e, half));
+  out.push_back(gemm("gemm dP = G V^T", tensorBytes(gy) + tensorBytes(v), p32,
+                     2 * scores * e, half));
+  out.push_back(runtime("softmaxBackwardRows", 2 * p32, p32 + pLow,
+                        4 * scores));
+  out.push_back(gemm("gemm dQ = dS K", pLow + tensorBytes(k), tensorBytes(dq),
+                     2 * scores * d, half));
+  out.push_back(gemm("gemm dK = dS^T Q", pLow + tensorBytes(q),
+                     tensorBytes(dk), 2 * scores * d, half));
+}
+
+// Norm.cu: normRows for the statistics (float2 per row), normBackwardRows
+// for dx, column sums for the weight (and bias) gradients.
+void normBackward(Operation *op, bool rms, std::vector<Launch> &out) {
+  Value x = op->getOperand(0), w = op->getOperand(1), g = op->getOperand(2);
+  int64_t d = shape(x).back();
+  int64_t m = int64_t(numel(x)) / std::max<int64_t>(d, 1);
+  double n = numel(x), stats = double(m) * 8;
+  out.push_back(runtime("normRows", tensorBytes(x), stats, (rms ? 2 : 4) * n));
+  out.push_back(runtime("normBackwardRows",
+                        tensorBytes(x) + tensorBytes(w) + tensorBytes(g) + stats,
+                        tensorBytes(op->getResult(0)), 10 * n));
+  double dparams = tensorBytes(op->getResult(1)) +
+                   (rms ? 0.0 : tensorBytes(op->getResult(2)));
+  columnSums(m, d, tensorBytes(x) + tensorBytes(g) + stats, dparams, 4 * n,
+             out);
+}
+
+// Loss.cu: ceRows writes lse, nll, smooth and counted (4 floats a row);
+// ceFinish reduces them in one block.
+void crossEntropy(Operation *op, bool backward, std::vector<Launch> &out) {
+  Value logits = op->getOperand(0), labels = op->getOperand(1);
+  double rows = numel(labels), n = numel(logits);
+  out.push_back(runtime("ceRows", tensorBytes(logits) + tensorBytes(labels),
+                        16 * rows, 5 * n));
+  out.push_back(runtime("ceFinish", 12 * rows,
+                        backward ? 4.0 : tensorBytes(op->getResult(0)),
+                        3 * rows));
+  if (backward)
+    out.push_back(runtime("ceBackwardRows",
+                          tensorBytes(logits) + tensorBytes(labels) +
+                              tensorBytes(op->getOperand(2)) + 4 * rows + 4,
+                          tensorBytes(op->getResult(0)), 4 * n));
+}
+
+// Embedding.cu: memset, keys, CUB's onesweep radix sort (a histogram, a
+// scan, one pass per 8 key bits over keys and positions), then one block
+// per id sums its run of gradient rows.
+void embeddingBackward(Operation *op, std::vector<Launch> &out) {
+  Value ids = op->getOperand(0), g = op->getOperand(1);
+  Value dt = op->getResult(0);
+  double n = numel(ids);
+  int64_t v = shape(dt)[0];
+  int bits = 1;
+  while (bits < 32 && (int64_t(1) << bits) <= v)
+    ++bits;
+  out.push_back(copy("cudaMemsetAsync", 0, tensorBytes(dt)));
+  out.push_back(runtime("embeddingKeys", tensorBytes(ids), 8 * n, 0));
+  out.push_back(runtime("cub::DeviceRadixSortHistogramKernel", 4 * n, 0, 0));
+  out.push_back(runtime("cub::DeviceRadixSortExclusiveSumKernel", 0, 0, 0));
+  for (int pass = 0; pass < (bits + 7) / 8; ++pass)
+    out.push_back(
+        runtime("cub::DeviceRadixSortOnesweepKernel", 8 * n, 8 * n, 0));
+  // Each id's row of g is added to its table row.
+  double rowBytes = tensorBytes(g);
+  out.push_back(runtime("embeddingRuns", 8 * n + rowBytes,
+                        std::min(rowBytes / elementBytes(g) * elementBytes(dt),
+                                 tensorBytes(dt)),
+                        numel(g)));
+}
+
+// Reduce.cu (reduction()): sums whose reduced axes all come before the
+// kept ones take column sums, others one block per output element. No
+// axes reduces them all.
+bool reducesLeadingAxes(Operation *op) {
+  int64_t rank = int64_t(shape(op->getOperand(0)).size());
+  SmallVector<bool> reduced(rank, false);
+  auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+  if (!axes || axes.empty())
+    reduced.assign(rank, true);
+  else
+    for (int64_t a : axes.asArrayRef())
+      if (a + (a < 0 ? rank : 0) >= 0 && a + (a < 0 ? rank : 0) < rank)
+        reduced[a + (a < 0 ? rank : 0)] = true;
+  bool kept = false, leading = true;
+  for (bool r : reduced) {
+    leading &= !(r && kept);
+    kept |= !r;
+  }
+  return leading;
+}
+
+void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
+  StringRef name = op->getName().getStringRef();
+  double in = sumBytes(op->getOperands()), res = sumBytes(op->getResults());
+
+  if (auto fused = dyn_cast<ampc::kernel::FusedElementwiseOp>(op)) {
+    double flops = 0;
+    for (Operation &inner : fused.getBody().front().without_terminator())
+      flops += opFlops(&inner);
+    Launch l = runtime("fused_" + std::to_string(state.nextFused++), in, res,
+                       flops);
+    l.kind = Kind::Fused;
+    out.push_back(l);
+    return;
+  }
+  if (name == "graph.reshape" || name == "graph.input" || name == "graph.param")
+    return; // aliases: no copy
+  if (name == "graph.constant") {
+    auto dense = dyn_cast<DenseElementsAttr>(op->getAttr("value"));
+    if (dense && dense.isSplat())
+      out.push_back(runtime("fill", 0, res, 0));
+    else
+      out.push_back(copy("cudaMemcpyAsync", res, res));
+    return;
+  }
+  if (name == "graph.linear" || name == "graph.matmul" ||
+      name == "graph.batch_matmul") {
+    out.push_back(gemm("cublasLtMatmul", in, res, ampc::estimateFlops(op),
+                       isHalf(op->getOperand(0))));
+    return;
+  }
+  if (name == "graph.conv2d" || name == "graph.conv2d_backward_input" ||
+      name == "graph.conv2d_backward_weight") {
+    // cuDNN (one call; its internal kernels are not counted apart).
+    // Weight [O, C/g, KH, KW]; the backward ops do the forward's MACs.
+    Value w = name == "graph.conv2d_backward_weight" ? op->getResult(0)
+                                                      : op->getOperand(1);
+    Value big = name == "graph.conv2d" ? op->getResult(0) : op->getOperand(
+                    name == "graph.conv2d_backward_input" ? 0 : 1);
+    ArrayRef<int64_t> ws = shape(w);
+    double flops = 2 * numel(big) * ws[1] * ws[2] * ws[3];
+    bool half = isHalf(op->getOperand(0));
+    if (name != "graph.conv2d" || op->getNumOperands() < 3) {
+      out.push_back(gemm("cudnnConvolution", in, res, flops, half));
+      return;
+    }
+    // Conv.cu, conv2dCudnn: a half y first holds the bias (biasNarrow) and
+    // cuDNN adds its result to it (beta = 1); an FP32 y gets the bias added
+    // in place after.
+    Value bias = op->getOperand(2), y = op->getResult(0);
+    double xw = tensorBytes(op->getOperand(0)) + tensorBytes(op->getOperand(1));
+    if (!isHalf(y)) {
+      out.push_back(gemm("cudnnConvolution", xw, res, flops - numel(y), half));
+      out.push_back(runtime("biasNarrow", tensorBytes(bias) + res, res, numel(y)));
+      return;
+    }
+    out.push_back(runtime("biasNarrow", tensorBytes(bias), res, 0));
+    out.push_back(gemm("cudnnConvolution", xw + res, res, flops, half));
+    return;
+  }
+  if (name == "graph.scaled_dot_product_attention")
+    return attention(op, false, out);
+  if (name == "graph.scaled_dot_product_attention_backward")
+    return attention(op, true, out);
+  if (name == "graph.layer_norm" || name == "graph.rms_norm") {
+    out.push_back(runtime("normRows", in, res, ampc::estimateFlops(op)));
+    return;
+  }
+  if (name == "graph.layer_norm_backward")
+    return normBackward(op, false, out);
+  if (name == "graph.rms_norm_backward")
+    return normBackward(op, true, out);
+  if (name == "graph.softmax" || name == "graph.log_softmax") {
+    out.push_back(runtime("softmaxRows", in, res, ampc::estimateFlops(op)));
+    return;
+  }
+  if (name == "graph.cross_entropy")
+    return crossEntropy(op, false, out);
+  if (name == "graph.cross_entropy_backward")
+    return crossEntropy(op, true, out);
+  if (name == "graph.mse_loss") {
+    double blocks = std::min(std::ceil(numel(op->getOperand(0)) / 256), 1024.0);
+    out.push_back(runtime("sqDiffPartials", in, 4 * blocks,
+                          ampc::estimateFlops(op)));
+    out.push_back(runtime("meanOfPartials", 4 * blocks, res, blocks));
+    return;
+  }
+  if (name == "graph.embedding") {
+    // Only the rows the ids name are read.
+    Value ids = op->getOperand(0); // (ids, table)
+    out.push_back(runtime("embeddingRows", tensorBytes(ids) + res, res, 0));
+    return;
+  }
+  if (name == "graph.embedding_backward")
+    return embeddingBackward(op, out);
+  if (name == "graph.reduce_sum" || name == "graph.reduce_mean") {
+    Value x = op->getOperand(0);
+    if (numel(op->getResult(0)) == 0)
+      return; // nothing is launched
+    if (reducesLeadingAxes(op) && numel(x) > 0) {
+      double cols = numel(op->getResult(0));
+      columnSums(int64_t(numel(x) / cols), int64_t(cols), in, res, numel(x),
+                 out);
+      return;
+    }
+    out.push_back(runtime("reduceKernel", in, res, numel(x)));
+    return;
+  }
+  if (name == "graph.reduce_max") {
+    if (numel(op->getResult(0)) > 0)
+      out.push_back(runtime("reduceKernel", in, res, numel(op->getOperand(0))));
+    return;
+  }
+  if (name == "graph.reduce_max_backward") {
+    Value x = op->getOperand(0), g = op->getOperand(1);
+    out.push_back(runtime("reduceKernel", tensorBytes(x), 2 * numel(g) * 4,
+                          numel(x)));
+    out.push_back(runtime("reduceMaxBackwardKernel", in + 2 * numel(g) * 4, res,
+                          numel(x)));
+    return;
+  }
+  if (name == "graph.transpose" || name == "graph.slice" ||
+      name == "graph.broadcast_to") {
+    // A strided copy reads what it writes (a broadcast reads its source).
+    out.push_back(runtime("stridedCopyKernel", std::min(in, res), res, 0));
+    return;
+  }
+  if (name == "graph.slice_backward") {
+    out.push_back(copy("cudaMemsetAsync", 0, res));
+    out.push_back(runtime("stridedCopyKernel", in, in, 0));
+    return;
+  }
+  if (name == "graph.concat") {
+    for (Value v : op->getOperands())
+      out.push_back(
+          runtime("stridedCopyKernel", tensorBytes(v), tensorBytes(v), 0));
+    return;
+  }
+  if (name == "graph.max_pool2d" || name == "graph.avg_pool2d") {
+    out.push_back(runtime("poolKernel", in, res, ampc::estimateFlops(op)));
+    return;
+  }
+  if (name == "graph.max_pool2d_backward" ||
+      name == "graph.avg_pool2d_backward") {
+    out.push_back(runtime("poolBackwardKernel", in, res, numel(op->getResult(0))));
+    return;
+  }
+  // Elementwise library kernels (mapKernel: one thread per element) and
+  // anything else: one launch over its operands and results.
+  out.push_back(runtime(name == "graph.dropout" ? "mapKernel (dropout)"
+                                                : "mapKernel",
+                        in, res, opFlops(op)));
+}
+
+} // namespace
+
+double ampc::cost::tensorBytes(Value v) { return numel(v) * elementBytes(v); }
+
+void ampc::cost::appendLaunches(Operation *op, RuleState &state,
+                                std::vector<Launch> &out) {
+  size_t first = out.size();
+  cudaRules(op, state, out);
+  if (out.size() == first)
+    return;
+  std::string opName = op->getName().getStringRef().str();
+  for (size_t i = first; i < out.size(); ++i)
+    out[i].op = opName;
+  if (state.target == Target::Cuda || isa<kernel::FusedElementwiseOp>(op))
+    return;
+  // The CPU library runs each op as one call named after it (OpenBLAS for
+  // the GEMMs): the same traffic, one row.
+  Launch merged = out[first];
+  merged.name = opName;
+  for (size_t i = first + 1; i < out.size(); ++i) {
+    merged.bytesRead += out[i].bytesRead;
+    merged.bytesWritten += out[i].bytesWritten;
+    merged.flops += out[i].flops;
+    merged.halfMath |= out[i].halfMath;
+  }
+  out.resize(first);
+  out.push_back(merged);
+}

@@ -1,0 +1,63 @@
+//===- CostModel.h - Launches, bytes and FLOPs of kernel-level ops -*- C++ -*-===//
+//
+// The one place that says what each kernel-level op costs when it runs: the
+// launches the target makes for it (runtime/cuda/*.cu, the CUDA emitter,
+// DeviceModel, the epilogue), and for each launch the bytes it reads and
+// writes in device memory and its FLOPs. When a kernel changes (a fused
+// norm, flash attention, a GEMM epilogue), its rule here changes with it.
+//
+// Bytes are each tensor's footprint once (a broadcast operand counts its own
+// size, a row read twice by one block counts once): what a kernel must move
+// with perfect caching inside itself, nothing between kernels.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_COMPILER_COST_COSTMODEL_H
+#define AMPC_COMPILER_COST_COSTMODEL_H
+
+#include "mlir/IR/Operation.h"
+
+#include <string>
+#include <vector>
+
+namespace ampc::cost {
+
+enum class Kind {
+  Gemm,       // cuBLASLt / cuDNN library call (tensor cores for half)
+  Fused,      // a generated kernel.fused_elementwise kernel
+  Runtime,    // a kernel of the runtime library (norms, losses, copies...)
+  Epilogue,   // the fused optimizer epilogue's passes
+  Collective, // data-parallel all-reduce (none in a one-process step)
+  Copy,       // cudaMemcpyAsync / cudaMemsetAsync (graph nodes, not kernels)
+};
+llvm::StringRef kindName(Kind kind);
+
+struct Launch {
+  std::string name;  // the kernel as launched ("fused_3", "normRows", ...)
+  Kind kind = Kind::Runtime;
+  std::string op;    // what it comes from ("graph.linear", "storeGrad", ...)
+  std::string where; // the IR value or parameter, for people
+  double bytesRead = 0, bytesWritten = 0, flops = 0;
+  bool halfMath = false; // FLOPs run on half tensor cores (half GEMMs)
+  int64_t count = 1;     // launches per training step (micro-batches)
+};
+
+enum class Target { Cuda, Cpu };
+
+// Numbers generated kernels after each other (fused_0, fused_1, ... in the
+// order the emitter prints them: @m_grad first).
+struct RuleState {
+  Target target = Target::Cuda;
+  int nextFused = 0;
+};
+
+// Appends the launches of one op of @m_grad's body (nothing for aliases,
+// inputs and parameters).
+void appendLaunches(mlir::Operation *op, RuleState &state,
+                    std::vector<Launch> &out);
+
+// Bytes of a ranked tensor value (i1 counts one byte, as stored).
+double tensorBytes(mlir::Value v);
+
+} // namespace ampc::cost
+
+#endif

@@ -1,0 +1,433 @@
+//===- CostReport.cpp - The step's launches, roofline, text and JSON -------===//
+#include "compiler/cost/CostReport.h"
+
+#include "compiler/ModelLoader.h"
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Kernel/KernelOps.h"
+#include "dialects/Train/TrainOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+using namespace ampc;
+using namespace ampc::cost;
+
+namespace {
+
+// Epilogue.cu: blocks of kEpilogueChunk elements.
+constexpr int64_t kEpilogueChunk = 65536;
+
+std::string nameOf(Value v, AsmState &state) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  v.printAsOperand(os, state);
+  return s;
+}
+
+Launch hostLaunch(std::string name, std::string op, std::string where,
+                  Kind kind, double read, double written, double flops,
+                  int64_t count) {
+  Launch l;
+  l.name = std::move(name);
+  l.op = std::move(op);
+  l.where = std::move(where);
+  l.kind = kind;
+  l.bytesRead = read;
+  l.bytesWritten = written;
+  l.flops = flops;
+  l.count = count;
+  return l;
+}
+
+// DeviceModel::step(): setInputs, the epilogue's two passes over every
+// parameter (runtime/cuda/Epilogue.cu; FP32 gradients, no half copy), the
+// statistics copied to pinned memory.
+void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
+                    int64_t numTensors, std::vector<Launch> &out) {
+  train::ConfigAttr config = epilogue.getConfig();
+  StringRef opt = config.getOptimizer();
+  int64_t chunks = 0;
+  for (Value p : epilogue.getParams())
+    chunks += (cast<RankedTensorType>(p.getType()).getNumElements() +
+               kEpilogueChunk - 1) /
+              kEpilogueChunk;
+  double n = double(params);
+  std::string op = "train.fused_epilogue";
+  // One thread stores the hyper-parameters (a few hundred bytes: 0 here).
+  out.push_back(hostLaunch("setInputs", op, "hyper-parameters", Kind::Runtime,
+                           0, 0, 0, 1));
+  // pass1: each gradient read once (unscale, non-finite check, squares);
+  // per-chunk partial sums, per-tensor norms.
+  out.push_back(hostLaunch("pass1", op, "unscale+check+norm", Kind::Epilogue,
+                           4 * n, 4 * double(chunks + numTensors), 3 * n, 1));
+  // pass2: gradient read, master read and written, moments read and
+  // written. SGD touches its momentum buffer only when momentum != 0 (the
+  // compiled-in default is what counts here).
+  double read = 8 * n, written = 4 * n, flops = 4 * n;
+  std::string what = opt.str();
+  if (opt == "sgd") {
+    double momentum = 0;
+    if (auto m = config.getDefaults().getAs<FloatAttr>("momentum"))
+      momentum = m.getValueAsDouble();
+    if (momentum != 0) {
+      read += 4 * n;
+      written += 4 * n;
+      flops += 3 * n;
+      what += " (momentum)";
+    }
+  } else { // adam, adamw: exp_avg and exp_avg_sq
+    read += 8 * n;
+    written += 8 * n;
+    flops = 16 * n;
+  }
+  out.push_back(
+      hostLaunch("pass2", op, what + " update", Kind::Epilogue, read, written,
+                 flops, 1));
+  // 24 bytes of rt::StepStats to pinned host memory.
+  out.push_back(hostLaunch("cudaMemcpyAsync", op, "step statistics",
+                           Kind::Copy, 24, 0, 0, 1));
+}
+
+void roofline(Row &row, const DeviceSpec &d) {
+  const Launch &l = row.launch;
+  double mem = (l.bytesRead + l.bytesWritten) / d.bytesPerSecond;
+  double comp =
+      l.flops / (l.halfMath ? d.halfFlopsPerSecond : d.fp32FlopsPerSecond);
+  row.seconds = std::max(mem, comp);
+  row.memoryBound = mem >= comp;
+}
+
+std::vector<size_t> topRows(const CostReport &r, unsigned top) {
+  std::vector<size_t> idx(r.rows.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    return r.rows[a].seconds * r.rows[a].launch.count >
+           r.rows[b].seconds * r.rows[b].launch.count;
+  });
+  if (idx.size() > top)
+    idx.resize(top);
+  return idx;
+}
+
+// Rows of the same kernel for the same op, summed: where the time goes
+// when one kind of kernel runs once per layer.
+struct Group {
+  std::string op, name;
+  Kind kind;
+  int64_t launches = 0;
+  double bytes = 0, flops = 0, seconds = 0;
+};
+
+// |byOp|: one group per op, its backward op included (the name is then
+// empty).
+std::vector<Group> groups(const CostReport &r, unsigned top, bool byOp) {
+  std::vector<Group> gs;
+  llvm::StringMap<size_t> index;
+  for (const Row &row : r.rows) {
+    const Launch &l = row.launch;
+    std::string op = l.op;
+    if (byOp && StringRef(op).ends_with("_backward"))
+      op.resize(op.size() - strlen("_backward"));
+    auto [it, added] =
+        index.try_emplace(byOp ? op : op + " " + l.name, gs.size());
+    if (added)
+      gs.push_back({op, byOp ? "" : l.name, l.kind});
+    Group &g = gs[it->second];
+    double c = double(l.count);
+    g.launches += l.count;
+    g.bytes += c * (l.bytesRead + l.bytesWritten);
+    g.flops += c * l.flops;
+    g.seconds += c * row.seconds;
+  }
+  std::stable_sort(gs.begin(), gs.end(), [](const Group &a, const Group &b) {
+    return a.seconds > b.seconds;
+  });
+  if (gs.size() > top)
+    gs.resize(top);
+  return gs;
+}
+
+} // namespace
+
+FailureOr<CostReport> ampc::cost::buildCostReport(ModuleOp module,
+                                                  Target target,
+                                                  const DeviceSpec &device) {
+  graph::ModelOp model = getModel(module);
+  if (!model)
+    return module.emitError("the cost report needs a graph.model"), failure();
+  std::string name = model.getSymName().str();
+  auto grad = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      module, StringAttr::get(module.getContext(), name + "_grad"));
+  auto step = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      module, StringAttr::get(module.getContext(), name + "_step"));
+  train::FusedEpilogueOp epilogue;
+  if (step)
+    step.walk([&](train::FusedEpilogueOp e) { epilogue = e; });
+  if (!grad || !epilogue)
+    return module.emitError("the cost report needs @")
+               << name << "_grad and @" << name
+               << "_step with a train.fused_epilogue (run the training "
+                  "pipeline first)",
+           failure();
+
+  CostReport r;
+  r.model = name;
+  r.target = target;
+  r.device = &device;
+  train::ConfigAttr config = epilogue.getConfig();
+  r.amp = config.getAmp().str();
+  r.optimizer = config.getOptimizer().str();
+  r.accumSteps = std::max<int64_t>(1, config.getAccumSteps());
+  if (auto a = grad->getAttrOfType<IntegerAttr>(kernel::kArenaSizeAttr))
+    r.arenaBytes = a.getInt();
+  if (auto a = grad->getAttrOfType<IntegerAttr>(kernel::kArenaNoReuseAttr))
+    r.arenaBytesNoReuse = a.getInt();
+  // The host twin (cpu::HostModel) copies with memcpy.
+  std::string copyName = target == Target::Cuda ? "cudaMemcpyAsync" : "memcpy";
+
+  std::vector<Launch> launches;
+  RuleState state;
+  state.target = target;
+  AsmState asmState(grad);
+  bool dropout = false;
+  for (Operation &op : grad.getBody().front().without_terminator()) {
+    size_t first = launches.size();
+    appendLaunches(&op, state, launches);
+    dropout |= isa<graph::DropoutOp>(op);
+    for (size_t i = first; i < launches.size(); ++i) {
+      launches[i].count = r.accumSteps;
+      if (op.getNumResults())
+        launches[i].where = nameOf(op.getResult(0), asmState);
+    }
+  }
+  // DeviceModel after each micro-batch's body: addLoss, storeGrad (a copy
+  // for micro-batch 0, accumulate after), the dropout step counter.
+  int64_t accum = r.accumSteps;
+  auto ret = cast<func::ReturnOp>(grad.getBody().front().getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (auto out = grad.getResultAttrOfType<StringAttr>(i, graph::kOutputAttr);
+        out && out.getValue() == "loss")
+      launches.push_back(hostLaunch("addLoss", "addLoss", "loss",
+                                    Kind::Runtime, tensorBytes(v) + 4, 4, 1,
+                                    accum));
+  }
+  int64_t numTensors = 0;
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto param = grad.getResultAttrOfType<StringAttr>(i, graph::kGradAttr);
+    if (!param)
+      continue;
+    double n = double(cast<RankedTensorType>(v.getType()).getNumElements());
+    ++numTensors;
+    r.parameters += int64_t(n);
+    launches.push_back(hostLaunch(copyName, "storeGrad",
+                                  param.getValue().str(), Kind::Copy, 4 * n,
+                                  4 * n, 0, 1));
+    if (accum > 1)
+      launches.push_back(hostLaunch("accumulate", "storeGrad",
+                                    param.getValue().str(), Kind::Runtime,
+                                    8 * n, 4 * n, n, accum - 1));
+  }
+  if (dropout)
+    launches.push_back(hostLaunch("advance", "dropout step", "", Kind::Runtime,
+                                  8, 8, 0, accum));
+  appendEpilogue(epilogue, r.parameters, numTensors, launches);
+
+  for (Launch &l : launches) {
+    Row row;
+    row.launch = std::move(l);
+    roofline(row, device);
+    Totals &t = r.totals;
+    double c = double(row.launch.count);
+    t.launches += row.launch.count;
+    (row.launch.kind == Kind::Copy ? t.copies : t.kernels) += row.launch.count;
+    t.bytesRead += c * row.launch.bytesRead;
+    t.bytesWritten += c * row.launch.bytesWritten;
+    t.flops += c * row.launch.flops;
+    t.seconds += c * row.seconds;
+    (row.memoryBound ? t.memorySeconds : t.computeSeconds) += c * row.seconds;
+    r.rows.push_back(std::move(row));
+  }
+  return r;
+}
+
+static std::string integer(double v) { return llvm::formatv("{0:F0}", v); }
+
+static void printRow(size_t i, const Row &row, llvm::raw_ostream &os) {
+  const Launch &l = row.launch;
+  os << llvm::formatv("{0,5} {1,-10} {2,-36} {3,-28} {4,-20} {5,5} {6,13} "
+                      "{7,13} {8,16} {9,12:F1} {10}\n",
+                      i, kindName(l.kind), l.name, l.op, l.where, l.count,
+                      integer(l.bytesRead), integer(l.bytesWritten),
+                      integer(l.flops), row.seconds * 1e9,
+                      row.memoryBound ? "memory" : "compute");
+}
+
+void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
+                               unsigned top) {
+  const DeviceSpec &d = *r.device;
+  os << "cost of one training step of @" << r.model << ": target "
+     << (r.target == Target::Cuda ? "cuda" : "cpu") << ", amp " << r.amp
+     << ", optimizer " << r.optimizer << ", " << r.accumSteps
+     << " micro-batch(es), " << r.parameters << " parameters\n";
+  os << llvm::formatv("device {0} ({1}): {2:F1} GB/s, FP32 {3:F1} TFLOP/s, "
+                      "FP16/BF16 tensor {4:F1} TFLOP/s\n  source: {5}\n",
+                      d.name, d.description, d.bytesPerSecond / 1e9,
+                      d.fp32FlopsPerSecond / 1e12, d.halfFlopsPerSecond / 1e12,
+                      d.source);
+  os << "memory plan of @" << r.model << "_grad: arena " << r.arenaBytes
+     << " bytes (" << r.arenaBytesNoReuse << " without reuse)\n";
+  os << "roofline per launch: max(bytes / bandwidth, FLOPs / peak); bytes "
+        "are device-memory traffic, each tensor once\n\n";
+  os << llvm::formatv("{0,5} {1,-10} {2,-36} {3,-28} {4,-20} {5,5} {6,13} "
+                      "{7,13} {8,16} {9,12} {10}\n",
+                      "#", "kind", "kernel", "op", "value", "calls",
+                      "bytes read", "bytes written", "FLOPs", "time ns",
+                      "bound");
+  for (auto [i, row] : llvm::enumerate(r.rows))
+    printRow(i, row, os);
+  const Totals &t = r.totals;
+  os << "\ntotals per step: " << t.launches << " launches (" << t.kernels
+     << " kernels, " << t.copies << " copies)\n";
+  os << "  bytes: " << integer(t.bytesRead + t.bytesWritten) << " ("
+     << integer(t.bytesRead) << " read, " << integer(t.bytesWritten)
+     << " written)\n";
+  os << "  FLOPs: " << integer(t.flops) << "\n";
+  os << llvm::formatv("  floor time: {0:F3} us ({1:F3} ms)\n", t.seconds * 1e6,
+                      t.seconds * 1e3);
+  double share = t.seconds > 0 ? t.memorySeconds / t.seconds : 0;
+  os << llvm::formatv("  memory-bound: {0:F1}% of the time, compute-bound: "
+                      "{1:F1}%\n",
+                      100 * share, t.seconds > 0 ? 100 * (1 - share) : 0.0);
+  os << "\ntop " << top << " kernels by estimated time (time x calls):\n";
+  for (size_t i : topRows(r, top)) {
+    const Row &row = r.rows[i];
+    double s = row.seconds * row.launch.count;
+    os << llvm::formatv("  #{0,-5} {1,-36} {2,-28} {3,-20} {4,10:F1} us "
+                        "{5,5:F1}%  {6}\n",
+                        i, row.launch.name, row.launch.op, row.launch.where,
+                        s * 1e6, t.seconds > 0 ? 100 * s / t.seconds : 0.0,
+                        row.memoryBound ? "memory" : "compute");
+  }
+  os << "\ntop " << top << " kernels summed over the step (same kernel, same "
+        "op):\n";
+  os << llvm::formatv("  {0,-36} {1,-44} {2,8} {3,16} {4,12} {5,6}\n", "kernel",
+                      "op", "launches", "bytes", "time us", "share");
+  for (const Group &g : groups(r, top, false))
+    os << llvm::formatv("  {0,-36} {1,-44} {2,8} {3,16} {4,12:F1} {5,5:F1}%\n",
+                        g.name, g.op, g.launches, integer(g.bytes),
+                        g.seconds * 1e6,
+                        t.seconds > 0 ? 100 * g.seconds / t.seconds : 0.0);
+  os << "\ntime by op (its backward included), all ops:\n";
+  os << llvm::formatv("  {0,-44} {1,8} {2,16} {3,20} {4,12} {5,6}\n", "op",
+                      "launches", "bytes", "FLOPs", "time us", "share");
+  for (const Group &g : groups(r, ~0u, true))
+    os << llvm::formatv("  {0,-44} {1,8} {2,16} {3,20} {4,12:F1} {5,5:F1}%\n",
+                        g.op, g.launches, integer(g.bytes), integer(g.flops),
+                        g.seconds * 1e6,
+                        t.seconds > 0 ? 100 * g.seconds / t.seconds : 0.0);
+}
+
+static llvm::json::Object deviceJson(const DeviceSpec &d) {
+  return llvm::json::Object{
+      {"name", d.name},
+      {"target", d.target},
+      {"description", d.description},
+      {"bytes_per_second", d.bytesPerSecond},
+      {"fp32_flops_per_second", d.fp32FlopsPerSecond},
+      {"half_flops_per_second", d.halfFlopsPerSecond},
+      {"source", d.source}};
+}
+
+void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
+                               unsigned top) {
+  llvm::json::Array rows;
+  for (auto [i, row] : llvm::enumerate(r.rows)) {
+    const Launch &l = row.launch;
+    rows.push_back(llvm::json::Object{
+        {"index", int64_t(i)},
+        {"kind", kindName(l.kind)},
+        {"name", l.name},
+        {"op", l.op},
+        {"value", l.where},
+        {"count", l.count},
+        {"bytes_read", l.bytesRead},
+        {"bytes_written", l.bytesWritten},
+        {"flops", l.flops},
+        {"half_math", l.halfMath},
+        {"time_s", row.seconds},
+        {"bound", row.memoryBound ? "memory" : "compute"}});
+  }
+  llvm::json::Array topIdx;
+  for (size_t i : topRows(r, top))
+    topIdx.push_back(int64_t(i));
+  llvm::json::Array byKernel;
+  for (const Group &g : groups(r, top, false))
+    byKernel.push_back(llvm::json::Object{{"name", g.name},
+                                          {"op", g.op},
+                                          {"kind", kindName(g.kind)},
+                                          {"launches", g.launches},
+                                          {"bytes", g.bytes},
+                                          {"flops", g.flops},
+                                          {"time_s", g.seconds}});
+  llvm::json::Array byOp;
+  for (const Group &g : groups(r, ~0u, true))
+    byOp.push_back(llvm::json::Object{{"op", g.op},
+                                      {"launches", g.launches},
+                                      {"bytes", g.bytes},
+                                      {"flops", g.flops},
+                                      {"time_s", g.seconds}});
+  llvm::json::Array devices;
+  for (const DeviceSpec &d : deviceTable())
+    devices.push_back(deviceJson(d));
+  const Totals &t = r.totals;
+  llvm::json::Object totals{
+      {"launches", t.launches},
+      {"kernels", t.kernels},
+      {"copies", t.copies},
+      {"bytes_read", t.bytesRead},
+      {"bytes_written", t.bytesWritten},
+      {"bytes", t.bytesRead + t.bytesWritten},
+      {"flops", t.flops},
+      {"time_s", t.seconds},
+      {"memory_bound_time_s", t.memorySeconds},
+      {"compute_bound_time_s", t.computeSeconds},
+      {"memory_bound_share", t.seconds > 0 ? t.memorySeconds / t.seconds : 0.0}};
+  llvm::json::Object root{
+      {"model", r.model},
+      {"target", r.target == Target::Cuda ? "cuda" : "cpu"},
+      {"amp", r.amp},
+      {"optimizer", r.optimizer},
+      {"accum_steps", r.accumSteps},
+      {"parameters", r.parameters},
+      {"arena_bytes", r.arenaBytes},
+      {"arena_bytes_no_reuse", r.arenaBytesNoReuse},
+      {"device", deviceJson(*r.device)},
+      {"kernels", std::move(rows)},
+      {"totals", std::move(totals)},
+      {"top", std::move(topIdx)},
+      {"top_by_kernel", std::move(byKernel)},
+      {"by_op", std::move(byOp)},
+      {"devices", std::move(devices)}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+
+void ampc::cost::printDeviceTable(llvm::raw_ostream &os) {
+  os << llvm::formatv("{0,-10} {1,-6} {2,10} {3,12} {4,12}  {5}\n", "device",
+                      "target", "GB/s", "FP32 TFLOP/s", "half TFLOP/s",
+                      "source");
+  for (const DeviceSpec &d : deviceTable())
+    os << llvm::formatv("{0,-10} {1,-6} {2,10:F1} {3,12:F3} {4,12:F3}  {5}\n",
+                        d.name, d.target, d.bytesPerSecond / 1e9,
+                        d.fp32FlopsPerSecond / 1e12,
+                        d.halfFlopsPerSecond / 1e12, d.source);
+}

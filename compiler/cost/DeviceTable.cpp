@@ -1,0 +1,47 @@
+//===- DeviceTable.cpp - The device peaks, with their sources -------------===//
+#include "compiler/cost/DeviceTable.h"
+
+using namespace ampc::cost;
+
+namespace {
+constexpr double T = 1e12, G = 1e9;
+
+// Keep docs/cost.md's table in step with this one.
+const DeviceSpec kDevices[] = {
+    {"h100", "cuda", "NVIDIA H100 SXM5 80 GB (HBM3)", 3.35 * T, 67 * T,
+     989.4 * T,
+     "NVIDIA H100 Tensor Core GPU datasheet (SXM5): 3.35 TB/s, FP32 67 "
+     "TFLOPS, BF16/FP16 tensor 1979 TFLOPS with sparsity = 989.4 dense"},
+    {"h200", "cuda", "NVIDIA H200 SXM 141 GB (HBM3e)", 4.8 * T, 67 * T,
+     989.4 * T,
+     "NVIDIA H200 Tensor Core GPU datasheet (SXM): 4.8 TB/s, FP32 67 "
+     "TFLOPS, BF16/FP16 tensor 1979 TFLOPS with sparsity = 989.4 dense"},
+    {"a100", "cuda", "NVIDIA A100 SXM4 80 GB (HBM2e)", 2.039 * T, 19.5 * T,
+     312 * T,
+     "NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): 2039 GB/s, FP32 "
+     "19.5 TFLOPS, BF16/FP16 tensor 312 TFLOPS dense (624 with sparsity)"},
+    // The CPU target computes half types in float (GEMMs take half inputs
+    // and accumulate in FP32), so both rates are the FP32 one.
+    {"cpu-2core", "cpu", "the 2-core x86-64 (AMD EPYC) development machine",
+     4.3 * G, 17 * G, 17 * G,
+     "measured here, rough (a shared machine): numpy copyto of 256 MiB "
+     "float32 (read + write) 4.3 GB/s; numpy float32 matmul 1024^3 "
+     "(OpenBLAS) 17 GFLOPS"},
+};
+} // namespace
+
+llvm::ArrayRef<DeviceSpec> ampc::cost::deviceTable() { return kDevices; }
+
+const DeviceSpec *ampc::cost::findDevice(llvm::StringRef name) {
+  for (const DeviceSpec &d : kDevices)
+    if (d.name == name)
+      return &d;
+  return nullptr;
+}
+
+std::string ampc::cost::knownDevices() {
+  std::string s;
+  for (const DeviceSpec &d : kDevices)
+    s += (s.empty() ? "" : ", ") + d.name.str();
+  return s;
+}

@@ -1,0 +1,40 @@
+//===- DeviceTable.h - Peak numbers of the devices the cost report knows -*- C++ -*-===//
+//
+// The one table of device peaks the roofline uses: memory bandwidth and
+// throughput per precision, each row with the document it comes from. Dense
+// numbers only (no structured sparsity); FP32 GEMMs run without TF32 (the
+// runtime asks cuBLASLt for FP32 compute), so FP32 work uses the CUDA-core
+// FP32 peak.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_COMPILER_COST_DEVICETABLE_H
+#define AMPC_COMPILER_COST_DEVICETABLE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace ampc::cost {
+
+struct DeviceSpec {
+  llvm::StringRef name;       // --device=NAME
+  llvm::StringRef target;     // the --target it models: "cuda" or "cpu"
+  llvm::StringRef description;
+  double bytesPerSecond;      // peak device-memory bandwidth
+  double fp32FlopsPerSecond;  // non-tensor FP32 (elementwise, FP32 GEMMs)
+  double halfFlopsPerSecond;  // dense FP16/BF16 tensor-core, FP32 accumulate
+  llvm::StringRef source;     // where the numbers come from
+};
+
+llvm::ArrayRef<DeviceSpec> deviceTable();
+
+// The row named |name|, or null.
+const DeviceSpec *findDevice(llvm::StringRef name);
+
+// "h100, h200, a100, cpu-2core": the known names, for error messages.
+std::string knownDevices();
+
+} // namespace ampc::cost
+
+#endif
