@@ -68,6 +68,15 @@ void print(Sources &sources, Location loc, DiagnosticSeverity severity,
     os << nameOf(severity) << ": " << message << "\n";
     return;
   }
+  // Line 0: a file without text positions (an imported ONNX model, see
+  // compiler/import/onnx): name the node instead.
+  if (file.getLine() == 0) {
+    os << file.getFilename().getValue();
+    if (auto name = loc->findInstanceOf<NameLoc>())
+      os << ":" << name.getName().getValue();
+    os << ": " << nameOf(severity) << ": " << message << "\n";
+    return;
+  }
   llvm::SMLoc at = sources.find(file);
   if (at.isValid()) {
     sources.mgr.PrintMessage(os, at, kindOf(severity), message);

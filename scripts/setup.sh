@@ -12,6 +12,7 @@ PACKAGES=(
   libabsl-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
   libopenblas-dev openmpi-bin libopenmpi-dev
   dataset-fashion-mnist fortunes graphviz gnuplot-nox
+  libonnx-dev libprotobuf-dev libonnx-testdata
 )
 
 missing=()

@@ -39,6 +39,12 @@ fmnist = "/usr/share/datasets/fashion-mnist"
 config.substitutions.append(("%fmnist", fmnist))
 fortunes = "/usr/share/games/fortunes"
 config.substitutions.append(("%fortunes", fortunes))
+# `ampc import` (CMake AMPC_WITH_ONNX) and ONNX's node tests (Debian's
+# libonnx-testdata).
+if _on(getattr(config, "ampc_with_onnx", "")):
+    config.available_features.add("onnx")
+    if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
+        config.available_features.add("onnx-testdata")
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 

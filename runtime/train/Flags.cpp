@@ -59,6 +59,10 @@ ABSL_FLAG(std::string, plot, "",
           "At the end of the run, draw its metrics (loss, loss scale, grad "
           "norm, lr, step time) into this .svg or .png file (gnuplot; "
           "runtime/train/Plot.h).");
+ABSL_FLAG(std::string, init_weights, "",
+          "Start from the weights in this safetensors file (ampc import "
+          "--weights, or a checkpoint's model.safetensors: fine-tuning "
+          "without its optimizer state).");
 ABSL_FLAG(std::string, dump_step, "",
           "Write the first step's batch, gradients and state before and "
           "after it to this safetensors file (for checking the numerics).");
@@ -183,6 +187,7 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
   X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
   X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
   X(checkpoint_every) X(resume) X(context) X(dump_step) X(plot) X(bucket_mb)  \
+  X(init_weights)                                                              \
   X(comm_timeout) X(reduce_dtype) X(predivide) X(check_agreement)
 
 // Sets every flag back to the value it had at the first call (its default).
@@ -276,6 +281,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.dataParallel.predivide = absl::GetFlag(FLAGS_predivide);
   o.dataParallel.checkAgreement = absl::GetFlag(FLAGS_check_agreement);
   o.dumpStep = absl::GetFlag(FLAGS_dump_step);
+  o.initWeights = absl::GetFlag(FLAGS_init_weights);
   o.plotPath = absl::GetFlag(FLAGS_plot);
   if (!o.plotPath.empty()) { // before training, not after it
     plot::imageType(o.plotPath);

@@ -32,6 +32,7 @@ struct TrainOptions {
   DataParallelOptions dataParallel; // --bucket-mb, --comm-timeout, ...
   std::string dumpStep; // --dump-step FILE (runtime/train/StepDump.h)
   std::string plotPath; // --plot FILE.svg|png: the run drawn at its end
+  std::string initWeights; // --init-weights FILE (runtime/train/InitWeights.h)
   // Applies the hyper-parameter flags given on the command line on top of
   // the model's defaults (or a resumed run's values).
   std::function<void(Hyper &)> applyHyperFlags = [](Hyper &) {};

@@ -25,6 +25,7 @@
 #include "runtime/data/DataError.h"
 #include "runtime/train/DataParallel.h"
 #include "runtime/train/Evaluate.h"
+#include "runtime/train/InitWeights.h"
 #include "runtime/train/Options.h"
 #include "runtime/train/Plot.h"
 #include "runtime/train/Report.h"
@@ -322,6 +323,8 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
   dp.checkRanksAgree(fingerprint(model, o, seed, hyper, resumed));
 
   model.initialize(seed, hyper);
+  if (!o.initWeights.empty() && !resumed)
+    loadInitWeights(o.initWeights, model);
   TrainState st;
   st.seed = seed;
   if (resumed) {

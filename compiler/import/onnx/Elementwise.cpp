@@ -1,0 +1,332 @@
+//===- Elementwise.cpp - Arithmetic, activations, Cast, Dropout
+//-------------===//
+#include "compiler/import/onnx/ImportState.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace ampc::onnx {
+namespace {
+
+// Integer arithmetic on values known at import time (shape chains):
+// equal shapes or one scalar operand.
+LogicalResult foldIntBinary(ImportState &s, const Tensor &a, const Tensor &b,
+                            int64_t (*f)(int64_t, int64_t)) {
+  bool aScalar = a.numel() == 1, bScalar = b.numel() == 1;
+  if (a.shape != b.shape && !aScalar && !bScalar)
+    return s.error("integer arithmetic on constants of different shapes is "
+                   "not supported");
+  Tensor r = aScalar && !bScalar ? b : a;
+  r.name.clear();
+  r.type = a.type;
+  for (int64_t k = 0; k < r.numel(); ++k)
+    r.i[k] = f(a.i[aScalar ? 0 : k], b.i[bScalar ? 0 : k]);
+  s.setConst(s.node->outputs[0], std::move(r));
+  return success();
+}
+
+LogicalResult binary(ImportState &s, StringRef op,
+                     int64_t (*intFn)(int64_t, int64_t)) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  const Tensor *ca = s.constInput(0), *cb = s.constInput(1);
+  if (ca && cb && !isFloatType(ca->type) && !isFloatType(cb->type))
+    return foldIntBinary(s, *ca, *cb, intFn);
+  FailureOr<Value> a = s.input(0), b = s.input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  if (!isa<FloatType>(elementTypeOf(*a)) || !isa<FloatType>(elementTypeOf(*b)))
+    return s.error("integer arithmetic on graph values is not supported "
+                   "(only on values known at import time)");
+  FailureOr<Value> r = s.emit(("graph." + op).str(), {*a, *b});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+LogicalResult unary(ImportState &s, StringRef op) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> r = s.emit(("graph." + op).str(), {*x});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// A float scalar constant of |like|'s element type.
+Value scalarLike(ImportState &s, Value like, double v) {
+  auto type = RankedTensorType::get({}, elementTypeOf(like));
+  auto value =
+      DenseElementsAttr::get(type, FloatAttr::get(elementTypeOf(like), v));
+  OperationState st(s.loc(), "graph.constant");
+  st.addAttribute("value", value);
+  st.addTypes(type);
+  return s.b.create(st)->getResult(0);
+}
+
+LogicalResult reciprocal(ImportState &s) {
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> r = s.emit("graph.div", {scalarLike(s, *x, 1.0), *x});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+LogicalResult pow(ImportState &s) {
+  const Tensor *e = s.constInput(1);
+  if (!e || e->numel() != 1)
+    return s.error("the exponent must be a scalar known at import time");
+  double exponent = isFloatType(e->type) ? e->f[0] : double(e->i[0]);
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> r = s.emit(
+      "graph.pow", {*x}, {s.attr("exponent", s.b.getF64FloatAttr(exponent))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+LogicalResult leakyRelu(ImportState &s) {
+  if (failed(s.onlyAttrs({"alpha"})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> r =
+      s.emit("graph.leaky_relu", {*x},
+             {s.attr("negative_slope",
+                     s.b.getF64FloatAttr(s.floatAttr("alpha", 0.01)))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// Clip (min and max as attributes up to opset 10, then optional inputs
+// known at import time) -> clamp.
+LogicalResult clip(ImportState &s) {
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  SmallVector<NamedAttribute> attrs;
+  const char *names[2] = {"min", "max"};
+  for (unsigned k = 0; k < 2; ++k) {
+    std::optional<double> bound;
+    if (const Attribute *a = s.node->attr(names[k]);
+        a && a->kind == Attribute::Float)
+      bound = a->f;
+    if (s.hasInput(1 + k)) {
+      const Tensor *c = s.constInput(1 + k);
+      if (!c || c->numel() != 1)
+        return s.error(std::string(names[k]) +
+                       " must be a scalar known at import time");
+      bound = isFloatType(c->type) ? c->f[0] : double(c->i[0]);
+    }
+    if (bound)
+      attrs.push_back(s.attr(names[k], s.b.getF64FloatAttr(*bound)));
+  }
+  if (attrs.empty()) {
+    s.result(0, *x);
+    return success();
+  }
+  FailureOr<Value> r = s.emit("graph.clamp", {*x}, attrs);
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+LogicalResult softplus(ImportState &s) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  // ONNX's Softplus is log(1 + exp(x)) everywhere: no linear threshold.
+  FailureOr<Value> r =
+      s.emit("graph.softplus", {*x},
+             {s.attr("threshold", s.b.getF64FloatAttr(1e300))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// Max / Min of any number of inputs, folded pairwise.
+LogicalResult variadic(ImportState &s, StringRef op) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  FailureOr<Value> acc = s.input(0);
+  for (unsigned i = 1; succeeded(acc) && i < s.node->inputs.size(); ++i) {
+    FailureOr<Value> v = s.input(i);
+    acc = failed(v) ? v : s.emit(("graph." + op).str(), {*acc, *v});
+  }
+  if (failed(acc))
+    return failure();
+  s.result(0, *acc);
+  return success();
+}
+
+// Where(condition, x, y): the condition is an integer (or BOOL, imported
+// as i64) tensor.
+LogicalResult where(ImportState &s) {
+  FailureOr<Value> c = s.input(0), x = s.input(1), y = s.input(2);
+  if (failed(c) || failed(x) || failed(y))
+    return failure();
+  if (!isa<IntegerType>(elementTypeOf(*c)))
+    return s.error("the condition must be a BOOL or integer tensor");
+  FailureOr<Value> r = s.emit("graph.where", {*c, *x, *y});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+LogicalResult gelu(ImportState &s) {
+  if (failed(s.onlyAttrs({"approximate"})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  std::string approx = s.stringAttr("approximate", "none");
+  FailureOr<Value> r = s.emit(
+      "graph.gelu", {*x}, {s.attr("approximate", s.b.getStringAttr(approx))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// Outputs equal to the input (Identity; Dropout outside training mode).
+LogicalResult forward(ImportState &s) {
+  const std::string &in = s.node->inputs.at(0);
+  if (const Tensor *c = s.constant(in)) {
+    s.setConst(s.node->outputs[0], *c);
+    return success();
+  }
+  FailureOr<Value> x = s.get(in);
+  if (failed(x))
+    return failure();
+  s.result(0, *x);
+  return success();
+}
+
+LogicalResult dropout(ImportState &s) {
+  if (s.node->outputs.size() > 1 && !s.node->outputs[1].empty())
+    return s.error("the mask output is not supported");
+  double ratio = s.floatAttr("ratio", 0.5);
+  if (const Tensor *r = s.constInput(1))
+    ratio = isFloatType(r->type) ? r->f.at(0) : double(r->i.at(0));
+  else if (s.hasInput(1))
+    return s.error("the ratio must be known at import time");
+  bool training = false;
+  if (const Tensor *t = s.constInput(2))
+    training = t->i.at(0) != 0;
+  else if (s.hasInput(2))
+    return s.error("training_mode must be known at import time");
+  // ONNX's Dropout is the identity unless training_mode is true (an export
+  // with torch.onnx.TrainingMode.TRAINING); that matches its node tests.
+  if (!training || ratio == 0.0)
+    return forward(s);
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> r =
+      s.emit("graph.dropout", {*x},
+             {s.attr("p", s.b.getF64FloatAttr(ratio)),
+              s.attr("key", s.b.getI64IntegerAttr(s.nextDropoutKey++))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+LogicalResult castOp(ImportState &s) {
+  int64_t to = s.intAttr("to", kUndefined);
+  if (const Tensor *c = s.constInput(0)) {
+    Tensor r = *c;
+    r.type = int32_t(to);
+    if (isFloatType(c->type) && !isFloatType(to)) {
+      r.f.clear();
+      for (double d : c->f)
+        r.i.push_back(int64_t(d));
+    } else if (!isFloatType(c->type) && isFloatType(to)) {
+      r.i.clear();
+      for (int64_t i : c->i)
+        r.f.push_back(double(i));
+    }
+    s.setConst(s.node->outputs[0], std::move(r));
+    return success();
+  }
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Type> elem = s.elementType(int32_t(to));
+  if (failed(elem))
+    return s.error(std::string("cast to ") + dataTypeName(int32_t(to)) +
+                   " is not supported");
+  Type from = elementTypeOf(*x);
+  if (from == *elem) {
+    s.result(0, *x);
+    return success();
+  }
+  if (!isa<FloatType>(from) || !isa<FloatType>(*elem))
+    return s.error("casts between integer and float graph values are not "
+                   "supported");
+  auto type = RankedTensorType::get(shapeOf(*x), *elem);
+  FailureOr<Value> r = s.emit("graph.cast", {*x}, {}, type);
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+} // namespace
+
+void registerElementwiseOps(OpTable &t) {
+  t["Add"] = [](ImportState &s) {
+    return binary(s, "add", [](int64_t a, int64_t b) { return a + b; });
+  };
+  t["Sub"] = [](ImportState &s) {
+    return binary(s, "sub", [](int64_t a, int64_t b) { return a - b; });
+  };
+  t["Mul"] = [](ImportState &s) {
+    return binary(s, "mul", [](int64_t a, int64_t b) { return a * b; });
+  };
+  t["Div"] = [](ImportState &s) {
+    return binary(s, "div",
+                  [](int64_t a, int64_t b) { return b ? a / b : int64_t(0); });
+  };
+  for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg",
+                         "Erf", "Abs", "Sin", "Cos"}) {
+    std::string name = StringRef(op).lower();
+    t[op] = [name](ImportState &s) { return unary(s, name); };
+  }
+  t["Reciprocal"] = reciprocal;
+  t["Clip"] = clip;
+  t["Softplus"] = softplus;
+  t["Max"] = [](ImportState &s) { return variadic(s, "maximum"); };
+  t["Min"] = [](ImportState &s) { return variadic(s, "minimum"); };
+  t["Where"] = where;
+  t["Pow"] = pow;
+  t["Gelu"] = gelu;
+  t["LeakyRelu"] = leakyRelu;
+  t["Identity"] = forward;
+  t["Dropout"] = dropout;
+  t["Cast"] = castOp;
+}
+
+} // namespace ampc::onnx

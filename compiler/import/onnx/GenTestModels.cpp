@@ -1,0 +1,324 @@
+//===- GenTestModels.cpp - Small ONNX files for the import tests ----------===//
+//
+// ampc-onnx-gen DIR writes the models test/Import imports (built with the
+// ONNX protobuf API, since the tests cannot use Python's onnx package):
+//   mlp.onnx          x[N,4] -> Gemm -> Relu -> Gemm -> logits[N,3]
+//   mlp_x.npy, mlp_label.npy, mlp_loss.txt
+//                     a batch of 8 and the mean cross entropy of the MLP on
+//                     it with the file's weights, computed here in double
+//   scalar_loss.onnx  x, y -> MatMul -> Sub -> Mul -> ReduceMean (a scalar)
+//   shape_chain.onnx  Shape -> Gather -> Unsqueeze -> Concat -> Reshape
+//   unsupported.onnx  a Hardmax node named "my_hardmax"
+//   dynamic.onnx      an input with dims [N, seq]
+//   bad_add.onnx      Add of [N,4] and [3] (a shape error at the node)
+//   cnn.onnx          Conv -> BatchNormalization (training mode) -> LeakyRelu
+//                     -> MaxPool -> Flatten -> Gemm, x[N,1,6,6] -> [N,3];
+//                     cnn_x.npy, cnn_label.npy: a batch of 4
+//   gelu.onnx         PyTorch's exact GELU below opset 20:
+//                     Div(sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)
+//
+//===----------------------------------------------------------------------===//
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using onnx::TensorProto;
+
+struct Builder {
+  onnx::ModelProto model;
+  onnx::GraphProto *g;
+  Builder(const std::string &name, int opset = 17) {
+    model.set_ir_version(8);
+    model.set_producer_name("ampc-onnx-gen");
+    auto *op = model.add_opset_import();
+    op->set_domain("");
+    op->set_version(opset);
+    g = model.mutable_graph();
+    g->set_name(name);
+  }
+  void input(const std::string &name, int type,
+             const std::vector<std::string> &dims) {
+    auto *v = g->add_input();
+    v->set_name(name);
+    auto *t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    auto *shape = t->mutable_shape();
+    for (const std::string &d : dims) {
+      auto *dim = shape->add_dim();
+      if (!d.empty() && isdigit(static_cast<unsigned char>(d[0])))
+        dim->set_dim_value(std::stoll(d));
+      else if (!d.empty())
+        dim->set_dim_param(d);
+    }
+  }
+  void output(const std::string &name) { g->add_output()->set_name(name); }
+  void init(const std::string &name, const std::vector<int64_t> &shape,
+            const std::vector<float> &values) {
+    auto *t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(TensorProto::FLOAT);
+    for (int64_t d : shape)
+      t->add_dims(d);
+    for (float v : values)
+      t->add_float_data(v);
+  }
+  void initInts(const std::string &name, const std::vector<int64_t> &values) {
+    auto *t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(TensorProto::INT64);
+    t->add_dims(int64_t(values.size()));
+    for (int64_t v : values)
+      t->add_int64_data(v);
+  }
+  onnx::NodeProto *node(const std::string &op, const std::string &name,
+                        const std::vector<std::string> &in,
+                        const std::vector<std::string> &out) {
+    auto *n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const auto &i : in)
+      n->add_input(i);
+    for (const auto &o : out)
+      n->add_output(o);
+    return n;
+  }
+  static void intAttr(onnx::NodeProto *n, const std::string &name, int64_t v) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  static void intsAttr(onnx::NodeProto *n, const std::string &name,
+                       const std::vector<int64_t> &v) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v)
+      a->add_ints(x);
+  }
+  bool write(const std::string &path) {
+    std::ofstream out(path, std::ios::binary);
+    return out && model.SerializeToOstream(&out);
+  }
+};
+
+std::vector<float> values(size_t n, double phase, double scale) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = float(scale * std::sin(0.7 * double(i) + phase));
+  return v;
+}
+
+bool writeNpy(const std::string &path, const char *descr,
+              const std::vector<int64_t> &shape, const void *data,
+              size_t bytes) {
+  std::string dict = std::string("{'descr': '") + descr +
+                     "', 'fortran_order': False, 'shape': (";
+  for (int64_t d : shape)
+    dict += std::to_string(d) + ", ";
+  dict += "), }";
+  size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  std::ofstream out(path, std::ios::binary);
+  uint16_t len = uint16_t(dict.size());
+  out.write("\x93NUMPY\x01\x00", 8);
+  out.write(reinterpret_cast<const char *>(&len), 2);
+  out << dict;
+  out.write(static_cast<const char *>(data), std::streamsize(bytes));
+  return bool(out);
+}
+
+bool mlp(const std::string &dir) {
+  const int n = 8, in = 4, hidden = 8, classes = 3;
+  auto w1 = values(hidden * in, 0.1, 0.5), b1 = values(hidden, 0.2, 0.1);
+  auto w2 = values(classes * hidden, 0.3, 0.5), b2 = values(classes, 0.4, 0.1);
+  Builder m("mlp");
+  m.input("x", TensorProto::FLOAT, {"N", "4"});
+  m.init("fc1.weight", {hidden, in}, w1);
+  m.init("fc1.bias", {hidden}, b1);
+  m.init("fc2.weight", {classes, hidden}, w2);
+  m.init("fc2.bias", {classes}, b2);
+  Builder::intAttr(
+      m.node("Gemm", "/fc1/Gemm", {"x", "fc1.weight", "fc1.bias"}, {"h"}),
+      "transB", 1);
+  m.node("Relu", "/act/Relu", {"h"}, {"a"});
+  Builder::intAttr(
+      m.node("Gemm", "/fc2/Gemm", {"a", "fc2.weight", "fc2.bias"}, {"logits"}),
+      "transB", 1);
+  m.output("logits");
+  if (!m.write(dir + "/mlp.onnx"))
+    return false;
+  // The batch and its loss, in double.
+  auto x = values(n * in, 0.5, 1.0);
+  std::vector<int64_t> label(n);
+  double loss = 0;
+  for (int r = 0; r < n; ++r) {
+    label[r] = r % classes;
+    double a[hidden], z[classes], zmax = -1e300, sum = 0;
+    for (int j = 0; j < hidden; ++j) {
+      double s = b1[j];
+      for (int k = 0; k < in; ++k)
+        s += double(w1[j * in + k]) * x[r * in + k];
+      a[j] = s > 0 ? s : 0;
+    }
+    for (int c = 0; c < classes; ++c) {
+      double s = b2[c];
+      for (int j = 0; j < hidden; ++j)
+        s += double(w2[c * hidden + j]) * a[j];
+      z[c] = s;
+      zmax = std::max(zmax, s);
+    }
+    for (int c = 0; c < classes; ++c)
+      sum += std::exp(z[c] - zmax);
+    loss += std::log(sum) + zmax - z[label[r]];
+  }
+  loss /= n;
+  std::ofstream(dir + "/mlp_loss.txt") << std::to_string(loss) << "\n";
+  return writeNpy(dir + "/mlp_x.npy", "<f4", {n, in}, x.data(), x.size() * 4) &&
+         writeNpy(dir + "/mlp_label.npy", "<i8", {n}, label.data(), n * 8);
+}
+
+bool scalarLoss(const std::string &dir) {
+  Builder m("regression");
+  m.input("x", TensorProto::FLOAT, {"batch", "4"});
+  m.input("y", TensorProto::FLOAT, {"batch", "1"});
+  m.init("w", {4, 1}, values(4, 0.0, 0.3));
+  m.node("MatMul", "pred", {"x", "w"}, {"p"});
+  m.node("Sub", "err", {"p", "y"}, {"e"});
+  m.node("Mul", "sq", {"e", "e"}, {"e2"});
+  Builder::intAttr(m.node("ReduceMean", "mean", {"e2"}, {"loss"}), "keepdims",
+                   0);
+  m.output("loss");
+  return m.write(dir + "/scalar_loss.onnx");
+}
+
+bool shapeChain(const std::string &dir) {
+  Builder m("chain");
+  m.input("x", TensorProto::FLOAT, {"N", "2", "3"});
+  m.initInts("zero", {0});
+  m.initInts("minus1", {-1});
+  m.node("Shape", "shape", {"x"}, {"s"});
+  Builder::intAttr(m.node("Gather", "batch_dim", {"s", "zero"}, {"n"}), "axis",
+                   0);
+  m.node("Concat", "target", {"n", "minus1"}, {"t"})->add_attribute();
+  m.g->mutable_node(2)->mutable_attribute(0)->set_name("axis");
+  m.g->mutable_node(2)->mutable_attribute(0)->set_type(
+      onnx::AttributeProto::INT);
+  m.g->mutable_node(2)->mutable_attribute(0)->set_i(0);
+  m.node("Reshape", "flatten", {"x", "t"}, {"y"});
+  m.output("y");
+  return m.write(dir + "/shape_chain.onnx");
+}
+
+bool unsupported(const std::string &dir) {
+  Builder m("unsupported");
+  m.input("x", TensorProto::FLOAT, {"2", "3"});
+  m.node("Relu", "act", {"x"}, {"a"});
+  m.node("Hardmax", "my_hardmax", {"a"}, {"y"});
+  m.output("y");
+  return m.write(dir + "/unsupported.onnx");
+}
+
+bool dynamic(const std::string &dir) {
+  Builder m("dynamic");
+  m.input("ids", TensorProto::FLOAT, {"N", "seq"});
+  m.node("Relu", "act", {"ids"}, {"y"});
+  m.output("y");
+  return m.write(dir + "/dynamic.onnx");
+}
+
+bool badAdd(const std::string &dir) {
+  Builder m("bad");
+  m.input("x", TensorProto::FLOAT, {"N", "4"});
+  m.init("b", {3}, values(3, 0, 1));
+  m.node("Add", "/layer/add_bias", {"x", "b"}, {"y"});
+  m.output("y");
+  return m.write(dir + "/bad_add.onnx");
+}
+
+bool cnn(const std::string &dir) {
+  Builder m("cnn");
+  m.input("x", TensorProto::FLOAT, {"N", "1", "6", "6"});
+  m.init("conv.weight", {4, 1, 3, 3}, values(36, 0.1, 0.4));
+  m.init("conv.bias", {4}, values(4, 0.2, 0.1));
+  m.init("bn.weight", {4}, values(4, 1.0, 0.5));
+  m.init("bn.bias", {4}, values(4, 0.3, 0.1));
+  m.init("bn.running_mean", {4}, values(4, 0.0, 0.0));
+  m.init("bn.running_var", {4}, std::vector<float>(4, 1.0f));
+  m.init("fc.weight", {3, 16}, values(48, 0.4, 0.3));
+  m.init("fc.bias", {3}, values(3, 0.5, 0.1));
+  auto *conv =
+      m.node("Conv", "/conv/Conv", {"x", "conv.weight", "conv.bias"}, {"c"});
+  Builder::intsAttr(conv, "pads", {1, 1, 1, 1});
+  Builder::intsAttr(conv, "kernel_shape", {3, 3});
+  auto *bn =
+      m.node("BatchNormalization", "/bn/BatchNormalization",
+             {"c", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"},
+             {"b"});
+  Builder::intAttr(bn, "training_mode", 1);
+  auto *act = m.node("LeakyRelu", "/act/LeakyRelu", {"b"}, {"a"});
+  auto *alpha = act->add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(onnx::AttributeProto::FLOAT);
+  alpha->set_f(0.1f);
+  auto *pool = m.node("MaxPool", "/pool/MaxPool", {"a"}, {"p"});
+  Builder::intsAttr(pool, "kernel_shape", {3, 3});
+  Builder::intsAttr(pool, "strides", {3, 3});
+  m.node("Flatten", "/Flatten", {"p"}, {"f"});
+  Builder::intAttr(
+      m.node("Gemm", "/fc/Gemm", {"f", "fc.weight", "fc.bias"}, {"logits"}),
+      "transB", 1);
+  m.output("logits");
+  auto x = values(4 * 36, 0.9, 1.0);
+  std::vector<int64_t> label = {0, 1, 2, 1};
+  return m.write(dir + "/cnn.onnx") &&
+         writeNpy(dir + "/cnn_x.npy", "<f4", {4, 1, 6, 6}, x.data(),
+                  x.size() * 4) &&
+         writeNpy(dir + "/cnn_label.npy", "<i8", {4}, label.data(), 4 * 8);
+}
+
+bool geluErf(const std::string &dir) {
+  Builder m("gelu");
+  m.input("x", TensorProto::FLOAT, {"N", "4"});
+  auto scalar = [&](const std::string &name, float v) {
+    auto *n = m.node("Constant", name, {}, {name});
+    auto *a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(TensorProto::FLOAT);
+    a->mutable_t()->add_float_data(v);
+  };
+  scalar("sqrt2", 1.4142135381698608f);
+  scalar("one", 1.0f);
+  scalar("half", 0.5f);
+  m.node("Div", "/act/Div", {"x", "sqrt2"}, {"d"});
+  m.node("Erf", "/act/Erf", {"d"}, {"e"});
+  m.node("Add", "/act/Add", {"e", "one"}, {"a"});
+  m.node("Mul", "/act/Mul", {"x", "a"}, {"m"});
+  m.node("Mul", "/act/Mul_1", {"m", "half"}, {"y"});
+  m.output("y");
+  return m.write(dir + "/gelu.onnx");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: ampc-onnx-gen DIR\n");
+    return 2;
+  }
+  std::string dir = argv[1];
+  if (!mlp(dir) || !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
+      !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir)) {
+    std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,209 @@
+//===- ImportState.cpp - Values, attributes and op creation
+//-----------------===//
+#include "compiler/import/onnx/ImportState.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+using namespace mlir;
+
+namespace ampc::onnx {
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+Type elementTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+Location ImportState::loc() {
+  Location fileLoc = FileLineColLoc::get(ctx(), file, 0, 0);
+  if (!node)
+    return fileLoc;
+  std::string name = node->name;
+  if (name.empty())
+    name = node->outputs.empty() ? node->opType : node->outputs.front();
+  return NameLoc::get(StringAttr::get(ctx(), name), fileLoc);
+}
+
+Location ImportState::namedLoc(StringRef name) {
+  return NameLoc::get(StringAttr::get(ctx(), name),
+                      FileLineColLoc::get(ctx(), file, 0, 0));
+}
+
+LogicalResult ImportState::error(const Twine &msg) {
+  if (!node)
+    return emitError(loc()) << msg;
+  // Unnamed nodes (ONNX allows them) go by their first output.
+  std::string name = node->name;
+  if (name.empty() && !node->outputs.empty())
+    name = node->outputs.front();
+  return emitError(loc()) << "node '" << name << "' (" << node->opType
+                          << "): " << msg;
+}
+
+void ImportState::setConst(const std::string &name, Tensor t) {
+  values.erase(name);
+  consts[name] = std::move(t);
+}
+
+bool ImportState::has(const std::string &name) const {
+  return values.count(name) || consts.count(name);
+}
+
+const Tensor *ImportState::constant(const std::string &name) const {
+  auto it = consts.find(name);
+  return it == consts.end() ? nullptr : &it->second;
+}
+
+FailureOr<Type> ImportState::elementType(int32_t t) {
+  switch (t) {
+  case kFloat:
+  case kDouble:
+    return Type(b.getF32Type());
+  case kFloat16:
+    return Type(b.getF16Type());
+  case kBfloat16:
+    return Type(b.getBF16Type());
+  case kInt64:
+  case kBool: // graph tensors hold no i1: masks are i64 0/1
+    return Type(b.getI64Type());
+  case kInt32:
+    return Type(b.getI32Type());
+  default:
+    return failure();
+  }
+}
+
+Value ImportState::constantOf(const Tensor &t) {
+  Type elem = *elementType(t.type);
+  auto type = RankedTensorType::get(t.shape, elem);
+  DenseElementsAttr value;
+  if (isFloatType(t.type)) {
+    SmallVector<APFloat> vals;
+    for (double d : t.f) {
+      APFloat f(d);
+      bool lost;
+      f.convert(cast<FloatType>(elem).getFloatSemantics(),
+                APFloat::rmNearestTiesToEven, &lost);
+      vals.push_back(f);
+    }
+    value = DenseElementsAttr::get(type, vals);
+  } else {
+    unsigned width = elem.getIntOrFloatBitWidth();
+    SmallVector<APInt> vals;
+    for (int64_t i : t.i)
+      vals.push_back(APInt(width, uint64_t(i), /*isSigned=*/true));
+    value = DenseElementsAttr::get(type, vals);
+  }
+  OperationState st(loc(), "graph.constant");
+  st.addAttribute("value", value);
+  st.addTypes(type);
+  return b.create(st)->getResult(0);
+}
+
+FailureOr<Value> ImportState::get(const std::string &name) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto c = consts.find(name);
+  if (c == consts.end()) {
+    (void)error("input '" + name +
+                "' is not produced by any node, "
+                "initializer or graph input");
+    return failure();
+  }
+  if (failed(elementType(c->second.type))) {
+    (void)error(std::string("constant '") + name + "' has type " +
+                dataTypeName(c->second.type) +
+                ", which graph tensors cannot hold (f32, f16, bf16, i32, i64)");
+    return failure();
+  }
+  Value v = constantOf(c->second);
+  values[name] = v;
+  return v;
+}
+
+bool ImportState::hasInput(unsigned i) const {
+  return i < node->inputs.size() && !node->inputs[i].empty();
+}
+
+FailureOr<Value> ImportState::input(unsigned i) {
+  if (!hasInput(i)) {
+    (void)error("input " + Twine(i) + " is missing");
+    return failure();
+  }
+  return get(node->inputs[i]);
+}
+
+const Tensor *ImportState::constInput(unsigned i) const {
+  return hasInput(i) ? constant(node->inputs[i]) : nullptr;
+}
+
+FailureOr<std::vector<int64_t>> ImportState::intsInput(unsigned i,
+                                                       StringRef what) {
+  const Tensor *t = constInput(i);
+  if (!t || isFloatType(t->type)) {
+    (void)error(Twine(what) + " (input " + Twine(i) +
+                ") must be an integer tensor known at import time");
+    return failure();
+  }
+  return t->i;
+}
+
+int64_t ImportState::intAttr(StringRef name, int64_t dflt) const {
+  const Attribute *a = node->attr(name.str());
+  return a && a->kind == Attribute::Int ? a->i : dflt;
+}
+double ImportState::floatAttr(StringRef name, double dflt) const {
+  const Attribute *a = node->attr(name.str());
+  return a && a->kind == Attribute::Float ? a->f : dflt;
+}
+std::string ImportState::stringAttr(StringRef name, StringRef dflt) const {
+  const Attribute *a = node->attr(name.str());
+  return a && a->kind == Attribute::String ? a->s : dflt.str();
+}
+std::optional<std::vector<int64_t>>
+ImportState::intsAttr(StringRef name) const {
+  const Attribute *a = node->attr(name.str());
+  if (!a || a->kind != Attribute::Ints)
+    return std::nullopt;
+  return a->ints;
+}
+
+LogicalResult ImportState::onlyAttrs(std::initializer_list<StringRef> known) {
+  for (const Attribute &a : node->attrs)
+    if (llvm::find(known, StringRef(a.name)) == known.end())
+      return error("attribute '" + a.name + "' is not supported");
+  return success();
+}
+
+FailureOr<Value> ImportState::emit(StringRef opName, ValueRange operands,
+                                   ArrayRef<NamedAttribute> attrs,
+                                   Type resultType) {
+  OperationState st(loc(), opName);
+  st.addOperands(operands);
+  st.addAttributes(attrs);
+  st.addTypes(resultType ? resultType
+                         : Type(RankedTensorType::get({}, b.getF32Type())));
+  Operation *op = b.create(st);
+  if (resultType)
+    return op->getResult(0);
+  auto infer = dyn_cast<InferTypeOpInterface>(op);
+  SmallVector<Type> types;
+  if (!infer ||
+      failed(infer.inferReturnTypes(
+          ctx(), op->getLoc(), op->getOperands(), op->getAttrDictionary(),
+          op->getPropertiesStorage(), op->getRegions(), types)) ||
+      types.size() != 1) {
+    op->erase();
+    (void)error("cannot be imported as " + opName + " (see the error above)");
+    return failure();
+  }
+  op->getResult(0).setType(types[0]);
+  return op->getResult(0);
+}
+
+} // namespace ampc::onnx

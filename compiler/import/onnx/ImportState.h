@@ -1,0 +1,110 @@
+//===- ImportState.h - What the ONNX op importers share ---------*- C++ -*-===//
+//
+// One ImportState per import. ONNX values are either graph values (an MLIR
+// Value) or values known at import time (constants, initializers that are
+// not parameters, shapes): the latter stay host tensors so shape-computing
+// chains (Shape -> Gather -> Concat -> Reshape) fold, and become a
+// graph.constant only when a graph op reads them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_COMPILER_IMPORT_ONNX_IMPORTSTATE_H
+#define AMPC_COMPILER_IMPORT_ONNX_IMPORTSTATE_H
+
+#include "compiler/import/onnx/OnnxFile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace ampc::onnx {
+
+class ImportState {
+public:
+  ImportState(mlir::OpBuilder &builder, std::string file, int64_t opset)
+      : b(builder), file(std::move(file)), opset(opset) {}
+
+  mlir::OpBuilder &b;
+  std::string file;
+  int64_t opset;
+  const Node *node = nullptr; // the node being imported
+  int64_t nextDropoutKey = 0;
+
+  mlir::MLIRContext *ctx() { return b.getContext(); }
+  // The location of |node| (or of the file when none).
+  mlir::Location loc();
+  // NameLoc(|name|, the file): graph inputs and parameters.
+  mlir::Location namedLoc(llvm::StringRef name);
+  // Emits an error at the node naming it and its op type; returns failure.
+  mlir::LogicalResult error(const llvm::Twine &msg);
+
+  // Values by ONNX name.
+  void set(const std::string &name, mlir::Value v) { values[name] = v; }
+  void setConst(const std::string &name, Tensor t);
+  bool has(const std::string &name) const;
+  // The host tensor of a value known at import time, or null.
+  const Tensor *constant(const std::string &name) const;
+  // The graph value (materialising a constant as graph.constant); fails with
+  // a message when |name| is unknown or of a type the graph cannot hold.
+  mlir::FailureOr<mlir::Value> get(const std::string &name);
+  // The node's input |i| (empty when omitted).
+  bool hasInput(unsigned i) const;
+  mlir::FailureOr<mlir::Value> input(unsigned i);
+  const Tensor *constInput(unsigned i) const;
+  // Constant integer list from input |i| (Reshape's shape, axes, ...).
+  mlir::FailureOr<std::vector<int64_t>> intsInput(unsigned i,
+                                                  llvm::StringRef what);
+
+  // Attributes of the node, with defaults.
+  int64_t intAttr(llvm::StringRef name, int64_t dflt) const;
+  double floatAttr(llvm::StringRef name, double dflt) const;
+  std::string stringAttr(llvm::StringRef name, llvm::StringRef dflt) const;
+  std::optional<std::vector<int64_t>> intsAttr(llvm::StringRef name) const;
+  // Fails naming every attribute of the node not in |known|.
+  mlir::LogicalResult onlyAttrs(std::initializer_list<llvm::StringRef> known);
+
+  // Creates graph op |opName| with inferred result type (or |resultType|
+  // when given); a failed inference reports at the node.
+  mlir::FailureOr<mlir::Value>
+  emit(llvm::StringRef opName, mlir::ValueRange operands,
+       llvm::ArrayRef<mlir::NamedAttribute> attrs = {},
+       mlir::Type resultType = {});
+  // Sets the node's output |i|.
+  void result(unsigned i, mlir::Value v) { set(node->outputs.at(i), v); }
+
+  mlir::Value constantOf(const Tensor &t);
+  mlir::FailureOr<mlir::Type> elementType(int32_t onnxType);
+  mlir::NamedAttribute attr(llvm::StringRef name, mlir::Attribute value) {
+    return b.getNamedAttr(name, value);
+  }
+
+private:
+  std::map<std::string, mlir::Value> values;
+  std::map<std::string, Tensor> consts;
+};
+
+using OpImporter = std::function<mlir::LogicalResult(ImportState &)>;
+using OpTable = llvm::StringMap<OpImporter>;
+
+// Every op type the importer knows, by ONNX op type.
+const OpTable &opTable();
+
+// One per op family (a file each).
+void registerElementwiseOps(OpTable &table);
+void registerLinalgOps(OpTable &table);
+void registerShapeOps(OpTable &table);
+void registerNormOps(OpTable &table);
+void registerConvOps(OpTable &table);
+void registerReduceOps(OpTable &table);
+void registerSliceOps(OpTable &table);
+
+// The shape of a ranked tensor value.
+llvm::ArrayRef<int64_t> shapeOf(mlir::Value v);
+mlir::Type elementTypeOf(mlir::Value v);
+
+} // namespace ampc::onnx
+
+#endif

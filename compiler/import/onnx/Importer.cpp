@@ -1,0 +1,311 @@
+//===- Importer.cpp - ONNX graph -> graph.model
+//------------------------------===//
+//
+// Order of the model block: graph inputs (dynamic dims fixed by the
+// options), then one graph.param per floating-point initializer a node reads
+// (its value goes to the weights file; the param's init is zeros, the
+// training binary's --init-weights loads the values), then the nodes in
+// their (topological) order, then graph.output with the loss first.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/import/onnx/Importer.h"
+#include "compiler/import/onnx/ImportState.h"
+#include "compiler/import/onnx/Patterns.h"
+
+#include "dialects/Graph/GraphAttrs.h"
+#include "dialects/Graph/GraphOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace ampc::onnx {
+
+const OpTable &opTable() {
+  static const OpTable table = [] {
+    OpTable t;
+    registerElementwiseOps(t);
+    registerLinalgOps(t);
+    registerShapeOps(t);
+    registerNormOps(t);
+    registerConvOps(t);
+    registerReduceOps(t);
+    registerSliceOps(t);
+    return t;
+  }();
+  return table;
+}
+
+namespace {
+
+// Output and symbol names: ONNX allows any string; keep [A-Za-z0-9_.].
+std::string sanitize(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += (isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') ? c
+                                                                          : '_';
+  if (s.empty() || isdigit(static_cast<unsigned char>(s[0])))
+    s = "v" + s;
+  return s;
+}
+
+std::string modelNameOf(const Graph &g, const ImportOptions &o) {
+  if (!o.modelName.empty())
+    return o.modelName;
+  std::string stem = o.path;
+  if (auto slash = stem.find_last_of('/'); slash != std::string::npos)
+    stem = stem.substr(slash + 1);
+  if (auto dot = stem.find_last_of('.'); dot != std::string::npos)
+    stem = stem.substr(0, dot);
+  return sanitize(stem.empty() ? g.name : stem);
+}
+
+class Importer {
+public:
+  Importer(MLIRContext &context, const Graph &g, const ImportOptions &o)
+      : context(context), g(g), o(o), b(&context),
+        s(b, o.path, g.opset ? g.opset : 13) {}
+
+  std::optional<ImportResult> run();
+
+private:
+  LogicalResult addInputs(std::set<std::string> &initNames);
+  LogicalResult addInitializers(const std::set<std::string> &used);
+  LogicalResult addNodes();
+  LogicalResult addOutputs(Block &block);
+  FailureOr<Value> appendLoss(Value output);
+
+  MLIRContext &context;
+  const Graph &g;
+  const ImportOptions &o;
+  OpBuilder b;
+  ImportState s;
+  Operation *lastInput = nullptr;
+  std::vector<Weight> weights;
+  std::vector<Node> nodes; // g's, with patterns fused
+};
+
+LogicalResult Importer::addInputs(std::set<std::string> &initNames) {
+  for (const Tensor &t : g.initializers)
+    initNames.insert(t.name);
+  for (const ValueInfo &in : g.inputs) {
+    // Older exporters list initializers among the inputs too.
+    if (initNames.count(in.name))
+      continue;
+    FailureOr<Type> elem = s.elementType(in.type);
+    if (failed(elem))
+      return s.error("graph input '" + in.name + "' has element type " +
+                     dataTypeName(in.type) +
+                     ", not one of FLOAT, FLOAT16, BFLOAT16, INT32, INT64");
+    if (!in.hasShape)
+      return s.error("graph input '" + in.name + "' has no shape");
+    SmallVector<int64_t> shape;
+    for (size_t d = 0; d < in.dims.size(); ++d) {
+      const Dim &dim = in.dims[d];
+      if (dim.value > 0) {
+        shape.push_back(dim.value);
+        continue;
+      }
+      auto named = o.dims.find(dim.param);
+      if (!dim.param.empty() && named != o.dims.end()) {
+        shape.push_back(named->second);
+      } else if (d == 0 && o.batch) {
+        shape.push_back(*o.batch);
+      } else {
+        std::string what =
+            dim.param.empty() ? std::string("unnamed") : "'" + dim.param + "'";
+        return s.error("graph input '" + in.name + "' dimension " + Twine(d) +
+                       " (" + what + ") is dynamic; fix it with " +
+                       (d == 0 ? "--batch N or " : "") +
+                       (dim.param.empty() ? std::string("--dim NAME=N")
+                                          : "--dim " + dim.param + "=N"));
+      }
+    }
+    if (in.name.find_first_of(",=") != std::string::npos)
+      return s.error(
+          "graph input '" + in.name +
+          "' has a ',' or '=' in its name, which --data cannot bind");
+    auto op = graph::InputOp::create(
+        b, s.namedLoc(in.name), RankedTensorType::get(shape, *elem), in.name);
+    lastInput = op;
+    s.set(in.name, op.getResult());
+  }
+  return success();
+}
+
+// Float initializers of rank >= 1 become parameters; the rest (integer
+// shapes, scalar constants such as a Pow exponent) stay import-time
+// constants.
+LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
+  // BatchNormalization's running statistics are state, not parameters.
+  std::set<std::string> frozen;
+  for (const Node &n : g.nodes)
+    if (n.opType == "BatchNormalization")
+      for (size_t i = 3; i < n.inputs.size(); ++i)
+        frozen.insert(n.inputs[i]);
+  for (const Tensor &t : g.initializers) {
+    if (t.external)
+      return s.error("initializer '" + t.name +
+                     "' keeps its data in an external file (not supported)");
+    bool param = t.type == kFloat && t.numel() > 1 && used.count(t.name) &&
+                 !frozen.count(t.name);
+    if (!param) {
+      s.setConst(t.name, t);
+      continue;
+    }
+    auto type = RankedTensorType::get(t.shape, b.getF32Type());
+    auto op = graph::ParamOp::create(b, s.namedLoc(t.name), type, t.name,
+                                     graph::ZerosInitAttr::get(&context));
+    s.set(t.name, op.getResult());
+    Weight w;
+    w.name = t.name;
+    w.shape = t.shape;
+    w.data.assign(t.f.begin(), t.f.end());
+    weights.push_back(std::move(w));
+  }
+  return success();
+}
+
+LogicalResult Importer::addNodes() {
+  const OpTable &table = opTable();
+  nodes = fuseErfGelu(g);
+  for (const Node &node : nodes) {
+    s.node = &node;
+    if (!node.domain.empty() && node.domain != "ai.onnx")
+      return s.error("domain '" + node.domain + "' is not supported");
+    auto it = table.find(node.opType);
+    if (it == table.end())
+      return s.error("op type " + node.opType +
+                     " is not supported by ampc import");
+    if (failed(it->second(s)))
+      return failure();
+  }
+  s.node = nullptr;
+  return success();
+}
+
+FailureOr<Value> Importer::appendLoss(Value output) {
+  auto type = cast<RankedTensorType>(output.getType());
+  Location loc = NameLoc::get(StringAttr::get(&context, o.loss),
+                              FileLineColLoc::get(&context, o.path, 0, 0));
+  OpBuilder::InsertPoint afterNodes = b.saveInsertionPoint();
+  Type labelType;
+  if (o.loss == "cross_entropy") {
+    if (type.getRank() < 2)
+      return emitError(loc)
+             << "--loss=cross_entropy: output '" << o.lossOutput
+             << "' has type " << type << "; it needs logits [..., classes]";
+    labelType =
+        RankedTensorType::get(type.getShape().drop_back(), b.getI64Type());
+  } else if (o.loss == "mse") {
+    labelType = type;
+  } else {
+    return emitError(loc) << "unknown loss '" << o.loss
+                          << "' (cross_entropy or mse)";
+  }
+  if (s.has(o.lossLabel))
+    return emitError(loc) << "--loss: label input '" << o.lossLabel
+                          << "' already names a value of the graph";
+  if (lastInput)
+    b.setInsertionPointAfter(lastInput);
+  else
+    b.setInsertionPointToStart(b.getInsertionBlock());
+  Value label = graph::InputOp::create(b, loc, labelType, o.lossLabel);
+  b.restoreInsertionPoint(afterNodes);
+  OperationState st(loc,
+                    o.loss == "mse" ? "graph.mse_loss" : "graph.cross_entropy");
+  st.addOperands({output, label});
+  st.addTypes(RankedTensorType::get({}, type.getElementType()));
+  return b.create(st)->getResult(0);
+}
+
+LogicalResult Importer::addOutputs(Block &block) {
+  SmallVector<Value> values;
+  SmallVector<std::string> names;
+  Value loss;
+  if (o.forwardOnly) {
+    Tensor zero;
+    zero.type = kFloat;
+    zero.f = {0.0};
+    loss = s.constantOf(zero);
+  } else if (!o.loss.empty()) {
+    if (!s.has(o.lossOutput))
+      return emitError(s.loc())
+             << "--loss: the graph has no value named '" << o.lossOutput << "'";
+    FailureOr<Value> out = s.get(o.lossOutput);
+    if (failed(out))
+      return failure();
+    FailureOr<Value> l = appendLoss(*out);
+    if (failed(l))
+      return failure();
+    loss = *l;
+  }
+  for (const ValueInfo &out : g.outputs) {
+    FailureOr<Value> v = s.get(out.name);
+    if (failed(v))
+      return failure();
+    auto type = cast<RankedTensorType>(v->getType());
+    if (!loss && type.getRank() == 0 && isa<FloatType>(type.getElementType())) {
+      loss = *v;
+      continue;
+    }
+    values.push_back(*v);
+    names.push_back(sanitize(out.name));
+  }
+  if (!loss)
+    return emitError(s.loc())
+           << "the graph's outputs hold no scalar loss; append one with "
+              "--loss=cross_entropy:OUTPUT,LABEL_INPUT or "
+              "--loss=mse:OUTPUT,TARGET_INPUT";
+  values.insert(values.begin(), loss);
+  names.insert(names.begin(), "loss");
+  llvm::StringSet<> seen;
+  for (std::string &n : names)
+    while (!seen.insert(n).second)
+      n += "_";
+  SmallVector<StringRef> refs(names.begin(), names.end());
+  OperationState st(FileLineColLoc::get(&context, o.path, 0, 0),
+                    "graph.output");
+  st.addOperands(values);
+  st.addAttribute("names", b.getStrArrayAttr(refs));
+  b.setInsertionPointToEnd(&block);
+  b.create(st);
+  return success();
+}
+
+std::optional<ImportResult> Importer::run() {
+  ImportResult result;
+  Location fileLoc = FileLineColLoc::get(&context, o.path, 0, 0);
+  result.module = ModuleOp::create(fileLoc);
+  b.setInsertionPointToEnd(result.module->getBody());
+  auto model = graph::ModelOp::create(b, fileLoc, modelNameOf(g, o));
+  Block &block = model.getBody().emplaceBlock();
+  b.setInsertionPointToEnd(&block);
+
+  std::set<std::string> initNames, used;
+  for (const Node &n : g.nodes)
+    for (const std::string &in : n.inputs)
+      used.insert(in);
+  for (const ValueInfo &out : g.outputs)
+    used.insert(out.name);
+  if (failed(addInputs(initNames)) || failed(addInitializers(used)) ||
+      failed(addNodes()) || failed(addOutputs(block)))
+    return std::nullopt;
+  if (failed(verify(*result.module)))
+    return std::nullopt;
+  result.weights = std::move(weights);
+  return result;
+}
+
+} // namespace
+
+std::optional<ImportResult> importGraph(MLIRContext &context, const Graph &g,
+                                        const ImportOptions &options) {
+  return Importer(context, g, options).run();
+}
+
+} // namespace ampc::onnx

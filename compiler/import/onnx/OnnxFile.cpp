@@ -1,0 +1,359 @@
+//===- OnnxFile.cpp - ModelProto -> plain structs
+//---------------------------===//
+#include "compiler/import/onnx/OnnxFile.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace ampc::onnx {
+
+const char *dataTypeName(int32_t type) {
+  switch (type) {
+  case kFloat:
+    return "FLOAT";
+  case kUint8:
+    return "UINT8";
+  case kInt8:
+    return "INT8";
+  case kUint16:
+    return "UINT16";
+  case kInt16:
+    return "INT16";
+  case kInt32:
+    return "INT32";
+  case kInt64:
+    return "INT64";
+  case kString:
+    return "STRING";
+  case kBool:
+    return "BOOL";
+  case kFloat16:
+    return "FLOAT16";
+  case kDouble:
+    return "DOUBLE";
+  case kUint32:
+    return "UINT32";
+  case kUint64:
+    return "UINT64";
+  case kBfloat16:
+    return "BFLOAT16";
+  default:
+    return "UNDEFINED";
+  }
+}
+
+bool isFloatType(int32_t type) {
+  return type == kFloat || type == kFloat16 || type == kDouble ||
+         type == kBfloat16;
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+const Attribute *Node::attr(const std::string &n) const {
+  for (const Attribute &a : attrs)
+    if (a.name == n)
+      return &a;
+  return nullptr;
+}
+
+namespace {
+
+double halfToDouble(uint16_t h) {
+  int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  double v;
+  if (exp == 0)
+    v = std::ldexp(mant, -24);
+  else if (exp == 31)
+    v = mant ? NAN : INFINITY;
+  else
+    v = std::ldexp(mant + 1024, exp - 25);
+  return sign ? -v : v;
+}
+
+double bf16ToDouble(uint16_t b) {
+  uint32_t bits = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename T> T load(const std::string &raw, size_t k) {
+  T v;
+  std::memcpy(&v, raw.data() + k * sizeof(T), sizeof(T));
+  return v;
+}
+
+size_t elemSize(int32_t type) {
+  switch (type) {
+  case kFloat:
+  case kInt32:
+  case kUint32:
+    return 4;
+  case kInt64:
+  case kUint64:
+  case kDouble:
+    return 8;
+  case kFloat16:
+  case kBfloat16:
+  case kInt16:
+  case kUint16:
+    return 2;
+  case kUint8:
+  case kInt8:
+  case kBool:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
+                   std::string &error) {
+  t.name = p.name();
+  t.type = p.data_type();
+  t.shape.assign(p.dims().begin(), p.dims().end());
+  if (p.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    t.external = true;
+    return true;
+  }
+  int64_t n = t.numel();
+  bool isFloat = isFloatType(t.type);
+  if (p.has_raw_data()) {
+    const std::string &raw = p.raw_data();
+    size_t es = elemSize(t.type);
+    if (!es) {
+      error = std::string("tensor '") + t.name + "' has unsupported type " +
+              dataTypeName(t.type);
+      return false;
+    }
+    if (raw.size() != size_t(n) * es) {
+      error = "tensor '" + t.name + "' has " + std::to_string(raw.size()) +
+              " bytes of data, its shape needs " + std::to_string(n * es);
+      return false;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      switch (t.type) {
+      case kFloat:
+        t.f.push_back(load<float>(raw, k));
+        break;
+      case kDouble:
+        t.f.push_back(load<double>(raw, k));
+        break;
+      case kFloat16:
+        t.f.push_back(halfToDouble(load<uint16_t>(raw, k)));
+        break;
+      case kBfloat16:
+        t.f.push_back(bf16ToDouble(load<uint16_t>(raw, k)));
+        break;
+      case kInt64:
+        t.i.push_back(load<int64_t>(raw, k));
+        break;
+      case kUint64:
+        t.i.push_back(int64_t(load<uint64_t>(raw, k)));
+        break;
+      case kInt32:
+        t.i.push_back(load<int32_t>(raw, k));
+        break;
+      case kUint32:
+        t.i.push_back(load<uint32_t>(raw, k));
+        break;
+      case kInt16:
+        t.i.push_back(load<int16_t>(raw, k));
+        break;
+      case kUint16:
+        t.i.push_back(load<uint16_t>(raw, k));
+        break;
+      case kInt8:
+        t.i.push_back(load<int8_t>(raw, k));
+        break;
+      case kUint8:
+      case kBool:
+        t.i.push_back(load<uint8_t>(raw, k));
+        break;
+      }
+    }
+    return true;
+  }
+  switch (t.type) {
+  case kFloat:
+    t.f.assign(p.float_data().begin(), p.float_data().end());
+    break;
+  case kDouble:
+    t.f.assign(p.double_data().begin(), p.double_data().end());
+    break;
+  case kFloat16:
+  case kBfloat16:
+    for (int32_t v : p.int32_data())
+      t.f.push_back(t.type == kFloat16 ? halfToDouble(uint16_t(v))
+                                       : bf16ToDouble(uint16_t(v)));
+    break;
+  case kInt64:
+    t.i.assign(p.int64_data().begin(), p.int64_data().end());
+    break;
+  case kUint64:
+  case kUint32:
+    for (uint64_t v : p.uint64_data())
+      t.i.push_back(int64_t(v));
+    break;
+  case kInt32:
+  case kInt16:
+  case kUint16:
+  case kInt8:
+  case kUint8:
+  case kBool:
+    t.i.assign(p.int32_data().begin(), p.int32_data().end());
+    break;
+  default:
+    error = std::string("tensor '") + t.name + "' has unsupported type " +
+            dataTypeName(t.type);
+    return false;
+  }
+  size_t have = isFloat ? t.f.size() : t.i.size();
+  if (int64_t(have) != n) {
+    error = "tensor '" + t.name + "' has " + std::to_string(have) +
+            " values, its shape needs " + std::to_string(n);
+    return false;
+  }
+  return true;
+}
+
+bool convertAttribute(const ::onnx::AttributeProto &p, Attribute &a,
+                      std::string &error) {
+  a.name = p.name();
+  switch (p.type()) {
+  case ::onnx::AttributeProto::FLOAT:
+    a.kind = Attribute::Float;
+    a.f = p.f();
+    break;
+  case ::onnx::AttributeProto::INT:
+    a.kind = Attribute::Int;
+    a.i = p.i();
+    break;
+  case ::onnx::AttributeProto::STRING:
+    a.kind = Attribute::String;
+    a.s = p.s();
+    break;
+  case ::onnx::AttributeProto::TENSOR:
+    a.kind = Attribute::TensorKind;
+    a.t = std::make_shared<Tensor>();
+    return convertTensor(p.t(), *a.t, error);
+  case ::onnx::AttributeProto::FLOATS:
+    a.kind = Attribute::Floats;
+    a.floats.assign(p.floats().begin(), p.floats().end());
+    break;
+  case ::onnx::AttributeProto::INTS:
+    a.kind = Attribute::Ints;
+    a.ints.assign(p.ints().begin(), p.ints().end());
+    break;
+  case ::onnx::AttributeProto::STRINGS:
+    a.kind = Attribute::Strings;
+    a.strings.assign(p.strings().begin(), p.strings().end());
+    break;
+  default:
+    a.kind = Attribute::Other;
+    break;
+  }
+  return true;
+}
+
+void convertValueInfo(const ::onnx::ValueInfoProto &p, ValueInfo &v) {
+  v.name = p.name();
+  if (!p.type().has_tensor_type())
+    return;
+  const auto &tt = p.type().tensor_type();
+  v.type = tt.elem_type();
+  v.hasShape = tt.has_shape();
+  for (const auto &d : tt.shape().dim()) {
+    Dim dim;
+    if (d.has_dim_value())
+      dim.value = d.dim_value();
+    else if (d.has_dim_param())
+      dim.param = d.dim_param();
+    v.dims.push_back(dim);
+  }
+}
+
+bool readFile(const std::string &path, std::string &bytes, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  bytes = ss.str();
+  return true;
+}
+
+} // namespace
+
+bool readModel(const std::string &path, Graph &graph, std::string &error) {
+  std::string bytes;
+  if (!readFile(path, bytes, error))
+    return false;
+  ::onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) {
+    error = "'" + path + "' is not an ONNX model (protobuf parse failed)";
+    return false;
+  }
+  for (const auto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      graph.opset = o.version();
+  const auto &g = model.graph();
+  graph.name = g.name();
+  for (const auto &init : g.initializer()) {
+    Tensor t;
+    if (!convertTensor(init, t, error))
+      return false;
+    graph.initializers.push_back(std::move(t));
+  }
+  for (const auto &n : g.node()) {
+    Node node;
+    node.name = n.name();
+    node.opType = n.op_type();
+    node.domain = n.domain();
+    node.inputs.assign(n.input().begin(), n.input().end());
+    node.outputs.assign(n.output().begin(), n.output().end());
+    for (const auto &a : n.attribute()) {
+      Attribute attr;
+      if (!convertAttribute(a, attr, error))
+        return false;
+      node.attrs.push_back(std::move(attr));
+    }
+    graph.nodes.push_back(std::move(node));
+  }
+  for (const auto &v : g.input()) {
+    ValueInfo info;
+    convertValueInfo(v, info);
+    graph.inputs.push_back(std::move(info));
+  }
+  for (const auto &v : g.output()) {
+    ValueInfo info;
+    convertValueInfo(v, info);
+    graph.outputs.push_back(std::move(info));
+  }
+  return true;
+}
+
+bool readTensor(const std::string &path, Tensor &tensor, std::string &error) {
+  std::string bytes;
+  if (!readFile(path, bytes, error))
+    return false;
+  ::onnx::TensorProto p;
+  if (!p.ParseFromString(bytes)) {
+    error = "'" + path + "' is not a TensorProto";
+    return false;
+  }
+  return convertTensor(p, tensor, error);
+}
+
+} // namespace ampc::onnx

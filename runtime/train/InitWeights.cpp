@@ -1,0 +1,43 @@
+//===- InitWeights.cpp
+//------------------------------------------------------===//
+#include "runtime/train/InitWeights.h"
+#include "runtime/checkpoint/Safetensors.h"
+#include "runtime/data/DataError.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ampc::rt {
+
+static std::string shapeStr(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+void loadInitWeights(const std::string &path, Model &model) {
+  SafetensorsFile f = readSafetensors(path);
+  // Check every parameter before writing any: all or nothing.
+  for (const ParamInfo &p : model.params()) {
+    auto it = f.tensors.find(p.name);
+    if (it == f.tensors.end())
+      fail(path, "no tensor named '" + p.name + "' (a parameter of model '" +
+                     model.name() + "')");
+    if (it->second.shape != p.shape)
+      fail(path, "tensor '" + p.name + "' has shape " +
+                     shapeStr(it->second.shape) + ", the model's is " +
+                     shapeStr(p.shape));
+  }
+  for (StateTensor &t : model.stateTensors()) {
+    bool isParam =
+        std::any_of(model.params().begin(), model.params().end(),
+                    [&](const ParamInfo &p) { return p.name == t.name; });
+    if (!isParam)
+      continue;
+    const LoadedTensor &src = f.tensors.at(t.name);
+    std::memcpy(t.data, src.data.data(), src.data.size() * sizeof(float));
+  }
+}
+
+} // namespace ampc::rt
