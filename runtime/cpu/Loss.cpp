@@ -135,25 +135,19 @@ void regressionLoss(std::string_view op, num::RegressionLoss kind, float p,
                     std::span<const TensorRef> out, const Attrs &attrs) {
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
-  std::string reduction = attrs.getString("reduction", "mean");
-  if (reduction != "mean" && reduction != "sum" && reduction != "none")
-    fail(op, "reduction must be mean, sum or none");
-  int64_t n = a.numel();
-  if (b.numel() != n || y.numel() != (reduction == "none" ? n : 1))
-    fail(op, "operands must have equal sizes; the result is a scalar unless "
-             "reduction is none");
+  auto [n, reduction] = regressionLossShape(op, a, b, y, attrs);
   FloatIn fa(a), fb(b);
   FloatOut r(y);
   float sum = 0.0f;
   for (int64_t i = 0; i < n; ++i) {
     float l = num::regressionLoss(kind, fa[i] - fb[i], p);
-    if (reduction == "none")
+    if (reduction == Reduction::None)
       r[i] = l;
     else
       sum += l;
   }
-  if (reduction != "none")
-    r[0] = reduction == "mean" ? sum / float(n) : sum;
+  if (reduction != Reduction::None)
+    r[0] = reduction == Reduction::Mean ? sum / float(n) : sum;
   r.commit();
 }
 

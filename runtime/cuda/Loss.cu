@@ -166,14 +166,10 @@ void regressionLoss(std::string_view op, num::RegressionLoss kind, float p,
                     cudaStream_t stream) {
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
-  std::string reduction = attrs.getString("reduction", "mean");
-  if (reduction != "mean" && reduction != "sum" && reduction != "none")
-    fail(op, "reduction must be mean, sum or none");
-  int64_t n = a.numel();
-  if (b.numel() != n || y.numel() != (reduction == "none" ? n : 1))
-    fail(op, "operands must have equal sizes; the result is a scalar unless "
-             "reduction is none");
-  if (reduction == "none") {
+  using kernels::detail::Reduction;
+  auto [n, reduction] =
+      kernels::detail::regressionLossShape(op, a, b, y, attrs);
+  if (reduction == Reduction::None) {
     if (n > 0)
       regressionElements<<<gridFor(n), kThreads, 0, stream>>>(
           kind, p, a.data, int(a.dtype), b.data, int(b.dtype), n, y.data,
@@ -188,7 +184,8 @@ void regressionLoss(std::string_view op, num::RegressionLoss kind, float p,
       kind, p, a.data, int(a.dtype), b.data, int(b.dtype), n, partial);
   // meanOfPartials divides by its count: n for the mean, 1 for the sum.
   meanOfPartials<<<1, 1024, 0, stream>>>(partial, blocks,
-                                         reduction == "mean" ? n : 1, y.data,
+                                         reduction == Reduction::Mean ? n : 1,
+                                         y.data,
                                          int(y.dtype));
   checkLaunch(op.data());
 }

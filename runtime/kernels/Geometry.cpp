@@ -425,6 +425,22 @@ int64_t mseLossCount(std::string_view op, const TensorRef &a,
   return a.numel();
 }
 
+RegressionShape regressionLossShape(std::string_view op, const TensorRef &a,
+                                    const TensorRef &b, const TensorRef &y,
+                                    const Attrs &attrs) {
+  std::string reduction = attrs.getString("reduction", "mean");
+  Reduction r = reduction == "mean"  ? Reduction::Mean
+                : reduction == "sum" ? Reduction::Sum
+                                     : Reduction::None;
+  if (r == Reduction::None && reduction != "none")
+    fail(op, "reduction must be mean, sum or none");
+  int64_t n = a.numel();
+  if (b.numel() != n || y.numel() != (r == Reduction::None ? n : 1))
+    fail(op, "operands must have equal sizes; the result is a scalar unless "
+             "reduction is none");
+  return {n, r};
+}
+
 EmbeddingShape embeddingShape(std::string_view op, const TensorRef &ids,
                               const TensorRef &table, const TensorRef &y) {
   if (table.rank != 2)

@@ -172,6 +172,17 @@ CrossEntropyShape crossEntropyBackward(std::string_view op,
 int64_t mseLossCount(std::string_view op, const TensorRef &a,
                      const TensorRef &b, const TensorRef &y);
 
+// l1_loss / smooth_l1_loss / huber_loss a, b -> y (a scalar, or like a for
+// reduction "none"): the element count and the reduction.
+enum class Reduction { Mean, Sum, None };
+struct RegressionShape {
+  int64_t n;
+  Reduction reduction;
+};
+RegressionShape regressionLossShape(std::string_view op, const TensorRef &a,
+                                    const TensorRef &b, const TensorRef &y,
+                                    const Attrs &attrs);
+
 // embedding ids [...], table [V, D] -> y [..., D]; embedding_backward ids,
 // g [..., D] -> dtable [V, D]. Id values are not checked here.
 struct EmbeddingShape {
