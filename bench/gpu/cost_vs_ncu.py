@@ -17,31 +17,14 @@ every other row matches ncu kernels of its own name. Only the first run of
 the step in the profile is joined: the best-scoring alignment that takes the
 rows in order."""
 import argparse
-import csv
 import functools
 import json
 import re
 import sys
 
+from ncu_table import ncu_kernels  # the one reader of ncu's CSV
+
 GEMM = re.compile(r"gemm|nvjet|xmma|cutlass|cublas|s16816|h16816|sm\d\d_|cudnn|conv|implicit|wgrad|dgrad", re.I)
-UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
-
-
-def ncu_kernels(path):
-    """[(name, us)] in launch order."""
-    header, out = None, []
-    for row in csv.reader(open(path, errors="replace")):
-        if row[:2] == ["ID", "Process ID"]:
-            header = row
-            continue
-        if not header or len(row) != len(header):
-            continue
-        r = dict(zip(header, row))
-        if r.get("Metric Name") != "gpu__time_duration.sum":
-            continue
-        us = float(r["Metric Value"].replace(",", "")) * UNITS.get(r["Metric Unit"], 1e-3)
-        out.append((r["Kernel Name"], us))
-    return out
 
 
 def short(name):

@@ -1,31 +1,49 @@
 """Per-kernel GPU time of one profiled run: reads `ncu --csv --metrics
 gpu__time_duration.sum` output (mixed with the program's own lines) and
-prints the kernels that take the most time, grouped by name."""
+prints the kernels that take the most time, grouped by name.
+
+  ncu_table.py NCU.csv [TOP]
+
+ncu_kernels() is the one reader of that CSV (cost_vs_ncu.py uses it too)."""
 import collections
 import csv
 import sys
 
-total = collections.Counter()
-count = collections.Counter()
-header = None
-for row in csv.reader(open(sys.argv[1], errors="replace")):
-    if row[:2] == ["ID", "Process ID"]:
-        header = row
-        continue
-    if not header or len(row) != len(header):
-        continue
-    r = dict(zip(header, row))
-    if r.get("Metric Name") != "gpu__time_duration.sum":
-        continue
-    unit = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
-    ms = float(r["Metric Value"].replace(",", "")) * unit.get(r["Metric Unit"], 1e-6)
-    name = r["Kernel Name"].replace("(anonymous namespace)::", "")
-    name = name.removeprefix("void ").split("(")[0].split("<")[0].strip()[:60]
-    total[name] += ms
-    count[name] += 1
-all_ms = sum(total.values())
-top = int(sys.argv[2]) if len(sys.argv) > 2 else 15
-print("\nGPU time by kernel (ncu, one step: %d kernels, %.2f ms in all)" % (
-    sum(count.values()), all_ms))
-for name, ms in total.most_common(top):
-    print("  %-60s %5d x %9.3f ms  %5.1f%%" % (name, count[name], ms, 100 * ms / max(all_ms, 1e-9)))
+UNITS_US = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+
+
+def ncu_kernels(path):
+    """[(kernel name, microseconds)] in launch order."""
+    header, out = None, []
+    for row in csv.reader(open(path, errors="replace")):
+        if row[:2] == ["ID", "Process ID"]:
+            header = row
+            continue
+        if not header or len(row) != len(header):
+            continue
+        r = dict(zip(header, row))
+        if r.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        us = float(r["Metric Value"].replace(",", "")) * UNITS_US.get(r["Metric Unit"], 1e-3)
+        out.append((r["Kernel Name"], us))
+    return out
+
+
+def main():
+    total = collections.Counter()
+    count = collections.Counter()
+    for kernel, us in ncu_kernels(sys.argv[1]):
+        name = kernel.replace("(anonymous namespace)::", "")
+        name = name.removeprefix("void ").split("(")[0].split("<")[0].strip()[:60]
+        total[name] += us / 1e3
+        count[name] += 1
+    all_ms = sum(total.values())
+    top = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+    print("\nGPU time by kernel (ncu, one step: %d kernels, %.2f ms in all)" % (
+        sum(count.values()), all_ms))
+    for name, ms in total.most_common(top):
+        print("  %-60s %5d x %9.3f ms  %5.1f%%" % (name, count[name], ms, 100 * ms / max(all_ms, 1e-9)))
+
+
+if __name__ == "__main__":
+    main()
