@@ -115,8 +115,14 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
   // -O2 without -march: the binary runs on any x86-64 like the build host.
   // -ffp-contract=off: no FMA contraction, so the generated loops compute
   // exactly the formulas the reference interpreter computes.
+  // -fno-trapping-math -fvect-cost-model=cheap: the fused elementwise loops
+  // vectorize (both sides of a select may be computed; a runtime check
+  // covers buffers that may alias). Neither changes a value: no
+  // reassociation, and nothing reads the floating-point exception flags.
   std::vector<std::string> cmd = {cxx,       "-O2",
                                   "-std=c++20", "-ffp-contract=off",
+                                  "-fno-trapping-math",
+                                  "-fvect-cost-model=cheap",
                                   "-I" + include, cppPath.str(),
                                   "-o",      binPath.str(),
                                   "-Wl,--start-group"};

@@ -133,7 +133,7 @@ void reluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
 }
 void tanhKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                 const Attrs &) {
-  unary("graph.tanh", in, out, [](float x) { return std::tanh(x); });
+  unary("graph.tanh", in, out, [](float x) { return num::math::tanh(x); });
 }
 void sigmoidKernel(std::span<const TensorRef> in,
                    std::span<const TensorRef> out, const Attrs &) {

@@ -20,7 +20,8 @@ namespace {
 
 using namespace ampc;
 
-// The formulas as runtime/cpu/Elementwise.cpp spelled them.
+// The formulas as runtime/cpu/Elementwise.cpp spelled them, with glibc's
+// tanhf since replaced by the host's own (runtime/numerics/Tanh.h).
 float oldSigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 float oldRsqrt(float x) { return 1.0f / std::sqrt(x); }
 float oldGeluErf(float x) {
@@ -28,7 +29,7 @@ float oldGeluErf(float x) {
 }
 float oldGeluTanh(float x) {
   float inner = 0.79788456080286535588f * (x + 0.044715f * x * x * x);
-  return 0.5f * x * (1.0f + std::tanh(inner));
+  return 0.5f * x * (1.0f + num::tanhFloat(inner));
 }
 float oldGeluErfGrad(float x, float g) {
   float cdf = 0.5f * (1.0f + std::erf(x * 0.70710678118654752440f));
@@ -38,7 +39,7 @@ float oldGeluErfGrad(float x, float g) {
 float oldGeluTanhGrad(float x, float g) {
   const float k = 0.044715f, c = 0.79788456080286535588f;
   float x2 = x * x;
-  float t = std::tanh(c * (x + k * x2 * x));
+  float t = num::tanhFloat(c * (x + k * x2 * x));
   float left = 0.5f * x, right = 1.0f + t;
   float dright = left * (1.0f - t * t) * c * (1.0f + 3.0f * k * x2);
   return g * (0.5f * right + dright);

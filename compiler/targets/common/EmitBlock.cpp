@@ -77,7 +77,9 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
     return "-" + x[0];
   if (name == "relu")
     return "ampc::num::relu(" + x[0] + ")";
-  if (name == "tanh" || name == "exp" || name == "log" || name == "sqrt")
+  if (name == "tanh") // the host's vectorizable one (runtime/numerics/Tanh.h)
+    return "ampc::num::math::tanh(" + x[0] + ")";
+  if (name == "exp" || name == "log" || name == "sqrt")
     return t.math(name) + "(" + x[0] + ")";
   if (name == "sigmoid")
     return "ampc::num::sigmoid(" + x[0] + ")";
