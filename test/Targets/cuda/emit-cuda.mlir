@@ -154,7 +154,7 @@
 // VEC-NEXT: const float x1 = float(in1.v[i]);
 // VEC-NEXT: const float y0 = rnd<float>(x0 * x1);  // graph.mul
 // VEC-NEXT: const float y1 = rnd<__nv_bfloat16>(y0);  // graph.cast
-// VEC-NEXT: const float y2 = rnd<__nv_bfloat16>(tanhf(y1));  // graph.tanh
+// VEC-NEXT: const float y2 = rnd<__nv_bfloat16>(ampc::num::math::tanh(y1));  // graph.tanh
 // VEC-NEXT: out0.v[i] = __nv_bfloat16(y2);
 // VEC-NEXT: }
 // VEC-NEXT: reinterpret_cast<Pack<__nv_bfloat16, 8> *>(r0)[q] = out0;
