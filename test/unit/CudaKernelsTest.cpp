@@ -567,18 +567,18 @@ TEST(CudaKernels, BatchNormTrainEvalAndBackward) {
       std::vector<float> cy(n), crm = rm, crv = rv;
       Dev gx(x), gw(w), gb(b), grm(rm), grv(rv), gy(std::vector<float>(n, NAN));
       std::vector<int64_t> cs = {c};
-      TensorRef cin[] = {cpu::makeRef(x.data(), DType::F32, shape),
+      const TensorRef cin[] = {cpu::makeRef(x.data(), DType::F32, shape),
                          cpu::makeRef(crm.data(), DType::F32, cs),
                          cpu::makeRef(crv.data(), DType::F32, cs),
                          cpu::makeRef(w.data(), DType::F32, cs),
                          cpu::makeRef(b.data(), DType::F32, cs)};
-      TensorRef gin[] = {cpu::makeRef(gx.p, DType::F32, shape),
+      const TensorRef gin[] = {cpu::makeRef(gx.p, DType::F32, shape),
                          cpu::makeRef(grm.p, DType::F32, cs),
                          cpu::makeRef(grv.p, DType::F32, cs),
                          cpu::makeRef(gw.p, DType::F32, cs),
                          cpu::makeRef(gb.p, DType::F32, cs)};
-      TensorRef cout[] = {cpu::makeRef(cy.data(), DType::F32, shape)};
-      TensorRef gout[] = {cpu::makeRef(gy.p, DType::F32, shape)};
+      const TensorRef cout[] = {cpu::makeRef(cy.data(), DType::F32, shape)};
+      const TensorRef gout[] = {cpu::makeRef(gy.p, DType::F32, shape)};
       cpu::Attrs attrs{{"momentum", 0.1}, {"training", training}};
       cpu::lookup("graph.batch_norm")(cin, cout, attrs);
       cuda::lookup("graph.batch_norm")(gin, gout, attrs, nullptr);
