@@ -580,8 +580,10 @@ TEST(CudaKernels, BatchNormTrainEvalAndBackward) {
       const TensorRef cout[] = {cpu::makeRef(cy.data(), DType::F32, shape)};
       const TensorRef gout[] = {cpu::makeRef(gy.p, DType::F32, shape)};
       cpu::Attrs attrs{{"momentum", 0.1}, {"training", training}};
-      cpu::lookup("graph.batch_norm")(cin, cout, attrs);
-      cuda::lookup("graph.batch_norm")(gin, gout, attrs, nullptr);
+      using Refs = std::span<const TensorRef>;
+      cpu::lookup("graph.batch_norm")(Refs(cin, 5), Refs(cout, 1), attrs);
+      cuda::lookup("graph.batch_norm")(Refs(gin, 5), Refs(gout, 1), attrs,
+                                       nullptr);
       cuda::check(cudaDeviceSynchronize(), "sync");
       expectNear(gy.get(), cy, 1e-4f, 1e-5f);
       expectNear(grm.get(), crm, 1e-5f, 1e-6f);
