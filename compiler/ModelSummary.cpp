@@ -46,6 +46,8 @@ void ampc::printModelSummary(ModelOp model, llvm::raw_ostream &os) {
       width = std::max(width, in.getName().size());
     if (auto p = dyn_cast<ParamOp>(op))
       width = std::max(width, p.getName().size());
+    if (auto b = dyn_cast<BufferOp>(op))
+      width = std::max(width, b.getName().size());
   }
 
   os << "\ninputs:\n";
@@ -73,6 +75,19 @@ void ampc::printModelSummary(ModelOp model, llvm::raw_ostream &os) {
      << " parameters ("
      << llvm::format("%.2f", double(total) * 4.0 / (1024.0 * 1024.0))
      << " MiB in fp32)\n";
+  if (!model.getBlock().getOps<BufferOp>().empty()) {
+    os << "\nbuffers (state, not trained):\n";
+    for (auto b : model.getBlock().getOps<BufferOp>()) {
+      auto type = cast<RankedTensorType>(b.getType());
+      std::string shape;
+      llvm::raw_string_ostream ss(shape);
+      llvm::interleave(type.getShape(), ss, "x");
+      os << "  " << llvm::left_justify(b.getName(), width) << "  "
+         << llvm::left_justify(shape, 14)
+         << llvm::right_justify(grouped(type.getNumElements()), 13) << "  "
+         << initName(b.getInit()) << "\n";
+    }
+  }
 
   OutputOp out = model.getOutputOp();
   os << "outputs: ";
@@ -87,7 +102,7 @@ void ampc::printModelSummary(ModelOp model, llvm::raw_ostream &os) {
   llvm::MapVector<StringRef, int> histogram;
   int ops = 0;
   model.walk([&](Operation *op) {
-    if (isa<ModelOp, InputOp, ParamOp, OutputOp>(op))
+    if (isa<ModelOp, InputOp, ParamOp, BufferOp, OutputOp>(op))
       return;
     ++histogram[op->getName().stripDialect()];
     ++ops;

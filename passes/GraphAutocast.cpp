@@ -169,13 +169,15 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
     CastCache casts;
 
     for (Operation &op : llvm::make_early_inc_range(body)) {
-      if (isa<graph::InputOp, graph::ParamOp, graph::OutputOp,
+      if (isa<graph::InputOp, graph::ParamOp, graph::BufferOp, graph::OutputOp,
               graph::ConstantOp, graph::CastOp>(op) ||
           !isa<graph::GraphDialect>(op.getDialect()))
         continue;
       SmallVector<unsigned> floats;
       for (auto [i, v] : llvm::enumerate(op.getOperands()))
-        if (isa<FloatType>(graph::elementTypeOf(v)))
+        // Buffers are FP32 state the op updates in place: never cast.
+        if (isa<FloatType>(graph::elementTypeOf(v)) &&
+            !isa_and_nonnull<graph::BufferOp>(v.getDefiningOp()))
           floats.push_back(i);
       if (floats.empty()) {
         // Integer tensors (token ids, labels) are never cast.

@@ -60,11 +60,14 @@ LogicalResult GradBuilder::build() {
   MLIRContext *ctx = model.getContext();
   SmallVector<InputOp> inputs;
   SmallVector<ParamOp> params;
+  SmallVector<BufferOp> buffers;
   for (Operation &op : model.getBlock()) {
     if (auto in = dyn_cast<InputOp>(op))
       inputs.push_back(in);
     else if (auto p = dyn_cast<ParamOp>(op))
       params.push_back(p);
+    else if (auto buf = dyn_cast<BufferOp>(op))
+      buffers.push_back(buf);
   }
   OutputOp output = model.getOutputOp();
   Value loss = output.getLoss();
@@ -86,6 +89,9 @@ LogicalResult GradBuilder::build() {
   for (ParamOp p : params)
     argTypes.push_back(p.getType());
   argTypes.push_back(f32Scalar);
+  // Model state (batch_norm's running statistics) last: no gradient.
+  for (BufferOp buf : buffers)
+    argTypes.push_back(buf.getType());
   for (auto &out : outputs)
     resultTypes.push_back(out.second.getType());
   for (ParamOp p : params)
@@ -111,6 +117,8 @@ LogicalResult GradBuilder::build() {
   for (ParamOp p : params)
     argAttrs.push_back(dict(kParamAttr, p.getNameAttr()));
   argAttrs.push_back(dict(kLossScaleAttr, UnitAttr::get(ctx)));
+  for (BufferOp buf : buffers)
+    argAttrs.push_back(dict(kBufferAttr, buf.getNameAttr()));
   for (auto &out : outputs)
     resultAttrs.push_back(dict(kOutputAttr, out.first));
   for (ParamOp p : params)
@@ -125,10 +133,13 @@ LogicalResult GradBuilder::build() {
     map.map(in.getResult(), entry->getArgument(i));
   for (auto [i, p] : llvm::enumerate(params))
     map.map(p.getResult(), entry->getArgument(inputs.size() + i));
+  for (auto [i, buf] : llvm::enumerate(buffers))
+    map.map(buf.getResult(),
+            entry->getArgument(inputs.size() + params.size() + 1 + i));
   b.setInsertionPointToEnd(entry);
   SmallVector<Operation *> forward;
   for (Operation &op : model.getBlock()) {
-    if (isa<InputOp, ParamOp, OutputOp>(op))
+    if (isa<InputOp, ParamOp, BufferOp, OutputOp>(op))
       continue;
     forward.push_back(b.clone(op, map));
   }
@@ -155,7 +166,7 @@ LogicalResult GradBuilder::build() {
   };
 
   // Seed: d(loss * scale)/d(loss) = scale, in the loss's element type.
-  Value seed = entry->getArgument(argTypes.size() - 1);
+  Value seed = entry->getArgument(inputs.size() + params.size());
   if (fwdLoss.getType() != seed.getType())
     seed = CastOp::create(b, fwdLoss.getLoc(), fwdLoss.getType(), seed);
   if (active(fwdLoss))

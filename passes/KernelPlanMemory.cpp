@@ -34,7 +34,7 @@ int64_t bytesOf(Type type) {
 // Ops whose results live elsewhere: data and parameters come from the
 // runtime, train ops update persistent state in place.
 bool needsNoStorage(Operation *op) {
-  return isa<graph::InputOp, graph::ParamOp>(op) ||
+  return isa<graph::InputOp, graph::ParamOp, graph::BufferOp>(op) ||
          op->hasTrait<OpTrait::IsTerminator>() ||
          op->getDialect()->getNamespace() == "train";
 }

@@ -107,6 +107,9 @@ struct ModelSpec {
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs; // [0] is the loss
   std::vector<ParamInfo> params;
+  // Model state that is not trained (graph.buffer: batch_norm's running
+  // statistics), FP32, with its initializer; checkpointed under its name.
+  std::vector<ParamInfo> buffers;
   CompileConfig config;
   Hyper defaults;
   int64_t arenaBytes = 0;        // intermediates of one step (kernel.arena_size)
@@ -126,6 +129,9 @@ struct StateTensor {
   std::string name;
   std::vector<int64_t> shape;
   float *data = nullptr; // host-visible storage (the CUDA target stages it)
+  // A buffer (graph.buffer): each data-parallel rank keeps its own, so it
+  // is left out of the ranks' agreement check.
+  bool perRank = false;
 };
 
 class Model {

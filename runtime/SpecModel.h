@@ -49,6 +49,12 @@ protected:
     }
   }
 
+  // Appends buffer |k| (running statistics), stored at |data|.
+  void addBufferTensor(std::vector<StateTensor> &out, size_t k,
+                       float *data) const {
+    const ParamInfo &b = spec_.buffers[k];
+    out.push_back({b.name, b.shape, data, /*perRank=*/true});
+  }
   const ModelSpec spec_;
 };
 

@@ -43,6 +43,8 @@ double ampc::estimateFlops(Operation *op) {
           [](auto o) { return 5.0 * numel(o.getResult()); })
       .Case([](LayerNormOp o) { return 8.0 * numel(o.getResult()); })
       .Case([](RmsNormOp o) { return 5.0 * numel(o.getResult()); })
+      .Case([](BatchNormOp o) { return 8.0 * numel(o.getResult()); })
+      .Case([](GroupNormOp o) { return 8.0 * numel(o.getResult()); })
       .Case([](CrossEntropyOp o) { return 5.0 * numel(o.getLogits()); })
       .Case([](MseLossOp o) { return 3.0 * numel(o.getInput()); })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(

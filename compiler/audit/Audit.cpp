@@ -114,6 +114,12 @@ LogicalResult Auditor::addBatch(const interp::NamedTensors &inputs,
       args.push_back(it->second);
     } else if (gradFunc.getArgAttr(k, graph::kLossScaleAttr)) {
       args.push_back(Tensor::scalar(options.lossScale));
+    } else if (gradFunc.getArgAttr(k, graph::kBufferAttr)) {
+      // Running statistics: the training form (batch statistics) reads none.
+      auto type = cast<RankedTensorType>(gradFunc.getArgument(k).getType());
+      args.push_back(Tensor(interp::Shape(type.getShape().begin(),
+                                          type.getShape().end()),
+                            interp::ElemType::F32));
     } else {
       return gradFunc.emitError() << "argument #" << k
                                   << " has no graph.input, graph.param or "

@@ -376,6 +376,41 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(runtime("poolBackwardKernel", in, res, numel(op->getResult(0))));
     return;
   }
+  // BatchNorm.cu: one block per channel; the training form reads x three
+  // times (mean, variance, normalise), the backward four.
+  if (name == "graph.batch_norm") {
+    double x = tensorBytes(op->getOperand(0));
+    out.push_back(runtime("batchNormChannels", in + 2 * x, res,
+                          ampc::estimateFlops(op)));
+    return;
+  }
+  if (name == "graph.batch_norm_backward") {
+    double x = tensorBytes(op->getOperand(0));
+    out.push_back(runtime("batchNormBackwardChannels", in + 3 * x, res,
+                          10 * numel(op->getOperand(0))));
+    return;
+  }
+  // GroupNorm.cu: one block per (sample, group) reading its run three
+  // times; the backward adds the (mean, rstd) scratch and one block per
+  // channel for dweight and dbias.
+  if (name == "graph.group_norm") {
+    double x = tensorBytes(op->getOperand(0));
+    out.push_back(runtime("groupNormRuns", in + 2 * x, res,
+                          ampc::estimateFlops(op)));
+    return;
+  }
+  if (name == "graph.group_norm_backward") {
+    Value x = op->getOperand(0), g = op->getOperand(2);
+    double runs = shape(x)[0] * double(op->getAttrOfType<IntegerAttr>(
+                                           "num_groups").getInt());
+    out.push_back(runtime("groupNormBackwardRuns", in + 2 * tensorBytes(x),
+                          tensorBytes(op->getResult(0)) + 8 * runs,
+                          10 * numel(x)));
+    out.push_back(runtime("groupNormParamSums",
+                          tensorBytes(x) + tensorBytes(g) + 8 * runs,
+                          2 * tensorBytes(op->getResult(1)), 4 * numel(x)));
+    return;
+  }
   // Elementwise library kernels (mapKernel: one thread per element) and
   // anything else: one launch over its operands and results.
   out.push_back(runtime(name == "graph.dropout" ? "mapKernel (dropout)"

@@ -178,6 +178,12 @@ ampc::interp::runGradCheck(graph::ModelOp model, func::FuncOp gradFunc,
     StringAttr name = gradFunc.getArgAttrOfType<StringAttr>(k, graph::kInputAttr);
     if (!name)
       name = gradFunc.getArgAttrOfType<StringAttr>(k, graph::kParamAttr);
+    if (auto buf = gradFunc.getArgAttrOfType<StringAttr>(k, graph::kBufferAttr)) {
+      // Running statistics: read by nothing in the training form.
+      auto type = cast<RankedTensorType>(gradFunc.getArgument(k).getType());
+      args.push_back(Tensor(shapeOf(type), ElemType::F32));
+      continue;
+    }
     if (name) {
       auto it = bindings.find(name.str());
       if (it == bindings.end())

@@ -44,6 +44,7 @@ const KernelTable &ampc::interp::kernelTable() {
     registerShapeKernels(t);
     registerLossKernels(t);
     registerAttentionKernels(t);
+    registerBatchNormKernels(t);
     return t;
   }();
   return table;
@@ -111,6 +112,8 @@ LogicalResult Interpreter::runBlock(Block &block, Env &env,
         name = in.getName();
       else if (auto p = dyn_cast<graph::ParamOp>(op))
         name = p.getName();
+      else if (auto buf = dyn_cast<graph::BufferOp>(op))
+        name = buf.getName();
       if (!depends && name != changed) {
         for (Value v : op.getResults())
           env[v] = base->lookup(v);
@@ -118,10 +121,26 @@ LogicalResult Interpreter::runBlock(Block &block, Env &env,
       }
       dirty.insert(op.getResults().begin(), op.getResults().end());
     }
-    if (bindings && isa<graph::InputOp, graph::ParamOp>(op)) {
+    // A buffer nothing binds starts from its initializer (model state at
+    // step 0: batch_norm's running statistics).
+    if (auto buf = dyn_cast<graph::BufferOp>(op);
+        buf && (!bindings || !bindings->count(buf.getName().str()))) {
+      auto type = cast<RankedTensorType>(buf.getType());
+      Tensor t(Shape(type.getShape().begin(), type.getShape().end()),
+               ElemType::F32);
+      double v = isa<graph::OnesInitAttr>(buf.getInit()) ? 1.0 : 0.0;
+      if (auto c = dyn_cast<graph::ConstantInitAttr>(buf.getInit()))
+        v = double(c.getValue());
+      std::fill(t.f.begin(), t.f.end(), v);
+      env[buf.getResult()] = std::move(t);
+      continue;
+    }
+    if (bindings && isa<graph::InputOp, graph::ParamOp, graph::BufferOp>(op)) {
       StringRef name = isa<graph::InputOp>(op)
                            ? cast<graph::InputOp>(op).getName()
-                           : cast<graph::ParamOp>(op).getName();
+                       : isa<graph::ParamOp>(op)
+                           ? cast<graph::ParamOp>(op).getName()
+                           : cast<graph::BufferOp>(op).getName();
       auto it = bindings->find(name.str());
       if (it == bindings->end())
         return op.emitError() << "no value bound to '" << name << "'";

@@ -16,6 +16,8 @@ inline constexpr llvm::StringLiteral kParamAttr = "graph.param";
 inline constexpr llvm::StringLiteral kLossScaleAttr = "graph.loss_scale";
 inline constexpr llvm::StringLiteral kOutputAttr = "graph.output";
 inline constexpr llvm::StringLiteral kGradAttr = "graph.grad";
+// A model buffer (graph.buffer) passed to @<model>_grad, after the loss scale.
+inline constexpr llvm::StringLiteral kBufferAttr = "graph.buffer";
 
 } // namespace ampc::graph
 

@@ -382,4 +382,52 @@ def Graph_ScaledDotProductAttentionBackwardOp
   }];
 }
 
+def Graph_BatchNormBackwardOp : Graph_GradOp<"batch_norm_backward"> {
+  let summary = "Cotangents of batch_norm's input, weight and bias";
+  let description = [{
+    `x: [N, C, ...]` is the forward input, `weight: [C]` its weight, `g` the
+    cotangent of its result; the statistics are the batch's (training). With
+    xhat = (x - mean) * rstd per channel over the n = N*H*W elements:
+    `dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat))` where
+    `gw = g * weight`; `dweight = sum(g * xhat)` and `dbias = sum(g)` per
+    channel.
+
+    ```mlir
+    %dx, %dw, %db = graph.batch_norm_backward %x, %w, %g {eps = 1.0e-05} : tensor<8x4xf32>, tensor<4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$weight,
+      Graph_FloatTensor:$g, DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Graph_FloatTensor:$dx, Graph_FloatTensor:$dweight,
+                      Graph_FloatTensor:$dbias);
+  let assemblyFormat = [{
+    $x `,` $weight `,` $g attr-dict `:` type($x) `,` type($weight) `,` type($g)
+    `->` type($dx) `,` type($dweight) `,` type($dbias)
+  }];
+}
+
+def Graph_GroupNormBackwardOp : Graph_GradOp<"group_norm_backward"> {
+  let summary = "Cotangents of group_norm's input, weight and bias";
+  let description = [{
+    `x: [N, C, *]` is the forward input, `weight: [C]` its weight, `g` the
+    cotangent of its result. Per (sample, group) of m elements, with
+    xhat = (x - mean) * rstd and `gw = g * weight`:
+    `dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat))`;
+    `dweight = sum(g * xhat)` and `dbias = sum(g)` per channel.
+
+    ```mlir
+    %dx, %dw, %db = graph.group_norm_backward %x, %w, %g {num_groups = 2} : tensor<8x4x3xf32>, tensor<4xf32>, tensor<8x4x3xf32> -> tensor<8x4x3xf32>, tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$weight,
+      Graph_FloatTensor:$g, I64Attr:$num_groups,
+      DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Graph_FloatTensor:$dx, Graph_FloatTensor:$dweight,
+                      Graph_FloatTensor:$dbias);
+  let assemblyFormat = [{
+    $x `,` $weight `,` $g attr-dict `:` type($x) `,` type($weight) `,` type($g)
+    `->` type($dx) `,` type($dweight) `,` type($dbias)
+  }];
+}
+
 #endif // AMPC_GRAPH_GRAD_OPS

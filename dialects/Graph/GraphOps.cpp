@@ -136,6 +136,10 @@ LogicalResult ModelOp::verify() {
       name = p.getName();
       kind = "parameter";
       params.insert(name);
+    } else if (auto buf = dyn_cast<BufferOp>(op)) {
+      // Checkpointed beside the parameters, in the same file.
+      name = buf.getName();
+      kind = "buffer";
     } else if (auto out = dyn_cast<OutputOp>(op)) {
       for (Attribute a : out.getNames())
         if (auto n = dyn_cast<StringAttr>(a))
@@ -155,8 +159,8 @@ LogicalResult ModelOp::verify() {
              << "input name " << shown(name)
              << " holds ',' or '=': the training binary binds inputs with "
                 "--data NAME=PATH,NAME=PATH";
-    if (kind == "parameter" && name == "__metadata__")
-      return op.emitOpError() << "parameter name \"__metadata__\" is the "
+    if (kind != "input" && name == "__metadata__")
+      return op.emitOpError() << kind << " name \"__metadata__\" is the "
                                  "safetensors metadata key of checkpoints";
     auto [it, inserted] = seen.try_emplace(name, &op);
     if (!inserted) {

@@ -730,4 +730,85 @@ def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike,
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Model state and batch normalization
+//===----------------------------------------------------------------------===//
+
+// Like graph.param, not Pure: a buffer nothing reads is still checkpointed.
+def Graph_BufferOp : Graph_Op<"buffer", [HasParent<"ModelOp">]> {
+  let summary = "Named model state that is not a trainable parameter";
+  let description = [{
+    A buffer (PyTorch's `register_buffer`): FP32 state the model keeps across
+    steps, such as batch_norm's running statistics. It has no gradient and no
+    optimizer state; it is saved in checkpoints (model.safetensors) under its
+    name and restored on resume. `init` is a `#graph` initializer (zeros,
+    ones, constant). The only op that writes a buffer is graph.batch_norm in
+    the training step; under data parallelism each rank keeps its own.
+
+    ```mlir
+    %rm = graph.buffer "bn1.running_mean" init(#graph.zeros) : tensor<16xf32>
+    %rv = graph.buffer "bn1.running_var" init(#graph.ones) : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, AnyAttr:$init);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$name `init` `(` $init `)` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_BatchNormOp : Graph_ComputeOp<"batch_norm", [Graph_VJP]> {
+  let summary = "Batch normalization over all axes but the channel axis 1";
+  let description = [{
+    torch.nn.BatchNorm1d/2d on `x: [N, C]` or `[N, C, H, W]` with the affine
+    `weight` and `bias` `[C]` and the running statistics `running_mean` and
+    `running_var` `[C]`, which must be `graph.buffer` values (FP32).
+
+    In the training step the op normalises with the batch statistics (biased
+    variance) and updates the running statistics in place:
+    `r = (1 - momentum) * r + momentum * s`, with the unbiased variance
+    (`n / (n - 1)`, n = N*H*W) for `running_var`. In evaluation (the
+    compiled forward the binary evaluates with, as `model.eval()`) it
+    normalises with the running statistics and updates nothing. The
+    reference interpreter runs the training form without the update.
+
+    ```mlir
+    %y = graph.batch_norm %x, %rm, %rv, %w, %b {eps = 1.0e-05, momentum = 0.1} : tensor<8x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<8x4x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      RankedTensorOf<[F32]>:$running_mean, RankedTensorOf<[F32]>:$running_var,
+      Graph_FloatTensor:$weight, Graph_FloatTensor:$bias,
+      DefaultValuedAttr<F64Attr, "1.0e-5">:$eps,
+      DefaultValuedAttr<F64Attr, "0.1">:$momentum);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $running_mean `,` $running_var `,` $weight `,` $bias attr-dict
+    `:` type($input) `,` type($running_mean) `,` type($running_var) `,`
+    type($weight) `,` type($bias) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_GroupNormOp : Graph_ComputeOp<"group_norm", [Graph_VJP]> {
+  let summary = "Group normalization over channel groups";
+  let description = [{
+    torch.nn.GroupNorm on `x: [N, C, *]`: the C channels are split into
+    `num_groups` groups of C / num_groups; each (sample, group) is
+    normalised with its own mean and biased variance, then scaled and
+    shifted per channel by `weight` and `bias` `[C]`. No state.
+
+    ```mlir
+    %y = graph.group_norm %x, %w, %b {num_groups = 2, eps = 1.0e-05} : tensor<8x4x6x6xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<8x4x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
+      Graph_FloatTensor:$bias, I64Attr:$num_groups,
+      DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight)
+    `,` type($bias) `->` type($result)
+  }];
+}
+
 #endif // AMPC_GRAPH_OPS

@@ -37,6 +37,8 @@ constexpr DefaultEntry kDefaults[] = {
     {"log_softmax", Category::FP32, "softmax"},
     {"layer_norm", Category::FP32, "normalization"},
     {"rms_norm", Category::FP32, "normalization"},
+    {"batch_norm", Category::FP32, "normalization"},
+    {"group_norm", Category::FP32, "normalization"},
     {"exp", Category::FP32, "pointwise math"},
     {"log", Category::FP32, "pointwise math"},
     {"pow", Category::FP32, "pointwise math"},

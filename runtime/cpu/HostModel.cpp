@@ -87,6 +87,8 @@ HostModel::HostModel(rt::ModelSpec spec)
   } catch (const std::exception &) { // bad_alloc, length_error
     outOfMemory(spec_, "arena");
   }
+  for (const rt::ParamInfo &b : spec_.buffers)
+    buffers_.emplace_back(size_t(numElements(b.shape)), 0.0f);
   arena_ = reinterpret_cast<std::byte *>(
       (reinterpret_cast<uintptr_t>(arenaStorage_.data()) + kArenaAlign - 1) &
       ~(kArenaAlign - 1));
@@ -101,6 +103,10 @@ void HostModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
     std::fill(t.g.begin(), t.g.end(), 0.0f);
     std::fill(t.m.begin(), t.m.end(), 0.0f);
     std::fill(t.v.begin(), t.v.end(), 0.0f);
+  }
+  for (size_t k = 0; k < buffers_.size(); ++k) {
+    const rt::ParamInfo &info = spec_.buffers[k];
+    num::fillInit(info.init, seed, num::streamId(info.name), buffers_[k]);
   }
   state_ = HostState{};
   iteration_ = 0;
@@ -133,6 +139,8 @@ std::vector<rt::StateTensor> HostModel::stateTensors() {
     Tensors &t = tensors_[p];
     addStateTensors(s, p, t.w.data(), t.m.data(), t.v.data());
   }
+  for (size_t k = 0; k < buffers_.size(); ++k)
+    addBufferTensor(s, k, buffers_[k].data());
   return s;
 }
 

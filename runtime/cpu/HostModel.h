@@ -68,6 +68,8 @@ protected:
                            void *const *outputs) = 0;
 
   float *weight(int param) { return tensors_[param].w.data(); }
+  // Buffer |k| (graph.buffer, FP32): batch_norm updates it in place.
+  float *buffer(int k) { return buffers_[k].data(); }
   std::byte *arena() { return arena_; }
   float lossScale() const { return state_.scaler.scale; }
   uint64_t seed() const { return seed_; }
@@ -85,6 +87,7 @@ private:
   };
 
   std::vector<Tensors> tensors_; // sized once: the epilogue keeps pointers
+  std::vector<std::vector<float>> buffers_; // spec_.buffers, in order
   Epilogue epilogue_;
   HostState state_;
   uint64_t seed_ = 0;

@@ -59,6 +59,10 @@ DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
     // compiler/targets/cuda/CudaEmitBlock.cpp, knownAlignment).
     total_ += (numel(p.shape) + 63) / 64 * 64;
   }
+  for (const rt::ParamInfo &b : spec_.buffers) {
+    bufOffset_.push_back(bufTotal_);
+    bufTotal_ += (numel(b.shape) + 63) / 64 * 64;
+  }
   for (const rt::TensorInfo &t : spec_.inputs)
     inputBytes_.push_back(bytesOf(t));
   for (const rt::TensorInfo &t : spec_.outputs)
@@ -75,6 +79,7 @@ DeviceModel::~DeviceModel() {
   epilogue_.reset();
   for (float *b : blocks_)
     cudaFree(b);
+  cudaFree(bufBlock_);
   cudaFree(arena_);
   cudaFree(state_);
   cudaFree(dropStep_);
@@ -121,6 +126,9 @@ void DeviceModel::setup() {
     m_[p] = blocks_[2] + offset_[p];
     v_[p] = sgd() ? nullptr : blocks_[3] + offset_[p];
   }
+  check(cudaMalloc(&bufBlock_, std::max<int64_t>(bufTotal_, 1) * sizeof(float)),
+        "cudaMalloc(buffers)");
+  hostBuf_.assign(bufTotal_, 0.0f);
   hostW_.assign(total_, 0.0f);
   hostM_.assign(total_, 0.0f);
   if (!sgd())
@@ -176,6 +184,12 @@ void DeviceModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
   }
   std::fill(hostM_.begin(), hostM_.end(), 0.0f);
   std::fill(hostV_.begin(), hostV_.end(), 0.0f);
+  for (size_t k = 0; k < spec_.buffers.size(); ++k) {
+    const rt::ParamInfo &info = spec_.buffers[k];
+    num::fillInit(info.init, seed, num::streamId(info.name),
+                  std::span<float>(hostBuf_.data() + bufOffset_[k],
+                                   size_t(numel(info.shape))));
+  }
   uploadTensors();
   check(cudaMemset(blocks_[1], 0, total_ * sizeof(float)), "cudaMemset");
   DeviceState s;
@@ -303,6 +317,8 @@ std::vector<rt::StateTensor> DeviceModel::stateTensors() {
     addStateTensors(s, p, hostW_.data() + offset_[p],
                     hostM_.data() + offset_[p], v);
   }
+  for (size_t k = 0; k < spec_.buffers.size(); ++k)
+    addBufferTensor(s, k, hostBuf_.data() + bufOffset_[k]);
   return s;
 }
 
@@ -384,6 +400,10 @@ void DeviceModel::uploadTensors() {
   if (!sgd())
     check(cudaMemcpy(blocks_[3], hostV_.data(), bytes, cudaMemcpyHostToDevice),
           "upload");
+  if (bufTotal_ > 0)
+    check(cudaMemcpy(bufBlock_, hostBuf_.data(), bufTotal_ * sizeof(float),
+                     cudaMemcpyHostToDevice),
+          "upload");
 }
 
 void DeviceModel::downloadTensors() {
@@ -397,6 +417,10 @@ void DeviceModel::downloadTensors() {
         "download");
   if (!sgd())
     check(cudaMemcpy(hostV_.data(), blocks_[3], bytes, cudaMemcpyDeviceToHost),
+          "download");
+  if (bufTotal_ > 0)
+    check(cudaMemcpy(hostBuf_.data(), bufBlock_, bufTotal_ * sizeof(float),
+                     cudaMemcpyDeviceToHost),
           "download");
   tensorsOut_ = true;
 }

@@ -92,6 +92,8 @@ protected:
 
   // What the bodies read. All device memory.
   float *weight(int param) const { return w_[param]; } // FP32 master
+  // Buffer |k| (graph.buffer, FP32): batch_norm updates it in place.
+  float *buffer(int k) const { return bufBlock_ + bufOffset_[k]; }
   void *input(int i) const { return din_[i]; }
   std::byte *arena() const { return arena_; }
   // The current loss scale, which the captured graphs read (not const: a
@@ -150,6 +152,11 @@ private:
   std::vector<float *> w_, g_, m_, v_;
   float *blocks_[4] = {};
   std::vector<float> hostW_, hostM_, hostV_;
+  // Buffers (spec_.buffers): one block, staged with the parameters.
+  std::vector<int64_t> bufOffset_;
+  int64_t bufTotal_ = 0;
+  float *bufBlock_ = nullptr;
+  std::vector<float> hostBuf_;
   DeviceState *state_ = nullptr;
   DeviceState hostState_;
   unsigned char *pinnedReport_ = nullptr; // Epilogue::report(), copied

@@ -90,7 +90,8 @@ uint64_t DataParallel::checkStateAgreement() {
     return 0;
   uint64_t h = 14695981039346656037ull;
   for (const StateTensor &t : model_.stateTensors())
-    h = fnv(h, t.data, numel(t.shape) * sizeof(float));
+    if (!t.perRank) // buffers: per-rank statistics, as PyTorch's BatchNorm
+      h = fnv(h, t.data, numel(t.shape) * sizeof(float));
   const ScalerState &s = model_.scaler();
   h = fnv(h, &s.scale, sizeof s.scale);
   h = fnv(h, &s.growthTracker, sizeof s.growthTracker);

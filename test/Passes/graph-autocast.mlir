@@ -334,3 +334,43 @@ graph.model @losses {
   %l = graph.add %ab, %s : tensor<f32>, tensor<f32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
+
+// -----
+
+// batch_norm is on the fp32 list (PyTorch's AT_FORALL_FP32 has batch_norm):
+// its half input and affine are cast up; the running statistics are FP32
+// state the op updates in place, never cast.
+// CHECK-LABEL: graph.model @batch_norm
+// CHECK:      %[[RM:.*]] = graph.buffer "rm"
+// CHECK:      %[[RV:.*]] = graph.buffer "rv"
+// CHECK:      %[[H:.*]] = graph.conv2d {{.*}} -> tensor<2x4x3x3xf16>
+// CHECK-NEXT: %[[HF:.*]] = graph.cast %[[H]] : tensor<2x4x3x3xf16> -> tensor<2x4x3x3xf32>
+// CHECK-NEXT: graph.batch_norm %[[HF]], %[[RM]], %[[RV]], %{{.*}}, %{{.*}} {amp.precision = "fp32", amp.rule = "fp32-list (normalization)"} : tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<2x4x3x3xf32>
+graph.model @batch_norm {
+  %x = graph.input "x" : tensor<2x3x5x5xf32>
+  %k = graph.param "k" init(#graph.normal<std = 0.1>) : tensor<4x3x3x3xf32>
+  %w = graph.param "w" init(#graph.ones) : tensor<4xf32>
+  %b = graph.param "b" init(#graph.zeros) : tensor<4xf32>
+  %rm = graph.buffer "rm" init(#graph.zeros) : tensor<4xf32>
+  %rv = graph.buffer "rv" init(#graph.ones) : tensor<4xf32>
+  %h = graph.conv2d %x, %k : tensor<2x3x5x5xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x3x3xf32>
+  %y = graph.batch_norm %h, %rm, %rv, %w, %b : tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<2x4x3x3xf32>
+  %l = graph.reduce_sum %y : tensor<2x4x3x3xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+// group_norm is on the fp32 list (AT_FORALL_FP32).
+// CHECK-LABEL: graph.model @group_norm
+// CHECK: graph.group_norm {{.*}}amp.rule = "fp32-list (normalization)"{{.*}} -> tensor<2x4x3x3xf32>
+graph.model @group_norm {
+  %x = graph.input "x" : tensor<2x3x5x5xf32>
+  %k = graph.param "k" init(#graph.normal<std = 0.1>) : tensor<4x3x3x3xf32>
+  %w = graph.param "w" init(#graph.ones) : tensor<4xf32>
+  %b = graph.param "b" init(#graph.zeros) : tensor<4xf32>
+  %h = graph.conv2d %x, %k : tensor<2x3x5x5xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x3x3xf32>
+  %y = graph.group_norm %h, %w, %b {num_groups = 2} : tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<2x4x3x3xf32>
+  %l = graph.reduce_sum %y : tensor<2x4x3x3xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

@@ -340,3 +340,27 @@ graph.model @nondiff {
 // CNN: graph.conv2d_backward_weight %{{.*}}, %{{.*}} {padding = array<i64: 1, 1>} : tensor<64x1x28x28xf32>, tensor<64x16x28x28xf32> -> tensor<16x1x3x3xf32>
 // CNN: graph.reduce_sum %{{.*}} {axes = array<i64: 0, 2, 3>} : tensor<64x16x28x28xf32> -> tensor<16xf32>
 // CNN-NEXT: return
+
+// -----
+
+// Buffers come after the loss scale as graph.buffer arguments; batch_norm's
+// VJP is one batch_norm_backward, and the running statistics get no
+// cotangent (the gradients are of the parameters only).
+// CHECK-LABEL: func.func @bn_grad
+// CHECK-SAME: {graph.param = "w"}
+// CHECK-SAME: {graph.loss_scale}
+// CHECK-SAME: %[[RM:[^:]*]]: tensor<4xf32> {graph.buffer = "bn.running_mean"}
+// CHECK-SAME: %[[RV:[^:]*]]: tensor<4xf32> {graph.buffer = "bn.running_var"}
+// CHECK: graph.batch_norm %{{.*}}, %[[RM]], %[[RV]],
+// CHECK: graph.batch_norm_backward
+// CHECK: return {{.*}} : tensor<f32>, tensor<4xf32>, tensor<4xf32>
+graph.model @bn {
+  %x = graph.input "x" : tensor<8x4xf32>
+  %w = graph.param "w" init(#graph.ones) : tensor<4xf32>
+  %b = graph.param "b" init(#graph.zeros) : tensor<4xf32>
+  %rm = graph.buffer "bn.running_mean" init(#graph.zeros) : tensor<4xf32>
+  %rv = graph.buffer "bn.running_var" init(#graph.ones) : tensor<4xf32>
+  %y = graph.batch_norm %x, %rm, %rv, %w, %b : tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<8x4xf32>
+  %l = graph.reduce_sum %y : tensor<8x4xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}

@@ -33,7 +33,7 @@ TEST(CpuRegistry, CoversEveryGraphOpAndBackwardOp) {
   ASSERT_FALSE(td.empty()) << AMPC_GRAPH_OPS_TD;
   std::set<std::string> want = tdMnemonics(td);
   ASSERT_GT(want.size(), 30u) << "the .td regex found too few ops";
-  for (const char *structural : {"model", "input", "param", "output", "constant"})
+  for (const char *structural : {"model", "input", "param", "output", "constant", "buffer"})
     ASSERT_EQ(want.erase(structural), 1u) << structural;
   if (std::filesystem::exists(AMPC_GRAPH_GRAD_OPS_TD))
     for (const std::string &n : tdMnemonics(readFile(AMPC_GRAPH_GRAD_OPS_TD)))

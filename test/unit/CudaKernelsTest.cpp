@@ -547,4 +547,66 @@ TEST(CudaEpilogue, PerTensorNonFiniteFlagsAndCounts) {
   cudaFree(state);
 }
 
+// batch_norm: the training form (y and the in-place running update) and the
+// evaluation form against the CPU library, [N, C] and [N, C, H, W]; the
+// backward through compareOutputs.
+TEST(CudaKernels, BatchNormTrainEvalAndBackward) {
+  REQUIRE_GPU();
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{64, 5}, std::vector<int64_t>{8, 3, 7, 9}}) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    int64_t c = shape[1];
+    std::vector<float> x = randoms(n, 2.0f, 4), w = randoms(c, 1, 5),
+                       b = randoms(c, 1, 6), rm = randoms(c, 1, 7),
+                       rv(c, 1.5f);
+    for (bool training : {true, false}) {
+      SCOPED_TRACE(std::string(training ? "training " : "eval ") +
+                   std::to_string(shape.size()) + "-D");
+      std::vector<float> cy(n), crm = rm, crv = rv;
+      Dev gx(x), gw(w), gb(b), grm(rm), grv(rv), gy(std::vector<float>(n, NAN));
+      std::vector<int64_t> cs = {c};
+      const TensorRef cin[] = {cpu::makeRef(x.data(), DType::F32, shape),
+                         cpu::makeRef(crm.data(), DType::F32, cs),
+                         cpu::makeRef(crv.data(), DType::F32, cs),
+                         cpu::makeRef(w.data(), DType::F32, cs),
+                         cpu::makeRef(b.data(), DType::F32, cs)};
+      const TensorRef gin[] = {cpu::makeRef(gx.p, DType::F32, shape),
+                         cpu::makeRef(grm.p, DType::F32, cs),
+                         cpu::makeRef(grv.p, DType::F32, cs),
+                         cpu::makeRef(gw.p, DType::F32, cs),
+                         cpu::makeRef(gb.p, DType::F32, cs)};
+      const TensorRef cout[] = {cpu::makeRef(cy.data(), DType::F32, shape)};
+      const TensorRef gout[] = {cpu::makeRef(gy.p, DType::F32, shape)};
+      cpu::Attrs attrs{{"momentum", 0.1}, {"training", training}};
+      using Refs = std::span<const TensorRef>;
+      cpu::lookup("graph.batch_norm")(Refs(cin, 5), Refs(cout, 1), attrs);
+      cuda::lookup("graph.batch_norm")(Refs(gin, 5), Refs(gout, 1), attrs,
+                                       nullptr);
+      cuda::check(cudaDeviceSynchronize(), "sync");
+      expectNear(gy.get(), cy, 1e-4f, 1e-5f);
+      expectNear(grm.get(), crm, 1e-5f, 1e-6f);
+      expectNear(grv.get(), crv, 1e-5f, 1e-6f);
+      if (!training)
+        EXPECT_EQ(grv.get(), rv) << "evaluation changed running_var";
+    }
+    compareOutputs("graph.batch_norm_backward",
+                   {x, w, randoms(n, 1, 8)}, {shape, {c}, shape},
+                   {shape, {c}, {c}}, {{"eps", 1e-5}}, 1e-4f, 1e-4f);
+  }
+}
+
+TEST(CudaKernels, GroupNormForwardAndBackward) {
+  REQUIRE_GPU();
+  std::vector<int64_t> shape = {4, 6, 5, 7}, cs = {6};
+  int64_t n = 4 * 6 * 5 * 7;
+  cpu::Attrs attrs{{"num_groups", int64_t(3)}, {"eps", 1e-5}};
+  compareOp("graph.group_norm", {randoms(n, 2.0f, 9), randoms(6, 1, 10), randoms(6, 1, 11)},
+            {shape, cs, cs}, shape, attrs, 1e-4f, 1e-5f);
+  compareOutputs("graph.group_norm_backward",
+                 {randoms(n, 2.0f, 9), randoms(6, 1, 10), randoms(n, 1, 12)},
+                 {shape, cs, shape}, {shape, cs, cs}, attrs, 1e-4f, 1e-4f);
+}
+
 } // namespace

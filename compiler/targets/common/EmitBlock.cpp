@@ -246,6 +246,11 @@ LogicalResult BlockEmitter::emitLibraryCall(Operation *op) {
   if (dropout)
     os << (first ? "" : ", ") << "{\"seed\", int64_t(seed())}, {\"step\", "
        << env.dropoutStep << "}" << t.dropoutExtraAttrs;
+  // Batch statistics and the running update in the training step, the
+  // running statistics in evaluation.
+  if (opName == "graph.batch_norm")
+    os << (first ? "" : ", ") << "{\"training\", "
+       << (env.training ? "true" : "false") << "}";
   os << "};\n";
   os << "call(" << kernelMember(opName) << ", in, out, attrs);\n";
   os.unindent();
@@ -280,7 +285,7 @@ LogicalResult BlockEmitter::declareResults(Operation *op) {
 LogicalResult BlockEmitter::emitBlock(Block &block) {
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>() ||
-        isa<graph::InputOp, graph::ParamOp>(op))
+        isa<graph::InputOp, graph::ParamOp, graph::BufferOp>(op))
       continue;
     if (failed(declareResults(&op)))
       return failure();

@@ -233,6 +233,16 @@ void ampc::emit::emitModelSpec(raw_indented_ostream &os, const Program &p,
        << "),\n";
   }
   os << "};\n";
+  if (!model.getBlock().getOps<graph::BufferOp>().empty()) {
+    os << "s.buffers = {\n";
+    for (auto buf : model.getBlock().getOps<graph::BufferOp>()) {
+      auto type = cast<RankedTensorType>(buf.getType());
+      os << "    ampc::rt::makeParam(" << quoted(buf.getName()) << ", "
+         << shapeList(type.getShape()) << ", " << initAttrs(buf.getInit())
+         << "),\n";
+    }
+    os << "};\n";
+  }
   emitConfigFields(os, p, t, "s.config");
   os << "// Compiled-in defaults; runtime flags override them.\n";
   emitHyperDefaults(os, p, "s.defaults");
@@ -255,8 +265,8 @@ llvm::SetVector<StringRef> ampc::emit::libraryKernels(const Program &p) {
   auto note = [&](Operation *op) {
     if (op->getDialect() && op->getDialect()->getNamespace() == "graph" &&
         !kernel::isFusableElementwise(op) &&
-        !isa<graph::ModelOp, graph::InputOp, graph::ParamOp, graph::OutputOp,
-             graph::ConstantOp, graph::ReshapeOp>(op) &&
+        !isa<graph::ModelOp, graph::InputOp, graph::ParamOp, graph::BufferOp,
+             graph::OutputOp, graph::ConstantOp, graph::ReshapeOp>(op) &&
         !isa<kernel::FusedElementwiseOp>(op->getParentOp()))
       kernels.insert(op->getName().getStringRef());
   };
@@ -309,6 +319,22 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
       env.names[arg] = name;
     } else if (fn.getArgAttr(i, graph::kLossScaleAttr)) {
       env.names[arg] = lossScale.str();
+    } else if (auto b = fn.getArgAttrOfType<StringAttr>(i, graph::kBufferAttr)) {
+      // buffer(k): the model's k-th graph.buffer, updated in place.
+      std::optional<size_t> index;
+      size_t k = 0;
+      graph::ModelOp model = p.model;
+      for (auto buf : model.getBlock().getOps<graph::BufferOp>()) {
+        if (buf.getName() == b.getValue())
+          index = k;
+        ++k;
+      }
+      if (!index || type != "float")
+        return fn.emitError() << "argument " << i
+                              << ": unknown or non-FP32 buffer " << b;
+      std::string name = env.fresh("b_" + b.getValue().str());
+      os << "float *" << name << " = buffer(" << *index << ");\n";
+      env.names[arg] = name;
     } else {
       return fn.emitError() << "argument " << i
                             << " is not an input, a parameter or the loss "
@@ -323,7 +349,7 @@ void ampc::emit::bindModelValues(const Program &p, BlockEnv &env,
                                  const TargetSyntax &t, InputPrinter input) {
   graph::ModelOp model = p.model;
   int in = 0;
-  size_t param = 0;
+  size_t param = 0, buffer = 0;
   for (Operation &op : model.getBlock()) {
     if (auto i = dyn_cast<graph::InputOp>(op)) {
       std::string type = t.elementType(i.getType());
@@ -334,6 +360,10 @@ void ampc::emit::bindModelValues(const Program &p, BlockEnv &env,
       std::string name = env.fresh("p_" + w.getName().str());
       os << "float *" << name << " = weight(" << param++ << ");\n";
       env.names[w.getResult()] = name;
+    } else if (auto b = dyn_cast<graph::BufferOp>(op)) {
+      std::string name = env.fresh("b_" + b.getName().str());
+      os << "float *" << name << " = buffer(" << buffer++ << ");\n";
+      env.names[b.getResult()] = name;
     }
   }
 }
