@@ -19,6 +19,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
 #include <set>
 
 using namespace mlir;
@@ -35,6 +36,7 @@ const OpTable &opTable() {
     registerConvOps(t);
     registerReduceOps(t);
     registerSliceOps(t);
+    registerFoldOnlyOps(t);
     return t;
   }();
   return table;
@@ -147,6 +149,11 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
     if (n.opType == "BatchNormalization")
       for (size_t i = 3; i < n.inputs.size(); ++i)
         frozen.insert(n.inputs[i]);
+  // Masks (the dynamo exporter's causal mask is an initializer of 0 and
+  // float's lowest value, or -inf) are constants, not parameters.
+  for (const Tensor &t : g.initializers)
+    if (llvm::any_of(t.f, [](double v) { return !(std::abs(v) < 1e30); }))
+      frozen.insert(t.name);
   for (const Tensor &t : g.initializers) {
     if (t.external)
       return s.error("initializer '" + t.name +
@@ -173,10 +180,18 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
 LogicalResult Importer::addNodes() {
   const OpTable &table = opTable();
   nodes = fuseErfGelu(g);
+  s.indexGraph(nodes, g.outputs);
   for (const Node &node : nodes) {
     s.node = &node;
     if (!node.domain.empty() && node.domain != "ai.onnx")
       return s.error("domain '" + node.domain + "' is not supported");
+    FailureOr<bool> done = foldAtImport(s);
+    if (succeeded(done) && !*done)
+      done = importAttention(s);
+    if (failed(done))
+      return failure();
+    if (*done)
+      continue;
     auto it = table.find(node.opType);
     if (it == table.end())
       return s.error("op type " + node.opType +
