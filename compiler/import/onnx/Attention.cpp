@@ -5,6 +5,7 @@
 //
 //   MatMul(Softmax(Add(MatMul(Mul(q, s1), Mul(kT, s2)), mask)), v)
 //
+// or with the mask applied as masked_fill (Where(cond, -inf, scores)),
 // with the scale either split over q and kT (TorchScript and dynamo
 // exporters: sqrt(scale) on each), or applied to the scores (Div or Mul by
 // a constant), and the mask optional. Imported node by node, that is five
@@ -89,14 +90,36 @@ public:
     if (!softmax)
       return false;
     std::string scores = softmax->inputs.at(0);
-    std::optional<std::string> maskName;
+    std::optional<Tensor> maskT;
     if (const Node *add = single(scores, "Add")) {
-      for (int k = 0; k < 2 && !maskName; ++k)
-        if (s.constant(add->inputs[k])) {
-          maskName = add->inputs[k];
+      for (int k = 0; k < 2 && !maskT; ++k)
+        if (const Tensor *m = s.constant(add->inputs[k])) {
+          maskT = *m;
+          inner.push_back(add->inputs[k]);
           scores = add->inputs[1 - k];
         }
-      if (!maskName)
+      if (!maskT)
+        return false;
+    } else if (const Node *where = single(scores, "Where")) {
+      // masked_fill: Where(cond, -inf, scores) or Where(cond, scores, -inf).
+      const Tensor *cond = s.constant(where->inputs.at(0));
+      if (!cond || isFloatType(cond->type))
+        return false;
+      for (int k = 1; k < 3 && !maskT; ++k) {
+        std::optional<double> fill = scalarOf(s, where->inputs[k]);
+        if (!fill || *fill > -1e30 || s.constant(where->inputs[3 - k]))
+          continue;
+        Tensor m = *cond;
+        m.type = kFloat;
+        m.i.clear();
+        for (int64_t c : cond->i)
+          m.f.push_back((c != 0) == (k == 1) ? *fill : 0.0);
+        maskT = std::move(m);
+        inner.push_back(where->inputs[0]);
+        inner.push_back(where->inputs[k]);
+        scores = where->inputs[3 - k];
+      }
+      if (!maskT)
         return false;
     }
     double scale = 1.0;
@@ -139,8 +162,8 @@ public:
         ks[3] != vs[2] || !isa<FloatType>(elementTypeOf(*qv)))
       return false;
     Mask mask = Mask::None;
-    if (maskName) {
-      mask = classify(*s.constant(*maskName), qs[2], ks[3]);
+    if (maskT) {
+      mask = classify(*maskT, qs[2], ks[3]);
       if (mask == Mask::Other)
         return false;
     }
@@ -175,8 +198,6 @@ public:
     if (failed(r))
       return failure();
     s.result(0, *r);
-    if (maskName)
-      inner.push_back(*maskName);
     s.eraseUnused(inner);
     return true;
   }

@@ -2,8 +2,8 @@
 """Exports the PyTorch round-trip fixtures of test/Import/torch.
 
 Needs PyTorch, onnx and onnxruntime (scripts/setup.sh installs them into the
-build venv with AMPC_WITH_TORCH=1). For each model (mlp, cnn, gpt) it writes
-into OUT/MODEL/:
+build venv with AMPC_WITH_TORCH=1). For each model (MODELS below: mlp, cnn,
+gpt, attn) it writes into OUT/MODEL/:
 
   model.onnx          torch.onnx.export of the nn.Module (the legacy
                       TorchScript exporter, dynamo=False, opset 17; see
@@ -18,7 +18,7 @@ into OUT/MODEL/:
                       __metadata__ ort_loss: onnxruntime's loss from model.onnx
                       on the same batch (a check of the export itself)
 
-  make_fixtures.py OUT [--dynamo]
+  make_fixtures.py OUT [--dynamo] [--models mlp,cnn,...]
 
 --dynamo exports with torch.onnx.export(dynamo=True) instead (not what the
 committed fixtures use). Deterministic: the same PyTorch gives the same bytes
@@ -86,6 +86,32 @@ class Block(nn.Module):
         return x + self.out(F.gelu(self.fc(self.ln2(x))))
 
 
+class HandAttention(nn.Module):
+    """Causal self-attention as GPT code writes it by hand (nanoGPT): a
+    registered tril buffer, q @ k^T * 1/sqrt(d), masked_fill with -inf, and
+    einsum for the output projection."""
+
+    def __init__(self, d=16, heads=2, seq=8, classes=6):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Parameter(torch.randn(d, d) * 0.2)
+        self.head = nn.Linear(d, classes)
+        self.register_buffer("bias", torch.tril(torch.ones(seq, seq)).view(1, 1, seq, seq))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=2)
+        q = q.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        k = k.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        v = v.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        y = (F.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(b, t, d)
+        y = torch.einsum("btd,ed->bte", y, self.proj)
+        return self.head(torch.tanh(y))
+
+
 class GPT(nn.Module):
     def __init__(self, vocab=32, seq=8, d=16, heads=2):
         super().__init__()
@@ -104,11 +130,13 @@ def batch(name, g):
         return torch.randn(8, 16, generator=g), torch.randint(0, 4, (8,), generator=g)
     if name == "cnn":
         return torch.randn(4, 3, 8, 8, generator=g), torch.randint(0, 5, (4,), generator=g)
+    if name == "attn":
+        return torch.randn(4, 8, 16, generator=g), torch.randint(0, 6, (4, 8), generator=g)
     idx = torch.randint(0, 32, (4, 9), generator=g)
     return idx[:, :-1].contiguous(), idx[:, 1:].contiguous()
 
 
-MODELS = {"mlp": MLP, "cnn": CNN, "gpt": GPT}
+MODELS = {"mlp": MLP, "cnn": CNN, "gpt": GPT, "attn": HandAttention}
 
 
 def write_safetensors(path, tensors, metadata):
@@ -175,7 +203,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
     ap.add_argument("--dynamo", action="store_true")
-    ap.add_argument("--models", default="mlp,cnn,gpt")
+    ap.add_argument("--models", default=",".join(MODELS))
     a = ap.parse_args()
     for name in a.models.split(","):
         make(name, os.path.join(a.out, name), a.dynamo)
