@@ -122,6 +122,10 @@ mlir::FailureOr<bool> foldAtImport(ImportState &s);
 // Imports the exporters' attention subgraph ending at this MatMul as one
 // graph.scaled_dot_product_attention (Attention.cpp): true if it matched.
 mlir::FailureOr<bool> importAttention(ImportState &s);
+// nn.Linear as the TorchScript exporter writes it for N-D inputs,
+// MatMul(x, Transpose(W)) then Add(bias), as graph.linear (Linear.cpp).
+mlir::FailureOr<bool> importLinear(ImportState &s);
+mlir::FailureOr<bool> importLinearBias(ImportState &s);
 
 // The shape of a ranked tensor value.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value v);

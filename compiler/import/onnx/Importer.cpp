@@ -219,6 +219,10 @@ LogicalResult Importer::addNodes() {
     FailureOr<bool> done = foldAtImport(s);
     if (succeeded(done) && !*done)
       done = importAttention(s);
+    if (succeeded(done) && !*done)
+      done = importLinear(s);
+    if (succeeded(done) && !*done)
+      done = importLinearBias(s);
     if (failed(done))
       return failure();
     if (*done)
