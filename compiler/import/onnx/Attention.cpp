@@ -87,7 +87,13 @@ public:
     if (final.inputs.size() != 2)
       return false;
     const Node *softmax = single(final.inputs[0], "Softmax");
+    // Over the last axis of the 4-D scores (before opset 13 the default
+    // axis is 1 and the input is flattened from it).
     if (!softmax)
+      return false;
+    const Attribute *axis = softmax->attr("axis");
+    int64_t ax = axis ? axis->i : (s.opset < 13 ? 1 : -1);
+    if (ax != -1 && ax != 3)
       return false;
     std::string scores = softmax->inputs.at(0);
     std::optional<Tensor> maskT;
@@ -126,13 +132,20 @@ public:
     const Node *qk = s.producerOf(scores);
     if (qk && (qk->opType == "Div" || qk->opType == "Mul") &&
         s.usesOf(scores) == 1) {
-      std::optional<double> c = scalarOf(s, qk->inputs.at(1));
+      std::string x;
+      std::optional<double> c;
+      if (qk->opType == "Mul") {
+        c = scaledBy(s, *qk, x);
+      } else if ((c = scalarOf(s, qk->inputs.at(1)))) {
+        x = qk->inputs[0];
+        c = 1.0 / *c;
+      }
       if (!c)
         return false;
-      scale = qk->opType == "Div" ? 1.0 / *c : *c;
+      scale = *c;
       inner.push_back(scores);
-      inner.push_back(qk->inputs[1]);
-      scores = qk->inputs[0];
+      inner.push_back(qk->inputs[qk->inputs[0] == x ? 1 : 0]);
+      scores = x;
     }
     qk = single(scores, "MatMul");
     if (!qk)
@@ -168,7 +181,8 @@ public:
         return false;
     }
     // k from kT: a Transpose only the pattern reads is composed with the
-    // swap of the last two dimensions; otherwise kT is transposed back.
+    // swap of the last two dimensions (nothing left when it was that swap);
+    // otherwise kT is transposed back.
     Value kIn = *kTv;
     SmallVector<int64_t> perm = {0, 1, 3, 2};
     if (const Node *t = s.producerOf(kT);
@@ -182,8 +196,10 @@ public:
         perm = {p->ints[0], p->ints[1], p->ints[3], p->ints[2]};
       }
     }
-    FailureOr<Value> k = s.emit(
-        "graph.transpose", {kIn}, {s.attr("perm", s.b.getDenseI64ArrayAttr(perm))});
+    FailureOr<Value> k = kIn;
+    if (perm != ArrayRef<int64_t>{0, 1, 2, 3})
+      k = s.emit("graph.transpose", {kIn},
+                 {s.attr("perm", s.b.getDenseI64ArrayAttr(perm))});
     if (failed(k))
       return failure();
     SmallVector<NamedAttribute> attrs;
