@@ -36,6 +36,16 @@ if ! "$VENV/bin/python" -c "import safetensors, numpy" 2>/dev/null; then
   "$VENV/bin/pip" install -q --disable-pip-version-check safetensors numpy
 fi
 
+# Opt-in, AMPC_WITH_TORCH=1: PyTorch, onnx, onnxruntime (and onnxscript, for
+# torch.onnx.export(dynamo=True)) in the same venv, for the PyTorch round
+# trip's re-export test (test/Import/torch/reexport.test; without them it is
+# UNSUPPORTED). PyPI's torch pulls the CUDA libraries: about 5.5 GB.
+if [ "${AMPC_WITH_TORCH:-0}" = 1 ] &&
+   ! "$VENV/bin/python" -c "import torch, onnx, onnxruntime" 2>/dev/null; then
+  echo "[setup] AMPC_WITH_TORCH=1: pip install torch onnx onnxruntime onnxscript into $VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check torch onnx onnxruntime onnxscript
+fi
+
 # The CUDA target is compiled (not run) when the toolkit is there.
 export PATH="$PATH:/usr/local/cuda/bin"
 

@@ -48,6 +48,19 @@ if _on(getattr(config, "ampc_with_onnx", "")):
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 
+# The PyTorch round trip (test/Import/torch) re-exports its fixtures when the
+# build's Python (AMPC_PYTHON; AMPC_TORCH_PYTHON overrides it) has PyTorch,
+# onnx and onnxruntime: scripts/setup.sh installs them with AMPC_WITH_TORCH=1.
+_torch_py = os.environ.get("AMPC_TORCH_PYTHON") or getattr(config, "ampc_python", "")
+if _torch_py and os.system(
+        "'%s' -c 'import torch, onnx, onnxruntime, numpy' >/dev/null 2>&1" % _torch_py) == 0:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", _torch_py))
+else:
+    lit_config.note("PyTorch round-trip re-export (REQUIRES: torch) unsupported: "
+                    "'%s' lacks torch/onnx/onnxruntime (AMPC_WITH_TORCH=1 "
+                    "scripts/setup.sh installs them)" % (_torch_py or "no AMPC_PYTHON"))
+
 # AMPC_RECORD=1 re-records the expected values of e2e/examples-bitwise.test.
 if os.environ.get("AMPC_RECORD"):
     config.environment["AMPC_RECORD"] = os.environ["AMPC_RECORD"]

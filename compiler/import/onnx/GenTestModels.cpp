@@ -16,6 +16,12 @@
 //                     cnn_x.npy, cnn_label.npy: a batch of 4
 //   gelu.onnx         PyTorch's exact GELU below opset 20:
 //                     Div(sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)
+//   attn_div.onnx     q, k, v [2,2,4,8] -> MatMul(q, Transpose(k)) ->
+//                     Div(2) -> Softmax -> MatMul(v): no mask, scale 0.5
+//   attn_where.onnx   the same with Mul(0.25, scores) (constant first) and
+//                     Where(tril, scores, -inf): causal, scale 0.25
+//   attn_pad.onnx     the same with Add of a padding mask (the last key
+//                     -inf for every query): not causal, imported unfused
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/onnx_pb.h"
@@ -307,6 +313,58 @@ bool geluErf(const std::string &dir) {
   return m.write(dir + "/gelu.onnx");
 }
 
+// Attention subgraphs as hand-written code exports them; |variant| is
+// "div", "where" or "pad" (see the file comment).
+bool attention(const std::string &dir, const std::string &variant) {
+  Builder m("attn_" + variant);
+  for (const char *name : {"q", "k", "v"})
+    m.input(name, TensorProto::FLOAT, {"2", "2", "4", "8"});
+  auto scalar = [&](const std::string &name, float v) {
+    auto *n = m.node("Constant", name, {}, {name});
+    auto *a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(TensorProto::FLOAT);
+    a->mutable_t()->add_float_data(v);
+  };
+  Builder::intsAttr(m.node("Transpose", "/attn/Transpose", {"k"}, {"kT"}),
+                    "perm", {0, 1, 3, 2});
+  m.node("MatMul", "/attn/MatMul", {"q", "kT"}, {"s"});
+  std::string scores = "s";
+  if (variant == "where") {
+    scalar("quarter", 0.25f);
+    m.node("Mul", "/attn/Mul", {"quarter", "s"}, {"ss"});
+    auto *t = m.g->add_initializer();
+    t->set_name("tril");
+    t->set_data_type(TensorProto::BOOL);
+    for (int64_t d : {1, 1, 4, 4})
+      t->add_dims(d);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j)
+        t->add_int32_data(j <= i);
+    scalar("ninf", -INFINITY);
+    m.node("Where", "/attn/Where", {"tril", "ss", "ninf"}, {"masked"});
+    scores = "masked";
+  } else {
+    scalar("two", 2.0f);
+    m.node("Div", "/attn/Div", {"s", "two"}, {"ss"});
+    scores = "ss";
+    if (variant == "pad") {
+      std::vector<float> pad(16, 0.0f);
+      for (int i = 0; i < 4; ++i)
+        pad[i * 4 + 3] = -INFINITY;
+      m.init("pad_mask", {4, 4}, pad);
+      m.node("Add", "/attn/Add", {"ss", "pad_mask"}, {"masked"});
+      scores = "masked";
+    }
+  }
+  Builder::intAttr(m.node("Softmax", "/attn/Softmax", {scores}, {"p"}), "axis",
+                   -1);
+  m.node("MatMul", "/attn/MatMul_1", {"p", "v"}, {"y"});
+  m.output("y");
+  return m.write(dir + "/attn_" + variant + ".onnx");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -316,7 +374,9 @@ int main(int argc, char **argv) {
   }
   std::string dir = argv[1];
   if (!mlp(dir) || !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
-      !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir)) {
+      !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
+      !attention(dir, "div") || !attention(dir, "where") ||
+      !attention(dir, "pad")) {
     std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
     return 1;
   }

@@ -206,4 +206,45 @@ FailureOr<Value> ImportState::emit(StringRef opName, ValueRange operands,
   return op->getResult(0);
 }
 
+void ImportState::indexGraph(const std::vector<Node> &nodes,
+                             const std::vector<ValueInfo> &outputs) {
+  producers.clear();
+  uses.clear();
+  for (const Node &n : nodes) {
+    for (const std::string &o : n.outputs)
+      producers[o] = &n;
+    for (const std::string &in : n.inputs)
+      ++uses[in];
+  }
+  for (const ValueInfo &o : outputs)
+    ++uses[o.name];
+}
+
+const Node *ImportState::producerOf(const std::string &name) const {
+  auto it = producers.find(name);
+  return it == producers.end() ? nullptr : it->second;
+}
+
+int ImportState::usesOf(const std::string &name) const {
+  auto it = uses.find(name);
+  return it == uses.end() ? 0 : it->second;
+}
+
+void ImportState::eraseUnused(const std::vector<std::string> &names) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const std::string &name : names) {
+      auto it = values.find(name);
+      if (it == values.end())
+        continue;
+      Operation *op = it->second.getDefiningOp();
+      if (!op || !op->use_empty())
+        continue;
+      values.erase(it);
+      op->erase();
+      changed = true;
+    }
+  }
+}
+
 } // namespace ampc::onnx

@@ -81,9 +81,22 @@ public:
     return b.getNamedAttr(name, value);
   }
 
+  // The graph's data flow, for multi-node patterns (Attention.cpp): the
+  // node producing a value (null for inputs and initializers) and how many
+  // node inputs and graph outputs read it.
+  void indexGraph(const std::vector<Node> &nodes,
+                  const std::vector<ValueInfo> &outputs);
+  const Node *producerOf(const std::string &name) const;
+  int usesOf(const std::string &name) const;
+  // Erases the ops that defined |names| once nothing reads them (repeatedly,
+  // so chains go), and forgets those graph values; constants stay known.
+  void eraseUnused(const std::vector<std::string> &names);
+
 private:
   std::map<std::string, mlir::Value> values;
   std::map<std::string, Tensor> consts;
+  std::map<std::string, const Node *> producers;
+  std::map<std::string, int> uses;
 };
 
 using OpImporter = std::function<mlir::LogicalResult(ImportState &)>;
@@ -100,6 +113,19 @@ void registerNormOps(OpTable &table);
 void registerConvOps(OpTable &table);
 void registerReduceOps(OpTable &table);
 void registerSliceOps(OpTable &table);
+void registerFoldOnlyOps(OpTable &table);
+void registerEinsumOps(OpTable &table);
+
+// Computes the node on the host when all its inputs are known at import
+// time (Fold.cpp): true if it did.
+mlir::FailureOr<bool> foldAtImport(ImportState &s);
+// Imports the exporters' attention subgraph ending at this MatMul as one
+// graph.scaled_dot_product_attention (Attention.cpp): true if it matched.
+mlir::FailureOr<bool> importAttention(ImportState &s);
+// nn.Linear as the TorchScript exporter writes it for N-D inputs,
+// MatMul(x, Transpose(W)) then Add(bias), as graph.linear (Linear.cpp).
+mlir::FailureOr<bool> importLinear(ImportState &s);
+mlir::FailureOr<bool> importLinearBias(ImportState &s);
 
 // The shape of a ranked tensor value.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value v);

@@ -19,6 +19,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
 #include <set>
 
 using namespace mlir;
@@ -35,6 +36,8 @@ const OpTable &opTable() {
     registerConvOps(t);
     registerReduceOps(t);
     registerSliceOps(t);
+    registerFoldOnlyOps(t);
+    registerEinsumOps(t);
     return t;
   }();
   return table;
@@ -137,6 +140,33 @@ LogicalResult Importer::addInputs(std::set<std::string> &initNames) {
   return success();
 }
 
+// True if every path from |name| through view-like nodes ends in a
+// comparison, a Where condition or a Shape: the value only builds masks, so
+// it has no gradient to train.
+bool feedsOnlyMasksIn(const Graph &g, const std::string &name, int depth) {
+  if (depth > 16)
+    return false;
+  bool any = false;
+  for (const Node &n : g.nodes)
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] != name)
+        continue;
+      any = true;
+      const std::string &op = n.opType;
+      if (op == "Equal" || op == "Less" || op == "Greater" ||
+          op == "LessOrEqual" || op == "GreaterOrEqual" || op == "Shape" ||
+          (op == "Where" && i == 0))
+        continue;
+      bool view = op == "Slice" || op == "Reshape" || op == "Unsqueeze" ||
+                  op == "Squeeze" || op == "Transpose" || op == "Identity" ||
+                  op == "Expand" || op == "Cast";
+      if (!view || i != 0 || n.outputs.size() != 1 ||
+          !feedsOnlyMasksIn(g, n.outputs[0], depth + 1))
+        return false;
+    }
+  return any;
+}
+
 // Float initializers of rank >= 1 become parameters; the rest (integer
 // shapes, scalar constants such as a Pow exponent) stay import-time
 // constants.
@@ -147,6 +177,14 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
     if (n.opType == "BatchNormalization")
       for (size_t i = 3; i < n.inputs.size(); ++i)
         frozen.insert(n.inputs[i]);
+  // Masks are constants, not parameters: the dynamo exporter's causal mask
+  // (an initializer of 0 and float's lowest value, or -inf), and buffers
+  // that only feed comparisons (nanoGPT's registered tril, compared with 0
+  // for masked_fill).
+  for (const Tensor &t : g.initializers)
+    if (llvm::any_of(t.f, [](double v) { return !(std::abs(v) < 1e30); }) ||
+        feedsOnlyMasksIn(g, t.name, 0))
+      frozen.insert(t.name);
   for (const Tensor &t : g.initializers) {
     if (t.external)
       return s.error("initializer '" + t.name +
@@ -173,10 +211,22 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
 LogicalResult Importer::addNodes() {
   const OpTable &table = opTable();
   nodes = fuseErfGelu(g);
+  s.indexGraph(nodes, g.outputs);
   for (const Node &node : nodes) {
     s.node = &node;
     if (!node.domain.empty() && node.domain != "ai.onnx")
       return s.error("domain '" + node.domain + "' is not supported");
+    FailureOr<bool> done = foldAtImport(s);
+    if (succeeded(done) && !*done)
+      done = importAttention(s);
+    if (succeeded(done) && !*done)
+      done = importLinear(s);
+    if (succeeded(done) && !*done)
+      done = importLinearBias(s);
+    if (failed(done))
+      return failure();
+    if (*done)
+      continue;
     auto it = table.find(node.opType);
     if (it == table.end())
       return s.error("op type " + node.opType +

@@ -98,18 +98,25 @@ LogicalResult slice(ImportState &s) {
       return s.error("the slice of axis " + Twine(a) +
                      " is empty (zero-size tensors are not supported)");
   }
-  if (c) { // 1-D constants: shape chains.
-    if (rank != 1)
-      return s.error("slices of constants fold only in 1-D");
+  if (c) { // Constants (shape chains, mask buffers) fold.
     Tensor r;
     r.type = c->type;
-    for (int64_t i = lo[0]; i < hi[0]; i += st[0]) {
+    for (int64_t a = 0; a < rank; ++a)
+      r.shape.push_back((hi[a] - lo[a] + st[a] - 1) / st[a]);
+    for (int64_t e = 0; e < r.numel(); ++e) {
+      int64_t src = 0, rest = e;
+      SmallVector<int64_t> coord(rank);
+      for (int64_t a = rank - 1; a >= 0; --a) {
+        coord[a] = rest % r.shape[a];
+        rest /= r.shape[a];
+      }
+      for (int64_t a = 0; a < rank; ++a)
+        src = src * shape[a] + lo[a] + coord[a] * st[a];
       if (isFloatType(c->type))
-        r.f.push_back(c->f[i]);
+        r.f.push_back(c->f[src]);
       else
-        r.i.push_back(c->i[i]);
+        r.i.push_back(c->i[src]);
     }
-    r.shape = {int64_t(isFloatType(r.type) ? r.f.size() : r.i.size())};
     s.setConst(s.node->outputs[0], std::move(r));
     return success();
   }
