@@ -44,6 +44,7 @@ const KernelTable &ampc::interp::kernelTable() {
     registerShapeKernels(t);
     registerLossKernels(t);
     registerAttentionKernels(t);
+    registerLossIndexKernels(t);
     return t;
   }();
   return table;
