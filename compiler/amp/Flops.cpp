@@ -47,6 +47,11 @@ double ampc::estimateFlops(Operation *op) {
       .Case([](GroupNormOp o) { return 8.0 * numel(o.getResult()); })
       .Case([](CrossEntropyOp o) { return 5.0 * numel(o.getLogits()); })
       .Case([](MseLossOp o) { return 3.0 * numel(o.getInput()); })
+      .Case([](NllLossOp o) { return numel(o.getLabels()); })
+      .Case([](BinaryCrossEntropyWithLogitsOp o) {
+        return 8.0 * numel(o.getInput());
+      })
+      .Case<CumsumOp, ArgmaxOp>([](auto o) { return numel(o.getInput()); })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
           [](auto o) { return numel(o.getInput()); })
       .Case<MaxPool2dOp, AvgPool2dOp>([](auto o) {

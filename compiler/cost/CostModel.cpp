@@ -186,6 +186,64 @@ void crossEntropy(Operation *op, bool backward, std::vector<Launch> &out) {
 // Embedding.cu: memset, keys, CUB's onesweep radix sort (a histogram, a
 // scan, one pass per 8 key bits over keys and positions), then one block
 // per id sums its run of gradient rows.
+// nll_loss, binary_cross_entropy_with_logits, argmax, gather, cumsum and
+// their backward ops (runtime/cuda/LossIndex.cu); false for other ops.
+bool lossIndexLaunches(Operation *op, StringRef name, double in, double res,
+                       std::vector<Launch> &out) {
+  auto reduction = op->getAttrOfType<StringAttr>("reduction");
+  bool none = reduction && reduction.getValue() == "none";
+  if (name == "graph.nll_loss") {
+    // Only each row's labelled element is read.
+    Value x = op->getOperand(0), labels = op->getOperand(1);
+    double read = tensorBytes(labels) + numel(labels) * elementBytes(x);
+    out.push_back(runtime(none ? "nllRows" : "nllSum", read, res, numel(labels)));
+    return true;
+  }
+  if (name == "graph.nll_loss_backward") {
+    Value labels = op->getOperand(0);
+    out.push_back(runtime("nllSum", tensorBytes(labels), 4, numel(labels)));
+    out.push_back(runtime("nllBackward", in, res, 0));
+    return true;
+  }
+  if (name == "graph.binary_cross_entropy_with_logits") {
+    double n = numel(op->getOperand(0));
+    if (none) {
+      out.push_back(runtime("bceElements", in, res, ampc::estimateFlops(op)));
+      return true;
+    }
+    double blocks = std::max(1.0, std::min(std::ceil(n / 256), 1024.0));
+    out.push_back(
+        runtime("bceElements", in, 4 * blocks, ampc::estimateFlops(op)));
+    out.push_back(runtime("sumPartials", 4 * blocks, res, blocks));
+    return true;
+  }
+  if (name == "graph.argmax") {
+    out.push_back(runtime("argmaxRows", in, res, numel(op->getOperand(0))));
+    return true;
+  }
+  if (name == "graph.cumsum") {
+    out.push_back(runtime("cumsumLines", in, res, numel(op->getOperand(0))));
+    return true;
+  }
+  if (name == "graph.gather") {
+    // The index, and one input element per index element.
+    Value x = op->getOperand(0), index = op->getOperand(1);
+    out.push_back(runtime("gatherElements",
+                          tensorBytes(index) + numel(index) * elementBytes(x),
+                          res, 0));
+    return true;
+  }
+  if (name == "graph.gather_backward") {
+    // FP32 accumulator: zeroed, scatter-added with atomics, narrowed.
+    double n = numel(op->getOperand(0)), m = numel(op->getResult(0));
+    out.push_back(copy("cudaMemsetAsync", 0, 4 * m));
+    out.push_back(runtime("gatherScatter", in, 4 * n, n));
+    out.push_back(runtime("narrowFloats", 4 * m, res, 0));
+    return true;
+  }
+  return false;
+}
+
 void embeddingBackward(Operation *op, std::vector<Launch> &out) {
   Value ids = op->getOperand(0), g = op->getOperand(1);
   Value dt = op->getResult(0);
@@ -305,6 +363,16 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(runtime("softmaxRows", in, res, ampc::estimateFlops(op)));
     return;
   }
+  if (name == "graph.cross_entropy" &&
+      isa<FloatType>(
+          cast<RankedTensorType>(op->getOperand(1).getType()).getElementType())) {
+    // Probability labels (LossIndex.cu): one block per row, then one sum.
+    double rows = numel(op->getOperand(0)) /
+                  double(std::max<int64_t>(shape(op->getOperand(0)).back(), 1));
+    out.push_back(runtime("softCeRows", in, 4 * rows, ampc::estimateFlops(op)));
+    out.push_back(runtime("sumPartials", 4 * rows, res, rows));
+    return;
+  }
   if (name == "graph.cross_entropy")
     return crossEntropy(op, false, out);
   if (name == "graph.cross_entropy_backward")
@@ -316,6 +384,8 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(runtime("meanOfPartials", 4 * blocks, res, blocks));
     return;
   }
+  if (lossIndexLaunches(op, name, in, res, out))
+    return;
   if (name == "graph.embedding") {
     // Only the rows the ids name are read.
     Value ids = op->getOperand(0); // (ids, table)

@@ -37,6 +37,19 @@ int64_t intRange(Value v) {
         best = std::min(best, cast<RankedTensorType>(ce.getLogits().getType())
                                   .getShape()
                                   .back());
+    } else if (auto nll = dyn_cast<graph::NllLossOp>(user)) {
+      if (use.getOperandNumber() == 1)
+        best = std::min(best, cast<RankedTensorType>(nll.getInput().getType())
+                                  .getShape()
+                                  .back());
+    } else if (auto ga = dyn_cast<graph::GatherOp>(user)) {
+      if (use.getOperandNumber() == 1) {
+        auto x = cast<RankedTensorType>(ga.getInput().getType());
+        int64_t axis = int64_t(ga.getAxis()); // I64Attr reads as uint64_t
+        if (axis < 0)
+          axis += x.getRank();
+        best = std::min(best, x.getDimSize(axis));
+      }
     } else if (auto emb = dyn_cast<graph::EmbeddingOp>(user)) {
       if (use.getOperandNumber() == 0)
         best = std::min(

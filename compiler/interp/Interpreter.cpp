@@ -45,6 +45,7 @@ const KernelTable &ampc::interp::kernelTable() {
     registerLossKernels(t);
     registerAttentionKernels(t);
     registerBatchNormKernels(t);
+    registerLossIndexKernels(t);
     return t;
   }();
   return table;

@@ -430,4 +430,44 @@ def Graph_GroupNormBackwardOp : Graph_GradOp<"group_norm_backward"> {
   }];
 }
 
+def Graph_NllLossBackwardOp : Graph_GradOp<"nll_loss_backward"> {
+  let summary = "Cotangent of nll_loss's input: -g scattered to the labels";
+  let description = [{
+    The result type spells the input's type `[..., C]`. `g` is the loss
+    cotangent: a scalar for reduction "mean" and "sum", the labels' shape
+    for "none". Row i gets `-g_i` (divided by the number of counted rows for
+    "mean") at column `labels[i]` and 0 elsewhere; ignored rows get 0.
+
+    ```mlir
+    %dx = graph.nll_loss_backward %y, %g : tensor<64xi64>, tensor<f32> -> tensor<64x10xf32>
+    ```
+  }];
+  let arguments = (ins Graph_IntTensor:$labels, Graph_FloatTensor:$g,
+      DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+      DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction);
+  let results = (outs Graph_FloatTensor:$dinput);
+  let assemblyFormat = [{
+    $labels `,` $g attr-dict `:` type($labels) `,` type($g) `->` type($dinput)
+  }];
+}
+
+def Graph_GatherBackwardOp : Graph_GradOp<"gather_backward"> {
+  let summary = "Cotangent of gather's input: scatter-add of g by index";
+  let description = [{
+    The result type spells the input's type; `g` has the index's shape.
+    `dinput[..index[i][j]..] += g[i][j]` along `axis` (FP32 sums; in index
+    order on the CPU, atomics on CUDA), zeros where nothing was gathered.
+
+    ```mlir
+    %dx = graph.gather_backward %i, %g {axis = 1 : i64} : tensor<4x3xi64>, tensor<4x3xf32> -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins Graph_IntTensor:$index, Graph_FloatTensor:$g,
+      I64Attr:$axis);
+  let results = (outs Graph_FloatTensor:$dinput);
+  let assemblyFormat = [{
+    $index `,` $g attr-dict `:` type($index) `,` type($g) `->` type($dinput)
+  }];
+}
+
 #endif // AMPC_GRAPH_GRAD_OPS

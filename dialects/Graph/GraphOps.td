@@ -613,18 +613,24 @@ def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "Maximum">;
 //===----------------------------------------------------------------------===//
 
 def Graph_CrossEntropyOp : Graph_ComputeOp<"cross_entropy", [Graph_VJP]> {
-  let summary = "Softmax cross entropy with class-index labels, mean reduction";
+  let summary = "Softmax cross entropy with class-index or probability labels, mean reduction";
   let description = [{
     `logits: [..., C]` (classes on the last axis), `labels: [...]` integer
     class ids. Labels equal to `ignore_index` (default -100) contribute
     nothing and are not counted in the mean; `label_smoothing` (default 0)
     mixes in the uniform distribution as in PyTorch. Result: a scalar.
 
+    Labels may instead be class probabilities: a float tensor of the
+    logits' type. Each row's loss is `-sum_c t_c log_softmax(z)_c` (with
+    smoothing `t = (1 - e) t + e / C`), averaged over all rows
+    (`ignore_index` does not apply), as PyTorch.
+
     ```mlir
     %l = graph.cross_entropy %z, %y : tensor<64x10xf32>, tensor<64xi64> -> tensor<f32>
+    %s = graph.cross_entropy %z, %p {label_smoothing = 0.1} : tensor<64x10xf32>, tensor<64x10xf32> -> tensor<f32>
     ```
   }];
-  let arguments = (ins Graph_FloatTensor:$logits, Graph_IntTensor:$labels,
+  let arguments = (ins Graph_FloatTensor:$logits, Graph_AnyTensor:$labels,
       DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
   let results = (outs Graph_FloatTensor:$result);
@@ -686,6 +692,117 @@ def Graph_HuberLossOp : Graph_RegressionLossOp<"huber_loss",
     (ins DefaultValuedAttr<F64Attr, "1.0">:$delta),
     "0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target)",
     "%l = graph.huber_loss %p, %t {delta = 2.0, reduction = \"none\"} : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>">;
+
+def Graph_NllLossOp : Graph_ComputeOp<"nll_loss", [Graph_VJP]> {
+  let summary = "Negative log-likelihood of class-index labels";
+  let description = [{
+    `input: [..., C]` holds log-probabilities (classes on the last axis, as
+    graph.cross_entropy; for `[N, C]` this is torch.nn.functional.nll_loss),
+    `labels: [...]` integer class ids. Each row's loss is `-input[y]`; rows
+    whose label equals `ignore_index` (default -100) give 0 and are not
+    counted. `reduction` "mean" (default) divides the sum by the number of
+    counted rows (NaN when every row is ignored, as PyTorch), "sum" sums,
+    "none" returns the per-row losses (the labels' shape).
+
+    ```mlir
+    %lp = graph.log_softmax %z {axis = -1 : i64} : tensor<64x10xf32>
+    %l = graph.nll_loss %lp, %y : tensor<64x10xf32>, tensor<64xi64> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_IntTensor:$labels,
+      DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+      DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $labels attr-dict `:` type($input) `,` type($labels) `->` type($result)
+  }];
+}
+
+def Graph_BinaryCrossEntropyWithLogitsOp
+    : Graph_ComputeOp<"binary_cross_entropy_with_logits", [Graph_VJP]> {
+  let summary = "Sigmoid + binary cross entropy, in the stable form of PyTorch";
+  let description = [{
+    `input` (logits) and `target` share a shape; the optional `pos_weight`
+    weighs the positive term and broadcasts over the last dimension (shape
+    `[C]` for an input `[..., C]`). Per element, as PyTorch's
+    binary_cross_entropy_with_logits:
+    `(1 - t) x - (1 + (pw - 1) t) log_sigmoid(x)`, with
+    `log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))`. `reduction` is "mean"
+    (default), "sum" or "none" (the input's shape).
+
+    ```mlir
+    %l = graph.binary_cross_entropy_with_logits %z, %t, %pw : tensor<8x4xf32>, tensor<8x4xf32>, tensor<4xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$target,
+      Optional<Graph_FloatTensor>:$pos_weight,
+      DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $target (`,` $pos_weight^)? attr-dict `:` type($input) `,`
+    type($target) (`,` type($pos_weight)^)? `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// argmax, gather, cumsum
+//===----------------------------------------------------------------------===//
+
+def Graph_ArgmaxOp : Graph_ComputeOp<"argmax"> {
+  let summary = "Index of the maximum along an axis (i64, no gradient)";
+  let description = [{
+    `axis` may be negative; `keepdim` keeps it as size 1. Ties give the
+    first index and a NaN counts as the maximum (torch.argmax). The result
+    is i64 and has no gradient: autodiff never differentiates through it.
+
+    ```mlir
+    %i = graph.argmax %z {axis = -1 : i64} : tensor<64x10xf32> -> tensor<64xi64>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis,
+      DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs I64Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Graph_GatherOp : Graph_ComputeOp<"gather", [Graph_VJP]> {
+  let summary = "Values picked along an axis by an index tensor (torch.gather)";
+  let description = [{
+    `index` (i32/i64) has the input's rank; the result has the index's
+    shape: `result[i][j][k] = input[i][index[i][j][k]][k]` for `axis = 1`.
+    Along the other axes the index may be smaller than the input
+    (torch.gather; torch.take_along_dim when the shapes agree). Index
+    values must lie in `[0, input.shape[axis])`.
+
+    ```mlir
+    %v = graph.gather %x, %i {axis = 1 : i64} : tensor<4x10xf32>, tensor<4x3xi64> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_IntTensor:$index,
+      I64Attr:$axis);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $index attr-dict `:` type($input) `,` type($index) `->` type($result)
+  }];
+}
+
+def Graph_CumsumOp : Graph_SameTypeOp<"cumsum", [Graph_VJP]> {
+  let summary = "Cumulative sum along an axis";
+  let description = [{
+    `axis` may be negative. Sums accumulate in FP32 in index order;
+    `reverse` sums from the end (the cotangent of cumsum is the reverse
+    cumsum of g).
+
+    ```mlir
+    %c = graph.cumsum %x {axis = 1 : i64} : tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis,
+      UnitAttr:$reverse);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Attention and constants

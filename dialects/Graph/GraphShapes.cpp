@@ -538,7 +538,14 @@ LogicalResult ReduceMaxOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
 LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *, Loc loc,
                                                Adaptor a, Types &types) {
   auto z = tensorOf(a.getLogits()), y = tensorOf(a.getLabels());
-  if (z.getRank() < 1 || z.getShape().drop_back() != y.getShape())
+  // Class probabilities: a float tensor of the logits' type.
+  bool soft = isa<FloatType>(y.getElementType());
+  if (soft && y != z)
+    return fail(loc, "cross_entropy probability labels " +
+                         shapeStr(y.getShape()) +
+                         " must have the logits' shape and element type " +
+                         shapeStr(z.getShape()));
+  if (!soft && (z.getRank() < 1 || z.getShape().drop_back() != y.getShape()))
     return fail(loc, "cross_entropy labels " + shapeStr(y.getShape()) +
                          " must be logits " + shapeStr(z.getShape()) +
                          " without the class axis (classes are last)");

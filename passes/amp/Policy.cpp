@@ -26,7 +26,8 @@ struct DefaultEntry {
 // reduce_mean (mean has no autocast entry, unlike sum). Binary ops and where
 // have no entry either; PyTorch's type promotion runs them in the widest
 // input type (promote). exp, log, pow, rsqrt, reciprocal and softplus are on
-// PyTorch's fp32 list.
+// PyTorch's fp32 list, as are nll_loss, binary_cross_entropy_with_logits
+// and cumsum; argmax and gather have no entry (they follow their input).
 constexpr DefaultEntry kDefaults[] = {
     {"matmul", Category::Lower, "gemm"},
     {"batch_matmul", Category::Lower, "gemm"},
@@ -50,7 +51,10 @@ constexpr DefaultEntry kDefaults[] = {
     {"l1_loss", Category::FP32, "loss"},
     {"smooth_l1_loss", Category::FP32, "loss"},
     {"huber_loss", Category::FP32, "loss"},
+    {"nll_loss", Category::FP32, "loss"},
+    {"binary_cross_entropy_with_logits", Category::FP32, "loss"},
     {"reduce_sum", Category::FP32, "reduction"},
+    {"cumsum", Category::FP32, "reduction"},
     {"add", Category::Promote, "binary"},
     {"sub", Category::Promote, "binary"},
     {"mul", Category::Promote, "binary"},
@@ -82,6 +86,8 @@ constexpr DefaultEntry kDefaults[] = {
     {"embedding", Category::Follow, "indexing"},
     {"reduce_max", Category::Follow, "reduction"},
     {"reduce_mean", Category::Follow, "reduction"},
+    {"argmax", Category::Follow, "indexing"},
+    {"gather", Category::Follow, "indexing"},
 };
 
 // A whitespace-separated word of a line and its 1-based column.

@@ -46,9 +46,15 @@ float logSumExp(const float *x, int64_t n) {
 
 } // namespace
 
+// Probability labels (LossIndex.cpp).
+void softCrossEntropy(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs);
+
 void crossEntropyKernel(std::span<const TensorRef> in,
                         std::span<const TensorRef> out, const Attrs &attrs) {
   constexpr std::string_view op = "graph.cross_entropy";
+  if (in.size() > 1 && isFloat(in[1].dtype))
+    return softCrossEntropy(in, out, attrs);
   const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
   CeProblem p =

@@ -192,10 +192,17 @@ void regressionLoss(std::string_view op, num::RegressionLoss kind, float p,
 
 } // namespace
 
+// Probability labels (LossIndex.cu).
+void softCrossEntropy(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs,
+                      cudaStream_t stream);
+
 void crossEntropyKernel(std::span<const TensorRef> in,
                         std::span<const TensorRef> out, const Attrs &attrs,
                         cudaStream_t stream) {
   constexpr std::string_view op = "graph.cross_entropy";
+  if (in.size() > 1 && in[1].dtype != DType::I32 && in[1].dtype != DType::I64)
+    return softCrossEntropy(in, out, attrs, stream);
   const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
   const TensorRef &y = required(op, out, 0);
   Ce p = ceSetup(

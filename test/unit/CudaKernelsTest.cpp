@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -607,6 +609,171 @@ TEST(CudaKernels, GroupNormForwardAndBackward) {
   compareOutputs("graph.group_norm_backward",
                  {randoms(n, 2.0f, 9), randoms(6, 1, 10), randoms(n, 1, 12)},
                  {shape, cs, shape}, {shape, cs, cs}, attrs, 1e-4f, 1e-4f);
+}
+
+// nll_loss / binary_cross_entropy_with_logits / soft-label cross_entropy /
+// argmax / gather / cumsum (runtime/cuda/LossIndex.cu) against the CPU
+// library, with integer labels and indices.
+struct HostT {
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::vector<unsigned char> bytes;
+  static HostT f32(std::vector<int64_t> shape, const std::vector<float> &v) {
+    HostT t{DType::F32, std::move(shape), {}};
+    t.bytes.resize(v.size() * 4);
+    std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+    return t;
+  }
+  static HostT i64(std::vector<int64_t> shape, const std::vector<int64_t> &v) {
+    HostT t{DType::I64, std::move(shape), {}};
+    t.bytes.resize(v.size() * 8);
+    std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+    return t;
+  }
+  static HostT zeros(DType dt, std::vector<int64_t> shape) {
+    HostT t{dt, std::move(shape), {}};
+    int64_t n = 1;
+    for (int64_t d : t.shape)
+      n *= d;
+    t.bytes.assign(size_t(n) * cpu::dtypeSize(dt), 0xff); // NaN / -1 filled
+    return t;
+  }
+};
+
+// Runs |name| on both libraries; outputs compared as doubles within
+// atol + rtol |cpu| (0, 0: bitwise for integers and copies).
+void compareMixed(const char *name, const std::vector<HostT> &ins,
+                  std::vector<HostT> outs, const cpu::Attrs &attrs,
+                  float rtol, float atol) {
+  std::vector<TensorRef> cin, gin, cout, gout;
+  std::vector<void *> dev;
+  for (const HostT &t : ins) {
+    void *p = nullptr;
+    cuda::check(cudaMalloc(&p, std::max<size_t>(t.bytes.size(), 1)), "malloc");
+    cuda::check(cudaMemcpy(p, t.bytes.data(), t.bytes.size(),
+                           cudaMemcpyHostToDevice), "h2d");
+    dev.push_back(p);
+    cin.push_back(cpu::makeRef(const_cast<unsigned char *>(t.bytes.data()),
+                               t.dtype, t.shape));
+    gin.push_back(cpu::makeRef(p, t.dtype, t.shape));
+  }
+  std::vector<HostT> devOuts = outs;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    void *p = nullptr;
+    cuda::check(cudaMalloc(&p, std::max<size_t>(outs[i].bytes.size(), 1)),
+                "malloc");
+    cuda::check(cudaMemcpy(p, outs[i].bytes.data(), outs[i].bytes.size(),
+                           cudaMemcpyHostToDevice), "h2d");
+    dev.push_back(p);
+    cout.push_back(cpu::makeRef(outs[i].bytes.data(), outs[i].dtype,
+                                outs[i].shape));
+    gout.push_back(cpu::makeRef(p, outs[i].dtype, outs[i].shape));
+  }
+  cpu::lookup(name)(cin, cout, attrs);
+  cuda::lookup(name)(gin, gout, attrs, nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  for (size_t i = 0; i < outs.size(); ++i) {
+    SCOPED_TRACE(std::string(name) + " output " + std::to_string(i));
+    cuda::check(cudaMemcpy(devOuts[i].bytes.data(), gout[i].data,
+                           devOuts[i].bytes.size(), cudaMemcpyDeviceToHost),
+                "d2h");
+    size_t n = outs[i].bytes.size() / cpu::dtypeSize(outs[i].dtype);
+    for (size_t k = 0; k < n; ++k) {
+      double a, b;
+      if (outs[i].dtype == DType::I64) {
+        a = double(reinterpret_cast<const int64_t *>(devOuts[i].bytes.data())[k]);
+        b = double(reinterpret_cast<const int64_t *>(outs[i].bytes.data())[k]);
+      } else {
+        a = reinterpret_cast<const float *>(devOuts[i].bytes.data())[k];
+        b = reinterpret_cast<const float *>(outs[i].bytes.data())[k];
+      }
+      if (std::isnan(b)) {
+        ASSERT_TRUE(std::isnan(a)) << "at " << k;
+        continue;
+      }
+      ASSERT_NEAR(a, b, atol + rtol * std::fabs(b)) << "at " << k;
+    }
+  }
+  for (void *p : dev)
+    cudaFree(p);
+}
+
+std::vector<int64_t> labels(size_t n, int64_t classes, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<int64_t> v(n);
+  for (int64_t &x : v)
+    x = int64_t(rng() % uint32_t(classes));
+  return v;
+}
+
+TEST(CudaKernels, NllAndBceLosses) {
+  REQUIRE_GPU();
+  const int64_t rows = 700, c = 10;
+  HostT lp = HostT::f32({rows, c}, randoms(rows * c));
+  std::vector<int64_t> y = labels(rows, c, 3);
+  for (size_t i = 0; i < y.size(); i += 7)
+    y[i] = -100; // ignored rows
+  HostT lab = HostT::i64({rows}, y);
+  for (const char *red : {"mean", "sum"})
+    compareMixed("graph.nll_loss", {lp, lab}, {HostT::zeros(DType::F32, {})},
+                 {{"reduction", std::string(red)}}, 1e-5f, 1e-6f);
+  compareMixed("graph.nll_loss", {lp, lab}, {HostT::zeros(DType::F32, {rows})},
+               {{"reduction", std::string("none")}}, 0.0f, 0.0f);
+  for (const char *red : {"mean", "sum", "none"}) {
+    HostT g = std::string(red) == "none"
+                  ? HostT::f32({rows}, randoms(rows, 1.0f, 4))
+                  : HostT::f32({}, {0.75f});
+    compareMixed("graph.nll_loss_backward", {lab, g},
+                 {HostT::zeros(DType::F32, {rows, c})},
+                 {{"reduction", std::string(red)}}, 1e-6f, 0.0f);
+  }
+  HostT x = HostT::f32({rows, c}, randoms(rows * c, 4.0f, 5));
+  std::vector<float> tv = randoms(rows * c, 1.0f, 6);
+  for (float &v : tv)
+    v = 1.0f / (1.0f + std::exp(-v));
+  HostT t = HostT::f32({rows, c}, tv);
+  HostT pw = HostT::f32({c}, randoms(c, 1.0f, 7));
+  for (const char *red : {"mean", "sum"}) {
+    compareMixed("graph.binary_cross_entropy_with_logits", {x, t},
+                 {HostT::zeros(DType::F32, {})},
+                 {{"reduction", std::string(red)}}, 1e-4f, 1e-5f);
+    compareMixed("graph.binary_cross_entropy_with_logits", {x, t, pw},
+                 {HostT::zeros(DType::F32, {})},
+                 {{"reduction", std::string(red)}}, 1e-4f, 1e-5f);
+  }
+  compareMixed("graph.binary_cross_entropy_with_logits", {x, t, pw},
+               {HostT::zeros(DType::F32, {rows, c})},
+               {{"reduction", std::string("none")}}, 1e-5f, 1e-6f);
+  compareMixed("graph.cross_entropy", {x, t}, {HostT::zeros(DType::F32, {})},
+               {{"label_smoothing", 0.1}}, 1e-4f, 1e-5f);
+}
+
+// argmax and gather pick values: bitwise equal. gather_backward's atomics
+// sum in any order: a tolerance. cumsum runs the same float sums in order.
+TEST(CudaKernels, ArgmaxGatherCumsum) {
+  REQUIRE_GPU();
+  const int64_t m = 300, n = 17;
+  std::vector<float> xv = randoms(m * n);
+  for (size_t i = 0; i < xv.size(); i += 5)
+    xv[i] = 0.5f; // ties
+  HostT x = HostT::f32({m, n}, xv);
+  for (int64_t axis : {0, 1, -1})
+    compareMixed("graph.argmax", {x},
+                 {HostT::zeros(DType::I64, {axis == 0 ? n : m})},
+                 {{"axis", axis}}, 0.0f, 0.0f);
+  HostT idx = HostT::i64({m, 40}, labels(m * 40, n, 8));
+  compareMixed("graph.gather", {x, idx}, {HostT::zeros(DType::F32, {m, 40})},
+               {{"axis", int64_t(1)}}, 0.0f, 0.0f);
+  compareMixed("graph.gather_backward",
+               {idx, HostT::f32({m, 40}, randoms(m * 40, 1.0f, 9))},
+               {HostT::zeros(DType::F32, {m, n})}, {{"axis", int64_t(1)}},
+               1e-5f, 1e-5f);
+  HostT idx0 = HostT::i64({5, n}, labels(5 * n, m, 10));
+  compareMixed("graph.gather", {x, idx0}, {HostT::zeros(DType::F32, {5, n})},
+               {{"axis", int64_t(0)}}, 0.0f, 0.0f);
+  for (int64_t axis : {0, 1})
+    compareMixed("graph.cumsum", {x}, {HostT::zeros(DType::F32, {m, n})},
+                 {{"axis", axis}, {"reverse", axis == 1}}, 1e-5f, 1e-5f);
 }
 
 } // namespace

@@ -44,8 +44,30 @@ double logSumExp(const double *z, int64_t c) {
   return m + std::log(s);
 }
 
+// Probability labels t: row loss = -sum_c t'_c (z_c - lse), t' = (1 - e) t
+// + e / C, averaged over every row (PyTorch).
+KernelResult softCrossEntropy(const OpContext &ctx, const Tensor &logits,
+                              const Tensor &t) {
+  CeSpec s(ctx, logits);
+  Accum total(ctx);
+  for (int64_t r = 0; r < s.rows; ++r) {
+    const double *z = logits.f.data() + r * s.classes;
+    const double *p = t.f.data() + r * s.classes;
+    double lse = logSumExp(z, s.classes), row = 0;
+    for (int64_t j = 0; j < s.classes; ++j)
+      row -= ((1.0 - s.smoothing) * p[j] + s.smoothing / double(s.classes)) *
+             (z[j] - lse);
+    total.add(row);
+  }
+  Tensor out = ctx.makeResult();
+  out.f[0] = total.get() / double(s.rows);
+  return one(std::move(out));
+}
+
 KernelResult crossEntropy(const OpContext &ctx, std::span<const Tensor> in) {
   const Tensor &logits = in[0], &labels = in[1];
+  if (labels.isFloat())
+    return softCrossEntropy(ctx, logits, labels);
   CeSpec s(ctx, logits);
   Accum total(ctx);
   int64_t count = 0;

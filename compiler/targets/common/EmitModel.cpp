@@ -150,6 +150,20 @@ void collectLimits(Value v, SmallVectorImpl<ValueLimit> &out) {
         out.push_back(
             {cast<RankedTensorType>(ce.getLogits().getType()).getShape().back(),
              int64_t(ce.getIgnoreIndex()), "classes of the cross_entropy"});
+    } else if (auto nll = dyn_cast<graph::NllLossOp>(user)) {
+      if (use.getOperandNumber() == 1)
+        out.push_back(
+            {cast<RankedTensorType>(nll.getInput().getType()).getShape().back(),
+             int64_t(nll.getIgnoreIndex()), "classes of the nll_loss"});
+    } else if (auto ga = dyn_cast<graph::GatherOp>(user)) {
+      if (use.getOperandNumber() == 1) {
+        auto x = cast<RankedTensorType>(ga.getInput().getType());
+        int64_t axis = int64_t(ga.getAxis()); // I64Attr reads as uint64_t
+        if (axis < 0)
+          axis += x.getRank();
+        out.push_back({x.getDimSize(axis), std::nullopt,
+                       "size of the gather axis"});
+      }
     } else if (auto emb = dyn_cast<graph::EmbeddingOp>(user)) {
       if (use.getOperandNumber() == 0)
         out.push_back(

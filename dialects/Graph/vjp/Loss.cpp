@@ -9,6 +9,8 @@ using namespace ampc::graph::vjp;
 // softmax and the count of non-ignored labels: cross_entropy_backward.
 SmallVector<Value> CrossEntropyOp::buildVJP(OpBuilder &b,
                                             ValueRange cotangents) {
+  if (isa<FloatType>(tensorType(getLabels()).getElementType()))
+    return softCrossEntropyVJP(b, *this, cotangents[0]);
   return {CrossEntropyBackwardOp::create(
               b, getLoc(), getLogits().getType(), getLogits(), getLabels(),
               cotangents[0], getIgnoreIndexAttr(), getLabelSmoothingAttr()),

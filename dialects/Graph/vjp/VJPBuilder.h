@@ -46,6 +46,12 @@ mlir::Value transposeLast2(mlir::OpBuilder &b, mlir::Location loc,
 llvm::SmallVector<bool> reducedAxes(llvm::ArrayRef<int64_t> axes,
                                     int64_t rank);
 
+// The cotangents (logits, labels) of a cross_entropy with class-probability
+// labels (vjp/LossIndex.cpp).
+llvm::SmallVector<mlir::Value> softCrossEntropyVJP(mlir::OpBuilder &b,
+                                                   CrossEntropyOp op,
+                                                   mlir::Value g);
+
 } // namespace ampc::graph::vjp
 
 #endif

@@ -306,7 +306,9 @@ graph.model @cross_entropy_labels {
 graph.model @float_labels {
   %z = graph.input "z" : tensor<8x10xf32>
   %y = graph.input "y" : tensor<8xf32>
-  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  // Float labels are class probabilities: they need the logits' shape.
+  // expected-error @+2 {{cross_entropy probability labels [8] must have the logits' shape and element type [8, 10]}}
+  // expected-error @+1 {{failed to infer returned types}}
   %l = graph.cross_entropy %z, %y : tensor<8x10xf32>, tensor<8xf32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
