@@ -72,6 +72,7 @@ static OwningOpRef<ModuleOp> parseModel(MLIRContext &context,
     return nullptr;
   PassManager pm(&context);
   pm.addPass(ampc::createGraphVerifyModel());
+  pm.addPass(ampc::createGraphDesugar()); // every tool sees only core ops
   if (failed(pm.run(*module)))
     return nullptr;
   return module;

@@ -175,4 +175,24 @@ def KernelPlanMemory : Pass<"kernel-plan-memory", "mlir::ModuleOp"> {
   }];
 }
 
+def GraphDesugar : Pass<"graph-desugar", "mlir::ModuleOp"> {
+  let summary = "Rewrite shape sugar and broadcasting matmuls into core ops";
+  let description = [{
+    `graph.squeeze` and `graph.unsqueeze` become `graph.reshape`,
+    `graph.expand` becomes `graph.broadcast_to`, and a `graph.matmul` or
+    `graph.batch_matmul` whose batch dimensions broadcast (torch.matmul)
+    becomes a 2-D matmul over flattened rows (`[..., M, K] x [K, N]`) or
+    `graph.broadcast_to` of the operands followed by a batch_matmul with
+    equal batch dimensions. A `graph.scaled_dot_product_attention` with
+    `dropout_p > 0` becomes PyTorch's math path (batch_matmul, scale, masks,
+    softmax, a keyed `graph.dropout`, batch_matmul), so its dropout is an
+    ordinary graph.dropout. Every later pass, kernel and report then sees
+    only core ops, and autodiff gives the broadcast gradients (sums over
+    the broadcast dimensions) through broadcast_to's VJP. Rewritten ops keep
+    the sugar op's location (its name in reports). Model loading
+    (ampc::loadModelFile, so every ampc command) runs it right after
+    verification; ampc-opt pass tests run it by its flag.
+  }];
+}
+
 #endif // AMPC_PASSES

@@ -126,10 +126,17 @@ void attention(Operation *op, bool backward, std::vector<Launch> &out) {
   double scores = batch * t * s;
   double p32 = scores * 4, pLow = scores * elementBytes(backward ? q : v);
   bool half = isHalf(q);
-  // probabilities(): P = softmax(scale q k^T) with the causal mask.
+  // probabilities(): P = softmax(scale q k^T) with the causal mask and the
+  // optional mask (read once; its broadcast re-reads hit the cache). Under
+  // grouped-query attention k and v are smaller, the scores are not.
+  unsigned maskAt = backward ? 4 : 3;
+  double maskBytes = op->getNumOperands() > maskAt
+                         ? tensorBytes(op->getOperand(maskAt))
+                         : 0.0;
   out.push_back(gemm("gemm QK^T", tensorBytes(q) + tensorBytes(k), p32,
                      2 * scores * d, half));
-  out.push_back(runtime("maskedSoftmax", p32, p32 + pLow, 5 * scores));
+  out.push_back(
+      runtime("maskedSoftmax", p32 + maskBytes, p32 + pLow, 5 * scores));
   if (!backward) {
     out.push_back(gemm("gemm PV", pLow + tensorBytes(v),
                        tensorBytes(op->getResult(0)), 2 * scores * e, half));

@@ -367,15 +367,10 @@ LogicalResult ScaledDotProductAttentionBackwardOp::verify() {
       failed(sameElementType(*this, getQ(), "q", getV(), "v")) ||
       failed(sameElementType(*this, getQ(), "q", getG(), "g")))
     return failure();
-  auto q = tensorOf(getQ()), k = tensorOf(getK()), v = tensorOf(getV());
-  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
-    return emitOpError() << "needs q [B, H, T, D], k [B, H, S, D], "
-                            "v [B, H, S, E]";
-  auto qs = q.getShape(), ks = k.getShape(), vs = v.getShape();
-  if (qs.take_front(2) != ks.take_front(2) ||
-      qs.take_front(2) != vs.take_front(2) || qs[3] != ks[3] || ks[2] != vs[2])
-    return emitOpError() << "shapes disagree: q " << shapeStr(qs) << ", k "
-                         << shapeStr(ks) << ", v " << shapeStr(vs);
+  std::string err = attentionOperandError(getQ(), getK(), getV(), getMask());
+  if (!err.empty())
+    return emitOpError() << err;
+  auto qs = tensorOf(getQ()).getShape(), vs = tensorOf(getV()).getShape();
   return checkShape(*this, "g (the attention result's shape)", getG(),
                     {qs[0], qs[1], qs[2], vs[3]});
 }

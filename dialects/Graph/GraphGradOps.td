@@ -361,8 +361,10 @@ def Graph_ScaledDotProductAttentionBackwardOp
     : Graph_GradOp<"scaled_dot_product_attention_backward"> {
   let summary = "Cotangents of scaled_dot_product_attention's q, k and v";
   let description = [{
-    `q: [B, H, T, D]`, `k: [B, H, S, D]`, `v: [B, H, S, E]`, `g: [B, H, T,
-    E]`; `causal` and `scale` (default 1/sqrt(D)) as in the forward. With
+    `q: [B, Hq, T, D]`, `k: [B, Hkv, S, D]`, `v: [B, Hkv, S, E]`, `g: [B,
+    Hq, T, E]`; `causal`, `scale` (default 1/sqrt(D)) and the optional
+    `mask` as in the forward (dk and dv sum over the query heads a kv head
+    serves). With
     P = softmax(q k^T * scale [masked]): `dv = P^T g`, `dP = g v^T`,
     `dS = P * (dP - rowsum(dP * P))`, `dq = dS k * scale`,
     `dk = dS^T q * scale`.
@@ -372,13 +374,15 @@ def Graph_ScaledDotProductAttentionBackwardOp
     ```
   }];
   let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k,
-      Graph_FloatTensor:$v, Graph_FloatTensor:$g, UnitAttr:$causal,
+      Graph_FloatTensor:$v, Graph_FloatTensor:$g,
+      Optional<Graph_AnyTensor>:$mask, UnitAttr:$causal,
       OptionalAttr<F64Attr>:$scale);
   let results = (outs Graph_FloatTensor:$dq, Graph_FloatTensor:$dk,
                       Graph_FloatTensor:$dv);
   let assemblyFormat = [{
-    $q `,` $k `,` $v `,` $g attr-dict `:` type($q) `,` type($k) `,` type($v)
-    `,` type($g) `->` type($dq) `,` type($dk) `,` type($dv)
+    $q `,` $k `,` $v `,` $g (`mask` $mask^)? attr-dict `:` type($q) `,`
+    type($k) `,` type($v) `,` type($g) (`,` type($mask)^)? `->` type($dq)
+    `,` type($dk) `,` type($dv)
   }];
 }
 

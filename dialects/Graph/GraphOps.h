@@ -37,6 +37,17 @@ inline mlir::Type elementTypeOf(mlir::Value v) {
   return mlir::cast<mlir::RankedTensorType>(v.getType()).getElementType();
 }
 
+// Why scaled_dot_product_attention's q, k, v and optional mask (null when
+// absent) do not fit together (grouped heads, mask broadcasting); empty when
+// they do. Shared by the op's shape inference and its backward's verifier.
+std::string attentionOperandError(mlir::Value q, mlir::Value k, mlir::Value v,
+                                  mlir::Value mask);
+
+// Rewrites the shape sugar under |root| into core ops (GraphSugar.cpp):
+// squeeze/unsqueeze -> reshape, expand -> broadcast_to, broadcasting
+// matmul/batch_matmul -> 2-D matmul or batch_matmul on equal batches.
+void desugar(mlir::Operation *root);
+
 } // namespace ampc::graph
 
 #define GET_OP_CLASSES

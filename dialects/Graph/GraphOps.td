@@ -115,13 +115,17 @@ def Graph_OutputOp : Graph_Op<"output", [HasParent<"ModelOp">, Terminator, Pure]
 //===----------------------------------------------------------------------===//
 
 def Graph_MatmulOp : Graph_ComputeOp<"matmul", [Graph_VJP]> {
-  let summary = "Matrix product of two 2-D tensors";
+  let summary = "Matrix product (torch.matmul for operands of rank >= 2)";
   let description = [{
     `[M, K] x [K, N] -> [M, N]`; operands share an element type. Under AMP
-    it runs in half precision with FP32 accumulation.
+    it runs in half precision with FP32 accumulation. Operands of higher
+    rank are batches whose leading dimensions broadcast as in numpy
+    (`[..., M, K] x [..., K, N] -> [..., M, N]`, as graph.batch_matmul);
+    the gradients sum over the broadcast dimensions.
 
     ```mlir
     %c = graph.matmul %a, %b : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %d = graph.matmul %x, %b : tensor<2x3x4x8xf32>, tensor<8x16xf32> -> tensor<2x3x4x16xf32>
     ```
   }];
   let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
@@ -133,11 +137,14 @@ def Graph_MatmulOp : Graph_ComputeOp<"matmul", [Graph_VJP]> {
 def Graph_BatchMatmulOp : Graph_ComputeOp<"batch_matmul", [Graph_VJP]> {
   let summary = "Batched matrix product";
   let description = [{
-    `[..., M, K] x [..., K, N] -> [..., M, N]` with identical leading batch
-    dimensions (rank >= 3).
+    `[..., M, K] x [..., K, N] -> [..., M, N]`; the leading batch
+    dimensions broadcast as in numpy (torch.matmul): a missing or size-1
+    dimension repeats. The gradients sum over the broadcast dimensions
+    (`graph-desugar` makes the broadcast an explicit graph.broadcast_to).
 
     ```mlir
     %c = graph.batch_matmul %a, %b : tensor<2x4x8xf32>, tensor<2x8x3xf32> -> tensor<2x4x3xf32>
+    %d = graph.batch_matmul %x, %y : tensor<2x1x4x8xf32>, tensor<3x8x5xf32> -> tensor<2x3x4x5xf32>
     ```
   }];
   let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
@@ -810,22 +817,45 @@ def Graph_CumsumOp : Graph_SameTypeOp<"cumsum", [Graph_VJP]> {
 
 def Graph_ScaledDotProductAttentionOp
     : Graph_ComputeOp<"scaled_dot_product_attention", [Graph_VJP]> {
-  let summary = "softmax(q k^T * scale [+ causal mask]) v";
+  let summary = "softmax(q k^T * scale [+ mask]) v";
   let description = [{
-    `q: [B, H, T, D]`, `k: [B, H, S, D]`, `v: [B, H, S, E]` -> `[B, H, T, E]`.
+    `q: [B, Hq, T, D]`, `k: [B, Hkv, S, D]`, `v: [B, Hkv, S, E]` ->
+    `[B, Hq, T, E]` (torch.nn.functional.scaled_dot_product_attention).
     `scale` defaults to 1/sqrt(D); `causal` masks keys after the query
-    position (torch.nn.functional.scaled_dot_product_attention).
+    position (top-left aligned, as is_causal).
+
+    Grouped-query attention: `Hq` may be a multiple of `Hkv`; kv head `j`
+    serves the `Hq/Hkv` consecutive query heads `j*Hq/Hkv ...` (PyTorch's
+    enable_gqa=True).
+
+    The optional `mask` broadcasts (numpy rules) to `[B, Hq, T, S]`, as
+    attn_mask: an integer mask (i32/i64) keeps the keys where it is nonzero
+    (PyTorch's boolean mask); a float mask of q's element type is added to
+    the scaled scores. A query row whose keys are all masked attends to
+    nothing: its result (and its gradient) is 0, as in PyTorch 2.15.
+    The mask gets no gradient.
+
+    `dropout_p` (default 0) drops attention weights in training, as
+    dropout_p does: `graph-desugar` rewrites such an op into PyTorch's math
+    path (batch_matmul, scale, masks, softmax, `graph.dropout` with a keyed
+    counter-based mask, batch_matmul), so the dropout is an ordinary
+    graph.dropout (off in evaluation like every other). On that path a
+    fully masked row gives NaN, as PyTorch's math path does.
 
     ```mlir
     %o = graph.scaled_dot_product_attention %q, %k, %v {causal} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
+    %g = graph.scaled_dot_product_attention %q, %k2, %v2 mask %m : tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x1x16x16xi64> -> tensor<2x4x16x8xf32>
+    %d = graph.scaled_dot_product_attention %q, %k, %v {causal, dropout_p = 0.1} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
     ```
   }];
   let arguments = (ins Graph_FloatTensor:$query, Graph_FloatTensor:$key,
-      Graph_FloatTensor:$value, UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+      Graph_FloatTensor:$value, Optional<Graph_AnyTensor>:$mask,
+      UnitAttr:$causal, OptionalAttr<F64Attr>:$scale,
+      DefaultValuedAttr<F64Attr, "0.0">:$dropout_p);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = [{
-    $query `,` $key `,` $value attr-dict `:` type($query) `,` type($key) `,`
-    type($value) `->` type($result)
+    $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:` type($query)
+    `,` type($key) `,` type($value) (`,` type($mask)^)? `->` type($result)
   }];
   let extraClassDeclaration = [{
     // The scale applied to q k^T: the attribute, or 1/sqrt(D).
@@ -926,6 +956,67 @@ def Graph_GroupNormOp : Graph_ComputeOp<"group_norm", [Graph_VJP]> {
     $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight)
     `,` type($bias) `->` type($result)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Shape sugar: rewritten by graph-desugar (run when a model file is loaded,
+// so by every ampc command), so later passes, kernels and reports see only
+// graph.reshape and graph.broadcast_to.
+//===----------------------------------------------------------------------===//
+
+def Graph_SqueezeOp : Graph_Op<"squeeze", [Pure]> {
+  let summary = "Drop size-1 dimensions (torch.squeeze)";
+  let description = [{
+    Removes the listed `axes` that have size 1 (negative axes count from
+    the end; a listed axis of another size stays, as in torch.squeeze), or
+    every size-1 dimension when `axes` is absent. The result type spells
+    the shape. `graph-desugar` rewrites it to `graph.reshape`.
+
+    ```mlir
+    %y = graph.squeeze %x {axes = array<i64: 1>} : tensor<4x1x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$input,
+                       OptionalAttr<DenseI64ArrayAttr>:$axes);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_UnsqueezeOp : Graph_Op<"unsqueeze", [Pure]> {
+  let summary = "Insert size-1 dimensions (torch.unsqueeze)";
+  let description = [{
+    `axes` name positions in the result (negative: from its end), where a
+    size-1 dimension is inserted; the other dimensions are the input's, in
+    order. The result type spells the shape. `graph-desugar` rewrites it to
+    `graph.reshape`.
+
+    ```mlir
+    %y = graph.unsqueeze %x {axes = array<i64: 0, -1>} : tensor<4x8xf32> -> tensor<1x4x8x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
+  let summary = "Broadcast to a shape (torch.Tensor.expand, broadcast_to)";
+  let description = [{
+    numpy broadcasting to the result type's shape: leading dimensions may be
+    added and size-1 dimensions repeated. `graph-desugar` rewrites it to
+    `graph.broadcast_to`, whose backward sums the cotangent back to the
+    input's shape.
+
+    ```mlir
+    %y = graph.expand %x : tensor<4x1xf32> -> tensor<2x4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$input);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 #endif // AMPC_GRAPH_OPS

@@ -65,45 +65,42 @@ LogicalResult sameAsInput(Value input, Types &types) {
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
+// matmul and batch_matmul: [..., M, K] x [..., K, N] -> [..., M, N], the
+// batch dimensions broadcast as in numpy (torch.matmul for operands of rank
+// >= 2). graph-desugar turns broadcast batches into explicit broadcast_to
+// (or a flattened 2-D matmul), so kernels see equal batch dimensions.
+static LogicalResult inferMatmul(StringRef op, Loc loc, Value lhs, Value rhs,
+                                 Types &types) {
+  auto l = tensorOf(lhs), r = tensorOf(rhs);
+  if (l.getRank() < 2 || r.getRank() < 2)
+    return fail(loc, op + " needs operands of rank >= 2, got " +
+                         shapeStr(l.getShape()) + " and " +
+                         shapeStr(r.getShape()));
+  if (failed(sameElementType(loc, lhs, rhs, op)))
+    return failure();
+  if (l.getShape().back() != r.getShape()[r.getRank() - 2])
+    return fail(loc, op + " contraction mismatch: " + shapeStr(l.getShape()) +
+                         " x " + shapeStr(r.getShape()));
+  SmallVector<int64_t> batch;
+  if (!OpTrait::util::getBroadcastedShape(l.getShape().drop_back(2),
+                                          r.getShape().drop_back(2), batch))
+    return fail(loc, op + " batch dimensions do not broadcast: " +
+                         shapeStr(l.getShape()) + " x " +
+                         shapeStr(r.getShape()));
+  batch.push_back(l.getShape()[l.getRank() - 2]);
+  batch.push_back(r.getShape().back());
+  types.push_back(RankedTensorType::get(batch, l.getElementType()));
+  return success();
+}
+
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                          Types &types) {
-  auto l = tensorOf(a.getLhs()), r = tensorOf(a.getRhs());
-  if (l.getRank() != 2 || r.getRank() != 2)
-    return fail(loc, "matmul needs 2-D operands, got " + shapeStr(l.getShape()) +
-                         " and " + shapeStr(r.getShape()) +
-                         " (use batch_matmul for batches)");
-  if (failed(sameElementType(loc, a.getLhs(), a.getRhs(), "matmul")))
-    return failure();
-  if (l.getDimSize(1) != r.getDimSize(0))
-    return fail(loc, "matmul contraction mismatch: " + shapeStr(l.getShape()) +
-                         " x " + shapeStr(r.getShape()));
-  types.push_back(RankedTensorType::get({l.getDimSize(0), r.getDimSize(1)},
-                                        l.getElementType()));
-  return success();
+  return inferMatmul("matmul", loc, a.getLhs(), a.getRhs(), types);
 }
 
 LogicalResult BatchMatmulOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                               Types &types) {
-  auto l = tensorOf(a.getLhs()), r = tensorOf(a.getRhs());
-  if (l.getRank() < 3 || l.getRank() != r.getRank())
-    return fail(loc, "batch_matmul needs operands of equal rank >= 3, got " +
-                         shapeStr(l.getShape()) + " and " +
-                         shapeStr(r.getShape()));
-  if (failed(sameElementType(loc, a.getLhs(), a.getRhs(), "batch_matmul")))
-    return failure();
-  int64_t n = l.getRank();
-  if (l.getShape().drop_back(2) != r.getShape().drop_back(2))
-    return fail(loc, "batch_matmul batch dimensions differ: " +
-                         shapeStr(l.getShape()) + " and " +
-                         shapeStr(r.getShape()));
-  if (l.getDimSize(n - 1) != r.getDimSize(n - 2))
-    return fail(loc, "batch_matmul contraction mismatch: " +
-                         shapeStr(l.getShape()) + " x " +
-                         shapeStr(r.getShape()));
-  SmallVector<int64_t> shape(l.getShape());
-  shape[n - 1] = r.getDimSize(n - 1);
-  types.push_back(RankedTensorType::get(shape, l.getElementType()));
-  return success();
+  return inferMatmul("batch_matmul", loc, a.getLhs(), a.getRhs(), types);
 }
 
 LogicalResult LinearOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -610,23 +607,63 @@ LogicalResult HuberLossOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                              a.getReduction(), types);
 }
 
+std::string ampc::graph::attentionOperandError(Value q, Value k, Value v,
+                                               Value mask) {
+  auto qt = tensorOf(q), kt = tensorOf(k), vt = tensorOf(v);
+  if (qt.getRank() != 4 || kt.getRank() != 4 || vt.getRank() != 4)
+    return "scaled_dot_product_attention needs q [B, H, T, D], "
+           "k [B, H, S, D], v [B, H, S, E]";
+  auto qs = qt.getShape(), ks = kt.getShape(), vs = vt.getShape();
+  if (qs[0] != ks[0] || qs[0] != vs[0] || ks[1] != vs[1] || qs[3] != ks[3] ||
+      ks[2] != vs[2])
+    return "scaled_dot_product_attention shapes disagree: q " + shapeStr(qs) +
+           ", k " + shapeStr(ks) + ", v " + shapeStr(vs);
+  if (qs[1] % ks[1] != 0)
+    return "scaled_dot_product_attention: q's " + std::to_string(qs[1]) +
+           " heads are not a multiple of k's and v's " +
+           std::to_string(ks[1]) + " (grouped-query attention)";
+  if (!mask)
+    return "";
+  auto mt = tensorOf(mask);
+  Type me = mt.getElementType();
+  if (isa<FloatType>(me) && me != qt.getElementType()) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "scaled_dot_product_attention: a float mask must have q's element "
+          "type "
+       << qt.getElementType() << ", got " << me
+       << " (insert a graph.cast, or use an integer keep-mask)";
+    return s;
+  }
+  SmallVector<int64_t> full{qs[0], qs[1], qs[2], ks[2]};
+  auto ms = mt.getShape();
+  bool fits = ms.size() <= full.size();
+  for (size_t i = 0; fits && i < ms.size(); ++i) {
+    int64_t m = ms[ms.size() - 1 - i], f = full[full.size() - 1 - i];
+    fits = m == 1 || m == f;
+  }
+  if (!fits)
+    return "scaled_dot_product_attention: mask " + shapeStr(ms) +
+           " does not broadcast to [B, Hq, T, S] = " + shapeStr(full);
+  return "";
+}
+
 LogicalResult
 ScaledDotProductAttentionOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                               Types &types) {
-  auto q = tensorOf(a.getQuery()), k = tensorOf(a.getKey()),
-       v = tensorOf(a.getValue());
-  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
-    return fail(loc, "scaled_dot_product_attention needs q [B, H, T, D], "
-                     "k [B, H, S, D], v [B, H, S, E]");
   if (failed(sameElementType(loc, a.getQuery(), a.getKey(), "attention")) ||
       failed(sameElementType(loc, a.getQuery(), a.getValue(), "attention")))
     return failure();
-  auto qs = q.getShape(), ks = k.getShape(), vs = v.getShape();
-  if (qs.take_front(2) != ks.take_front(2) ||
-      qs.take_front(2) != vs.take_front(2) || qs[3] != ks[3] || ks[2] != vs[2])
-    return fail(loc, "scaled_dot_product_attention shapes disagree: q " +
-                         shapeStr(qs) + ", k " + shapeStr(ks) + ", v " +
-                         shapeStr(vs));
+  std::string err = attentionOperandError(a.getQuery(), a.getKey(),
+                                          a.getValue(), a.getMask());
+  if (!err.empty())
+    return fail(loc, err);
+  double p = a.getDropoutP().convertToDouble();
+  if (!(p >= 0.0 && p < 1.0))
+    return fail(loc, "scaled_dot_product_attention dropout_p must be in "
+                     "[0, 1), got " + std::to_string(p));
+  auto q = tensorOf(a.getQuery());
+  auto qs = q.getShape(), vs = tensorOf(a.getValue()).getShape();
   types.push_back(
       RankedTensorType::get({qs[0], qs[1], qs[2], vs[3]}, q.getElementType()));
   return success();

@@ -1,9 +1,12 @@
 //===- Attention.cpp - scaled_dot_product_attention and its backward ------===//
 //
-// Per (batch, head): P = softmax(scale * Q K^T [+ causal mask]), O = P V,
-// with the GEMMs in cblas_sgemm (FP32 accumulation) and the softmax in
-// float. The causal mask is top-left aligned (key j > query i is masked),
-// as torch's is_causal. scale defaults to 1/sqrt(D).
+// Per kv head: P = softmax(scale * Q K^T [+ mask]), O = P V, with the GEMMs
+// in cblas_sgemm (FP32 accumulation) and the softmax in float. Under
+// grouped-query attention the query heads a kv head serves are one GEMM's
+// rows (AttnGeom). The causal mask is top-left aligned (key j > query i is
+// masked), as torch's is_causal; the optional mask is a keep-mask (integer,
+// nonzero keeps) or an additive float bias; a row with every key masked
+// gives P = 0 (PyTorch 2.15). scale defaults to 1/sqrt(D).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
@@ -18,16 +21,56 @@ using namespace detail;
 
 namespace {
 
-// P [T, S] for one (batch, head).
-void probabilities(const AttnGeom &g, const float *q, const float *k,
-                   float *p) {
+// The optional mask as a float bias (0 or -inf for a keep-mask), indexed
+// through its broadcast strides.
+class MaskIn {
+public:
+  MaskIn(std::string_view op, const TensorRef &q, const TensorRef &k,
+         const TensorRef *m) {
+    if (!m)
+      return;
+    view_ = attentionMask(op, q, k, *m);
+    bias_.resize(size_t(m->numel()));
+    if (view_.additive) {
+      FloatIn f(*m);
+      std::copy(f.data(), f.data() + m->numel(), bias_.begin());
+      return;
+    }
+    for (int64_t i = 0; i < m->numel(); ++i) {
+      bool keep = m->dtype == DType::I64
+                      ? static_cast<const int64_t *>(m->data)[i] != 0
+                      : static_cast<const int32_t *>(m->data)[i] != 0;
+      bias_[size_t(i)] = keep ? 0.0f : -INFINITY;
+    }
+  }
+  bool present() const { return !bias_.empty(); }
+  float at(int64_t h, int64_t i, int64_t j) const {
+    return bias_[size_t(view_.offset(h, i, j))];
+  }
+
+private:
+  AttnMask view_;
+  std::vector<float> bias_;
+};
+
+// P [T, S] for kv head |b| (its group of query heads' rows).
+void probabilities(const AttnGeom &g, const MaskIn &mask, int64_t b,
+                   const float *q, const float *k, float *p) {
   sgemm(false, true, g.t, g.s, g.d, g.scale, q, g.d, k, g.d, 0.0f, p, g.s);
-  for (int64_t i = 0; i < g.t; ++i) {
-    float *row = p + i * g.s;
+  for (int64_t r = 0; r < g.t; ++r) {
+    float *row = p + r * g.s;
+    int64_t i = r % g.tq;
     int64_t n = g.causal ? std::min(i + 1, g.s) : g.s;
+    if (mask.present()) {
+      int64_t h = b * g.group + r / g.tq;
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += mask.at(h, i, j);
+    }
     float mx = -INFINITY;
     for (int64_t j = 0; j < n; ++j)
       mx = std::fmax(mx, row[j]);
+    if (mx == -INFINITY) // every key masked: attends to nothing
+      n = 0;
     float sum = 0.0f;
     for (int64_t j = 0; j < n; ++j) {
       row[j] = std::exp(row[j] - mx);
@@ -48,12 +91,13 @@ void attentionKernel(std::span<const TensorRef> in,
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &o = required(op, out, 0);
   AttnGeom g = attentionForward(op, q, k, v, o, attrs);
+  MaskIn mask(op, q, k, optional(in, 3));
   FloatIn fq(q), fk(k), fv(v);
   FloatOut fo(o);
   std::vector<float> p(size_t(g.t * g.s));
   for (int64_t b = 0; b < g.batch; ++b) {
-    probabilities(g, fq.data() + b * g.t * g.d, fk.data() + b * g.s * g.d,
-                  p.data());
+    probabilities(g, mask, b, fq.data() + b * g.t * g.d,
+                  fk.data() + b * g.s * g.d, p.data());
     sgemm(false, false, g.t, g.e, g.s, 1.0f, p.data(), g.s,
           fv.data() + b * g.s * g.e, g.e, 0.0f, fo.data() + b * g.t * g.e,
           g.e);
@@ -61,7 +105,8 @@ void attentionKernel(std::span<const TensorRef> in,
   fo.commit();
 }
 
-// in: q, k, v, g; out: dq, dk, dv. With P recomputed:
+// in: q, k, v, g[, mask]; out: dq, dk, dv. With P recomputed (dK and dV
+// sum over a kv head's query heads: they are the GEMMs' rows):
 //   dV = P^T G, dP = G V^T, dS = P * (dP - rowsum(P * dP)),
 //   dQ = scale dS K, dK = scale dS^T Q.
 void attentionBackwardKernel(std::span<const TensorRef> in,
@@ -73,13 +118,14 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
   const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
                   *dv = optional(out, 2);
   AttnGeom g = attentionBackward(op, q, k, v, gy, dq, dk, dv, attrs);
+  MaskIn mask(op, q, k, optional(in, 4));
   FloatIn fq(q), fk(k), fv(v), fg(gy);
   std::vector<float> gq(size_t(q.numel())), gk(size_t(k.numel())),
       gv(size_t(v.numel())), p(size_t(g.t * g.s)), dp(size_t(g.t * g.s));
   for (int64_t b = 0; b < g.batch; ++b) {
     const float *qb = fq.data() + b * g.t * g.d, *kb = fk.data() + b * g.s * g.d,
                 *vb = fv.data() + b * g.s * g.e, *gb = fg.data() + b * g.t * g.e;
-    probabilities(g, qb, kb, p.data());
+    probabilities(g, mask, b, qb, kb, p.data());
     sgemm(true, false, g.s, g.e, g.t, 1.0f, p.data(), g.s, gb, g.e, 0.0f,
           gv.data() + b * g.s * g.e, g.e);
     sgemm(false, true, g.t, g.s, g.e, 1.0f, gb, g.e, vb, g.e, 0.0f, dp.data(),

@@ -6,7 +6,12 @@
 // attention does under autocast). Backward recomputes P:
 //   dV = P^T G, dP = G V^T, dS = P * (dP - rowsum(P * dP)),
 //   dQ = scale dS K, dK = scale dS^T Q.
-// Causal masks are top-left aligned (key j > query i is masked).
+// Causal masks are top-left aligned (key j > query i is masked). The
+// optional mask is a keep-mask (integer, nonzero keeps) or a float bias
+// added to the scores; a row with every key masked gives P = 0 (PyTorch
+// 2.15). Grouped-query attention needs no extra work: the query heads a kv
+// head serves are consecutive, so they are one GEMM's rows (AttnGeom), and
+// dK, dV sum over them inside the GEMMs.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
@@ -23,16 +28,39 @@ namespace {
 // Attention dims and attributes (shared with the CPU library).
 using Geo = kernels::detail::AttnGeom;
 
-// In place on FP32 scores [rows = batch*T, S]; also writes P in |tp|.
+// The optional mask of a row: its data, dtype and broadcast view.
+struct MaskArg {
+  const void *data = nullptr;
+  int dtype = 0;
+  kernels::detail::AttnMask view;
+};
+
+// In place on FP32 scores [rows = batch*t, S]; also writes P in |tp|. Row r
+// of kv head b is query r % tq of query head b * group + r / tq.
 __global__ void maskedSoftmax(float *p, void *pHalf, int tp, int64_t t,
-                              int64_t s, bool causal) {
-  int64_t row = blockIdx.x, i = row % t;
+                              int64_t s, bool causal, int64_t tq,
+                              int64_t group, MaskArg mask) {
+  int64_t row = blockIdx.x, r = row % t, i = r % tq;
   float *x = p + row * s;
   int64_t n = causal ? (i + 1 < s ? i + 1 : s) : s;
+  if (mask.data) {
+    const kernels::detail::AttnMask &m = mask.view;
+    int64_t h = (row / t) * group + r / tq;
+    int64_t base = (h / m.hq) * m.sb + (h % m.hq) * m.sh + i * m.st;
+    bool additive = m.additive;
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+      int64_t at = base + j * m.ss; // AttnMask::offset (a host function)
+      x[j] += additive ? ld(mask.data, mask.dtype, at)
+                       : (ldId(mask.data, mask.dtype, at) != 0 ? 0.0f
+                                                               : -INFINITY);
+    }
+  }
   float mx = -INFINITY;
   for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
     mx = fmaxf(mx, x[j]);
   mx = blockMax(mx);
+  if (mx == -INFINITY) // every key masked: attends to nothing
+    n = 0;
   float sum = 0.0f;
   for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
     sum += expf(x[j] - mx);
@@ -86,8 +114,13 @@ Buffers buffers(const Geo &g, DType low, bool backward, std::string_view op,
 
 // P (FP32 and in |low|) for all (batch, head).
 void probabilities(const Geo &g, const TensorRef &q, const TensorRef &k,
-                   const Buffers &b, DType low, std::string_view op,
-                   cudaStream_t stream) {
+                   const TensorRef *maskRef, const Buffers &b, DType low,
+                   std::string_view op, cudaStream_t stream) {
+  MaskArg mask;
+  if (maskRef) {
+    mask.data = maskRef->data, mask.dtype = int(maskRef->dtype);
+    mask.view = kernels::detail::attentionMask(op, q, k, *maskRef);
+  }
   Gemm m;
   m.transB = true;
   m.m = g.t, m.n = g.s, m.k = g.d;
@@ -98,7 +131,7 @@ void probabilities(const Geo &g, const TensorRef &q, const TensorRef &k,
   m.alpha = g.scale;
   gemm(m, stream, op);
   maskedSoftmax<<<unsigned(g.batch * g.t), 256, 0, stream>>>(
-      b.p32, b.pLow, int(low), g.t, g.s, g.causal);
+      b.p32, b.pLow, int(low), g.t, g.s, g.causal, g.tq, g.group, mask);
 }
 
 } // namespace
@@ -111,7 +144,7 @@ void attentionKernel(std::span<const TensorRef> in,
                   &v = required(op, in, 2), &o = required(op, out, 0);
   Geo g = kernels::detail::attentionForward(op, q, k, v, o, attrs);
   Buffers b = buffers(g, v.dtype, false, op, stream);
-  probabilities(g, q, k, b, v.dtype, op, stream);
+  probabilities(g, q, k, optional(in, 3), b, v.dtype, op, stream);
   Gemm m; // O = P V
   m.m = g.t, m.n = g.e, m.k = g.s;
   m.a = b.pLow, m.aType = v.dtype, m.lda = g.s, m.strideA = g.t * g.s;
@@ -122,7 +155,7 @@ void attentionKernel(std::span<const TensorRef> in,
   checkLaunch(op.data());
 }
 
-// in: q, k, v, g; out: dq, dk, dv (each may be null).
+// in: q, k, v, g[, mask]; out: dq, dk, dv (each may be null).
 void attentionBackwardKernel(std::span<const TensorRef> in,
                              std::span<const TensorRef> out,
                              const Attrs &attrs, cudaStream_t stream) {
@@ -135,7 +168,7 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
       kernels::detail::attentionBackward(op, q, k, v, gy, dq, dk, dv, attrs);
   DType low = q.dtype;
   Buffers b = buffers(g, low, true, op, stream);
-  probabilities(g, q, k, b, low, op, stream);
+  probabilities(g, q, k, optional(in, 4), b, low, op, stream);
   if (dv) {
     Gemm m; // dV = P^T G
     m.transA = true;

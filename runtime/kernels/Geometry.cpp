@@ -109,15 +109,41 @@ AttnGeom attentionGeometry(std::string_view op, const TensorRef &q,
     fail(op, "q, k and v must have equal rank >= 2");
   AttnGeom g{1, q.shape[r - 2], k.shape[r - 2], q.shape[r - 1],
              v.shape[r - 1], 0.0f, attrs.getBool("causal")};
+  g.tq = g.t;
   for (int i = 0; i < r - 2; ++i) {
-    if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i])
+    if (v.shape[i] != k.shape[i])
       fail(op, "batch/head dimensions differ");
-    g.batch *= q.shape[i];
+    if (k.shape[i] != q.shape[i]) {
+      // Grouped-query attention: only the heads (the last batch dimension).
+      if (i != r - 3 || k.shape[i] <= 0 || q.shape[i] % k.shape[i] != 0)
+        fail(op, "batch/head dimensions differ");
+      g.group = q.shape[i] / k.shape[i];
+    }
+    g.batch *= k.shape[i];
   }
+  g.t = g.group * g.tq;
   if (k.shape[r - 1] != g.d || v.shape[r - 2] != g.s)
     fail(op, "expected q [.., T, D], k [.., S, D], v [.., S, E]");
   g.scale = float(attrs.getFloat("scale", 1.0 / std::sqrt(double(g.d))));
   return g;
+}
+
+AttnMask attentionMask(std::string_view op, const TensorRef &q,
+                       const TensorRef &k, const TensorRef &mask) {
+  if (q.rank != 4 || k.rank != 4)
+    fail(op, "a mask needs q [B, H, T, D] and k [B, H, S, D]");
+  TensorRef full{};
+  full.rank = 4;
+  full.shape[0] = q.shape[0], full.shape[1] = q.shape[1];
+  full.shape[2] = q.shape[2], full.shape[3] = k.shape[2];
+  int64_t s[kMaxRank];
+  broadcastStrides(op, mask, full, s);
+  AttnMask m{q.shape[1], s[0], s[1], s[2], s[3]};
+  m.additive = mask.dtype == DType::F32 || mask.dtype == DType::F16 ||
+               mask.dtype == DType::BF16;
+  if (m.additive && mask.dtype != q.dtype)
+    fail(op, "a float mask must have q's element type");
+  return m;
 }
 
 MatmulShape matmulShape(std::string_view op, const TensorRef &a,

@@ -82,16 +82,35 @@ PoolGeometry poolGeometry(std::string_view op, const TensorRef &x,
                           const TensorRef &y, const Attrs &attrs,
                           const TensorRef *dx = nullptr);
 
-// scaled_dot_product_attention: q [.., T, D], k [.., S, D], v [.., S, E];
-// scale defaults to 1/sqrt(D).
+// scaled_dot_product_attention: q [.., Hq, T, D], k [.., Hkv, S, D],
+// v [.., Hkv, S, E]; scale defaults to 1/sqrt(D). Grouped-query attention
+// (Hq = group * Hkv) is one GEMM problem per kv head: the |group| query
+// heads it serves are consecutive in q, so they form one [group*T, D]
+// matrix. |batch| counts kv heads, |t| = group * tq rows per kv head, and
+// row r is query r % tq (what causal masking and the mask index by).
 struct AttnGeom {
   int64_t batch, t, s, d, e;
   float scale;
   bool causal;
+  int64_t tq = 0, group = 1;
 };
 AttnGeom attentionGeometry(std::string_view op, const TensorRef &q,
                            const TensorRef &k, const TensorRef &v,
                            const Attrs &attrs);
+// The optional attention mask (rank-4 q [B, Hq, T, D]) broadcast to
+// [B, Hq, T, S]: element offset of (query head h in [0, B*Hq), query i,
+// key j) = (h / hq) * sb + (h % hq) * sh + i * st + j * ss. An integer mask
+// keeps the keys where it is nonzero; a float mask is added to the scores.
+// Plain data, passed to CUDA kernels by value.
+struct AttnMask {
+  int64_t hq = 1, sb = 0, sh = 0, st = 0, ss = 0;
+  bool additive = false;
+  int64_t offset(int64_t h, int64_t i, int64_t j) const {
+    return (h / hq) * sb + (h % hq) * sh + i * st + j * ss;
+  }
+};
+AttnMask attentionMask(std::string_view op, const TensorRef &q,
+                       const TensorRef &k, const TensorRef &mask);
 // attentionGeometry and the result o [.., T, E].
 AttnGeom attentionForward(std::string_view op, const TensorRef &q,
                           const TensorRef &k, const TensorRef &v,

@@ -239,6 +239,57 @@ TEST(CudaKernels, WhereAndMaskedFill) {
   cuda::check(cudaFree(d64), "free");
 }
 
+// Grouped-query attention (4 query heads on 2 kv heads) with an additive
+// float mask and causal masking; the forward and the three gradients.
+TEST(CudaKernels, AttentionGroupedQueryAdditiveMask) {
+  REQUIRE_GPU();
+  std::vector<float> mask = randoms(5 * 6, 1.0f, 9);
+  mask[2 * 6 + 0] = mask[2 * 6 + 1] = mask[2 * 6 + 2] = -INFINITY; // row 2: all
+  cpu::Attrs a{{"causal", true}, {"scale", 0.4}};
+  compareOp("graph.scaled_dot_product_attention",
+            {randoms(2 * 4 * 5 * 3), randoms(2 * 2 * 6 * 3, 1, 2),
+             randoms(2 * 2 * 6 * 4, 1, 3), mask},
+            {{2, 4, 5, 3}, {2, 2, 6, 3}, {2, 2, 6, 4}, {5, 6}}, {2, 4, 5, 4}, a,
+            1e-4f, 1e-4f);
+  compareOutputs("graph.scaled_dot_product_attention_backward",
+                 {randoms(2 * 4 * 5 * 3), randoms(2 * 2 * 6 * 3, 1, 2),
+                  randoms(2 * 2 * 6 * 4, 1, 3), randoms(2 * 4 * 5 * 4, 1, 4),
+                  mask},
+                 {{2, 4, 5, 3}, {2, 2, 6, 3}, {2, 2, 6, 4}, {2, 4, 5, 4}, {5, 6}},
+                 {{2, 4, 5, 3}, {2, 2, 6, 3}, {2, 2, 6, 4}}, a, 1e-4f, 1e-4f);
+}
+
+// An integer keep-mask broadcast over the batch and the query rows.
+TEST(CudaKernels, AttentionKeepMask) {
+  REQUIRE_GPU();
+  std::vector<int32_t> keep = {1, 0, 1, 1, 0, 0, 0, 0}; // [1, 2, 1, 4]: head 1 none
+  std::vector<float> q = randoms(2 * 2 * 3 * 4), k = randoms(2 * 1 * 4 * 4, 1, 2),
+                     v = randoms(2 * 1 * 4 * 2, 1, 3);
+  Dev dq(q), dk(k), dv(v), out(std::vector<float>(2 * 2 * 3 * 2, NAN));
+  int32_t *dm = nullptr;
+  cuda::check(cudaMalloc(&dm, keep.size() * sizeof(int32_t)), "malloc");
+  cuda::check(cudaMemcpy(dm, keep.data(), keep.size() * sizeof(int32_t),
+                         cudaMemcpyHostToDevice), "copy");
+  std::vector<float> want(2 * 2 * 3 * 2);
+  std::vector<TensorRef> cin = {cpu::makeRef(q.data(), DType::F32, {2, 2, 3, 4}),
+                                cpu::makeRef(k.data(), DType::F32, {2, 1, 4, 4}),
+                                cpu::makeRef(v.data(), DType::F32, {2, 1, 4, 2}),
+                                cpu::makeRef(keep.data(), DType::I32, {1, 2, 1, 4})};
+  std::vector<TensorRef> cout = {cpu::makeRef(want.data(), DType::F32, {2, 2, 3, 2})};
+  cpu::lookup("graph.scaled_dot_product_attention")(cin, cout, {});
+  std::vector<TensorRef> gin = {cpu::makeRef(dq.p, DType::F32, {2, 2, 3, 4}),
+                                cpu::makeRef(dk.p, DType::F32, {2, 1, 4, 4}),
+                                cpu::makeRef(dv.p, DType::F32, {2, 1, 4, 2}),
+                                cpu::makeRef(dm, DType::I32, {1, 2, 1, 4})};
+  std::vector<TensorRef> gout = {cpu::makeRef(out.p, DType::F32, {2, 2, 3, 2})};
+  cuda::lookup("graph.scaled_dot_product_attention")(gin, gout, {}, nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  std::vector<float> got = out.get();
+  expectNear(got, want, 1e-5f, 1e-5f);
+  EXPECT_EQ(got[3 * 2], 0.0f); // batch 0, head 1: every key masked
+  cuda::check(cudaFree(dm), "free");
+}
+
 TEST(CudaKernels, NormBackwardGradients) {
   REQUIRE_GPU();
   for (auto [m, d] : {std::pair<int64_t, int64_t>{600, 96}, {5, 1000}}) {

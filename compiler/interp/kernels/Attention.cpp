@@ -1,7 +1,11 @@
 //===- Attention.cpp - scaled_dot_product_attention and its backward -------===//
 //
-// q [B, H, T, D], k [B, H, S, D], v [B, H, S, E]. With `causal`, query i sees
-// keys j <= i (PyTorch's is_causal: a top-left aligned lower triangle).
+// q [B, Hq, T, D], k [B, Hkv, S, D], v [B, Hkv, S, E]; query head h reads
+// kv head h / (Hq/Hkv) (grouped-query attention). With `causal`, query i
+// sees keys j <= i (PyTorch's is_causal: a top-left aligned lower triangle).
+// The optional mask (broadcast to [B, Hq, T, S]) keeps keys where an integer
+// mask is nonzero or adds a float one to the scores; a row with no visible
+// key gives 0 (PyTorch 2.15).
 // Dot products accumulate like GEMMs (FP32 under typed numerics); the
 // softmax probabilities stay unrounded.
 //
@@ -15,32 +19,57 @@ using namespace ampc::interp;
 namespace {
 
 struct AttnGeom {
-  int64_t bh, t, s, d, e;
+  int64_t bh, hq, group, t, s, d, e;
   double scale;
   bool causal;
-  AttnGeom(const OpContext &ctx, const Tensor &q, const Tensor &v) {
-    bh = q.shape[0] * q.shape[1], t = q.shape[2], d = q.shape[3];
+  const Tensor *mask = nullptr;
+  int64_t ms[4] = {0, 0, 0, 0}; // the mask's strides broadcast to [B,Hq,T,S]
+  AttnGeom(const OpContext &ctx, std::span<const Tensor> in, size_t maskAt) {
+    const Tensor &q = in[0], &k = in[1], &v = in[2];
+    bh = q.shape[0] * q.shape[1], hq = q.shape[1], t = q.shape[2];
+    d = q.shape[3], group = q.shape[1] / k.shape[1];
     s = v.shape[2], e = v.shape[3];
     scale = ctx.getOptionalFloat("scale").value_or(1.0 / std::sqrt(double(d)));
     causal = ctx.getFlag("causal");
+    if (in.size() <= maskAt)
+      return;
+    mask = &in[maskAt];
+    int64_t full[4] = {q.shape[0], hq, t, s}, stride = 1;
+    for (int64_t r = mask->rank() - 1, a = 3; r >= 0; --r, --a) {
+      ms[a] = mask->shape[r] == full[a] ? stride : 0;
+      stride *= mask->shape[r];
+    }
   }
   int64_t keys(int64_t i) const { return causal ? std::min(i + 1, s) : s; }
+  // The kv head query head |h| reads.
+  int64_t kv(int64_t h) const { return h / group; }
+  // The mask's additive term for (query head h, query i, key j).
+  double bias(int64_t h, int64_t i, int64_t j) const {
+    if (!mask)
+      return 0.0;
+    int64_t at = (h / hq) * ms[0] + (h % hq) * ms[1] + i * ms[2] + j * ms[3];
+    if (mask->isFloat())
+      return mask->f[at];
+    return mask->i[at] != 0 ? 0.0 : -INFINITY;
+  }
 };
 
 // The probabilities of query row |i| of head |h| over its visible keys.
 std::vector<double> probs(const OpContext &ctx, const AttnGeom &g,
                           const Tensor &q, const Tensor &k, int64_t h,
                           int64_t i) {
-  int64_t n = g.keys(i);
+  int64_t n = g.keys(i), hk = g.kv(h);
   std::vector<double> p(n);
   double m = -INFINITY, sum = 0;
   for (int64_t j = 0; j < n; ++j) {
     Accum acc(ctx);
     for (int64_t l = 0; l < g.d; ++l)
-      acc.add(q.f[(h * g.t + i) * g.d + l] * k.f[(h * g.s + j) * g.d + l]);
-    p[j] = acc.get() * g.scale;
+      acc.add(q.f[(h * g.t + i) * g.d + l] * k.f[(hk * g.s + j) * g.d + l]);
+    p[j] = acc.get() * g.scale + g.bias(h, i, j);
     m = std::max(m, p[j]);
   }
+  if (m == -INFINITY) // every key masked: attends to nothing
+    return std::vector<double>(n, 0.0);
   for (double &x : p)
     sum += (x = std::exp(x - m));
   for (double &x : p)
@@ -50,7 +79,7 @@ std::vector<double> probs(const OpContext &ctx, const AttnGeom &g,
 
 KernelResult attention(const OpContext &ctx, std::span<const Tensor> in) {
   const Tensor &q = in[0], &k = in[1], &v = in[2];
-  AttnGeom g(ctx, q, v);
+  AttnGeom g(ctx, in, 3);
   Tensor out = ctx.makeResult();
   for (int64_t h = 0; h < g.bh; ++h)
     for (int64_t i = 0; i < g.t; ++i) {
@@ -58,7 +87,7 @@ KernelResult attention(const OpContext &ctx, std::span<const Tensor> in) {
       for (int64_t c = 0; c < g.e; ++c) {
         Accum acc(ctx);
         for (int64_t j = 0; j < int64_t(p.size()); ++j)
-          acc.add(p[j] * v.f[(h * g.s + j) * g.e + c]);
+          acc.add(p[j] * v.f[(g.kv(h) * g.s + j) * g.e + c]);
         out.f[(h * g.t + i) * g.e + c] = acc.get();
       }
     }
@@ -71,20 +100,20 @@ KernelResult attention(const OpContext &ctx, std::span<const Tensor> in) {
 KernelResult attentionBackward(const OpContext &ctx,
                                std::span<const Tensor> in) {
   const Tensor &q = in[0], &k = in[1], &v = in[2], &go = in[3];
-  AttnGeom g(ctx, q, v);
+  AttnGeom g(ctx, in, 4);
   Tensor dq = ctx.makeResult(0), dk = ctx.makeResult(1),
          dv = ctx.makeResult(2);
   for (int64_t h = 0; h < g.bh; ++h)
     for (int64_t i = 0; i < g.t; ++i) {
       std::vector<double> p = probs(ctx, g, q, k, h, i);
-      int64_t n = int64_t(p.size());
+      int64_t n = int64_t(p.size()), hk = g.kv(h);
       const double *gi = go.f.data() + (h * g.t + i) * g.e;
       std::vector<double> dp(n);
       double dot = 0;
       for (int64_t j = 0; j < n; ++j) {
         Accum acc(ctx);
         for (int64_t c = 0; c < g.e; ++c)
-          acc.add(gi[c] * v.f[(h * g.s + j) * g.e + c]);
+          acc.add(gi[c] * v.f[(hk * g.s + j) * g.e + c]);
         dp[j] = acc.get();
         dot += p[j] * dp[j];
       }
@@ -92,12 +121,12 @@ KernelResult attentionBackward(const OpContext &ctx,
         double ds = p[j] * (dp[j] - dot) * g.scale;
         for (int64_t l = 0; l < g.d; ++l) {
           accumulate(ctx, dq.f[(h * g.t + i) * g.d + l],
-                     ds * k.f[(h * g.s + j) * g.d + l]);
-          accumulate(ctx, dk.f[(h * g.s + j) * g.d + l],
+                     ds * k.f[(hk * g.s + j) * g.d + l]);
+          accumulate(ctx, dk.f[(hk * g.s + j) * g.d + l],
                      ds * q.f[(h * g.t + i) * g.d + l]);
         }
         for (int64_t c = 0; c < g.e; ++c)
-          accumulate(ctx, dv.f[(h * g.s + j) * g.e + c], p[j] * gi[c]);
+          accumulate(ctx, dv.f[(hk * g.s + j) * g.e + c], p[j] * gi[c]);
       }
     }
   std::vector<Tensor> r;

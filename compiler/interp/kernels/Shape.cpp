@@ -186,4 +186,8 @@ void ampc::interp::registerShapeKernels(KernelTable &t) {
   t["graph.constant"] = constant;
   t["graph.embedding"] = embedding;
   t["graph.embedding_backward"] = embeddingBackward;
+  // Shape sugar (normally rewritten by graph-desugar first).
+  t["graph.squeeze"] = reshape;
+  t["graph.unsqueeze"] = reshape;
+  t["graph.expand"] = broadcastTo;
 }

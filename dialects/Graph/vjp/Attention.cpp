@@ -14,7 +14,10 @@ ScaledDotProductAttentionOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   auto bw = ScaledDotProductAttentionBackwardOp::create(
       b, getLoc(),
       TypeRange{getQuery().getType(), getKey().getType(), getValue().getType()},
-      getQuery(), getKey(), getValue(), cotangents[0], getCausalAttr(),
-      getScaleAttr());
-  return {bw.getDq(), bw.getDk(), bw.getDv()};
+      getQuery(), getKey(), getValue(), cotangents[0], getMask(),
+      getCausalAttr(), getScaleAttr());
+  SmallVector<Value> cts{bw.getDq(), bw.getDk(), bw.getDv()};
+  if (getMask())
+    cts.push_back(Value()); // a keep-mask or an additive bias: no gradient
+  return cts;
 }
