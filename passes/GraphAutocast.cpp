@@ -135,12 +135,27 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
     Type first = graph::elementTypeOf(op->getOperand(floats.front()));
     if (!rule || rule->category == Category::Promote) {
       // The widest input: equal types stay; any mix (f16 with bf16 too)
-      // widens to f32, as torch.promote_types does.
-      Type widest = first;
-      for (unsigned i : floats)
-        if (graph::elementTypeOf(op->getOperand(i)) != first)
+      // widens to f32, as torch.promote_types does. As in PyTorch's
+      // result_type, a rank-0 operand (a scalar parameter or constant) takes
+      // no part when a dimensioned float operand is there: `h * temperature`
+      // stays half.
+      SmallVector<unsigned> voters;
+      for (unsigned i : floats) {
+        auto t = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+        if (!t || t.getRank() > 0)
+          voters.push_back(i);
+      }
+      bool scalarsOut = !voters.empty() && voters.size() < floats.size();
+      if (voters.empty())
+        voters.assign(floats.begin(), floats.end());
+      Type widest = graph::elementTypeOf(op->getOperand(voters.front()));
+      for (unsigned i : voters)
+        if (graph::elementTypeOf(op->getOperand(i)) !=
+            graph::elementTypeOf(op->getOperand(voters.front())))
           widest = Float32Type::get(&getContext());
       std::string what = "widest input: " + typeName(widest);
+      if (scalarsOut)
+        what += ", rank-0 operands do not promote";
       if (!rule)
         return {widest, "unlisted (promote, " + what + ")"};
       return {widest, withSource("promote (" + what + ")")};

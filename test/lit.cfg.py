@@ -60,3 +60,12 @@ if config.ampc_sanitize:
 for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
+
+# A Python with PyTorch (and safetensors) for the tests that check ampc's
+# decisions and files against PyTorch itself: the environment variable
+# AMPC_TORCH_PYTHON, else CMake's AMPC_TORCH_PYTHON. Those tests say
+# `REQUIRES: torch` and are unsupported without one.
+torch_python = os.environ.get("AMPC_TORCH_PYTHON") or getattr(config, "ampc_torch_python", "")
+if torch_python and os.system('"%s" -c "import torch" >/dev/null 2>&1' % torch_python) == 0:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", torch_python))
