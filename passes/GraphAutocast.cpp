@@ -10,6 +10,7 @@
 #include "passes/amp/CastCleanup.h"
 #include "passes/amp/OpSite.h"
 #include "passes/amp/Policy.h"
+#include "passes/amp/UnmatchedPins.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -87,8 +88,30 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
   }
 
   void runOnOperation() override {
+    pinMatched.assign(policyData->pins().size(), false);
+    sites.clear();
     for (auto model : getOperation().getOps<graph::ModelOp>())
       autocastModel(model);
+    // A pin that matches nothing is a mistake the user must hear about.
+    for (auto [i, pin] : llvm::enumerate(policyData->pins())) {
+      if (pinMatched[i])
+        continue;
+      emitError(FileLineColLoc::get(&getContext(), policy, pin.policyLine,
+                                    pin.policyCol))
+          << amp::unmatchedPinMessage(pin, sites);
+      signalPassFailure();
+    }
+  }
+
+  // Notes which policy pins name |op|, whether or not they decide it (a
+  // model-file pin wins over them).
+  void notePins(Operation *op) {
+    amp::OpSite site = amp::siteOf(op->getLoc());
+    for (auto [i, pin] : llvm::enumerate(policyData->pins()))
+      if (pin.matchesName(site.name) ||
+          pin.matchesLoc(site.file, site.line, site.col))
+        pinMatched[i] = true;
+    sites.push_back(std::move(site));
   }
 
   Type halfType() {
@@ -188,6 +211,7 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
               graph::ConstantOp, graph::CastOp>(op) ||
           !isa<graph::GraphDialect>(op.getDialect()))
         continue;
+      notePins(&op);
       SmallVector<unsigned> floats;
       for (auto [i, v] : llvm::enumerate(op.getOperands()))
         if (isa<FloatType>(graph::elementTypeOf(v)))
@@ -223,6 +247,8 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
   }
 
   std::optional<amp::Policy> policyData;
+  std::vector<bool> pinMatched;
+  std::vector<amp::OpSite> sites;
 };
 
 } // namespace
