@@ -120,12 +120,15 @@ inline ParamInfo makeParam(std::string name, std::vector<int64_t> shape,
   return {std::move(name), std::move(shape), spec};
 }
 
-// A named FP32 tensor the runtime checkpoints: master weights and optimizer
-// moments ("fc1.weight", "fc1.weight.exp_avg", ...).
+// A named FP32 tensor the runtime checkpoints: master weights, buffers and
+// optimizer moments ("fc1.weight", "fc1.weight.exp_avg", ...). Optimizer
+// state goes to optimizer.safetensors, everything else (the model's
+// state_dict: parameters and buffers) to model.safetensors.
 struct StateTensor {
   std::string name;
   std::vector<int64_t> shape;
   float *data = nullptr; // host-visible storage (the CUDA target stages it)
+  bool optimizer = false; // optimizer state, not the model's
 };
 
 class Model {
