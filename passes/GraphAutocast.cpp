@@ -10,6 +10,7 @@
 #include "passes/amp/CastCleanup.h"
 #include "passes/amp/OpSite.h"
 #include "passes/amp/Policy.h"
+#include "passes/amp/UnmatchedPins.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -87,8 +88,30 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
   }
 
   void runOnOperation() override {
+    pinMatched.assign(policyData->pins().size(), false);
+    sites.clear();
     for (auto model : getOperation().getOps<graph::ModelOp>())
       autocastModel(model);
+    // A pin that matches nothing is a mistake the user must hear about.
+    for (auto [i, pin] : llvm::enumerate(policyData->pins())) {
+      if (pinMatched[i])
+        continue;
+      emitError(FileLineColLoc::get(&getContext(), policy, pin.policyLine,
+                                    pin.policyCol))
+          << amp::unmatchedPinMessage(pin, sites);
+      signalPassFailure();
+    }
+  }
+
+  // Notes which policy pins name |op|, whether or not they decide it (a
+  // model-file pin wins over them).
+  void notePins(Operation *op) {
+    amp::OpSite site = amp::siteOf(op->getLoc());
+    for (auto [i, pin] : llvm::enumerate(policyData->pins()))
+      if (pin.matchesName(site.name) ||
+          pin.matchesLoc(site.file, site.line, site.col))
+        pinMatched[i] = true;
+    sites.push_back(std::move(site));
   }
 
   Type halfType() {
@@ -135,12 +158,27 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
     Type first = graph::elementTypeOf(op->getOperand(floats.front()));
     if (!rule || rule->category == Category::Promote) {
       // The widest input: equal types stay; any mix (f16 with bf16 too)
-      // widens to f32, as torch.promote_types does.
-      Type widest = first;
-      for (unsigned i : floats)
-        if (graph::elementTypeOf(op->getOperand(i)) != first)
+      // widens to f32, as torch.promote_types does. As in PyTorch's
+      // result_type, a rank-0 operand (a scalar parameter or constant) takes
+      // no part when a dimensioned float operand is there: `h * temperature`
+      // stays half.
+      SmallVector<unsigned> voters;
+      for (unsigned i : floats) {
+        auto t = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+        if (!t || t.getRank() > 0)
+          voters.push_back(i);
+      }
+      bool scalarsOut = !voters.empty() && voters.size() < floats.size();
+      if (voters.empty())
+        voters.assign(floats.begin(), floats.end());
+      Type widest = graph::elementTypeOf(op->getOperand(voters.front()));
+      for (unsigned i : voters)
+        if (graph::elementTypeOf(op->getOperand(i)) !=
+            graph::elementTypeOf(op->getOperand(voters.front())))
           widest = Float32Type::get(&getContext());
       std::string what = "widest input: " + typeName(widest);
+      if (scalarsOut)
+        what += ", rank-0 operands do not promote";
       if (!rule)
         return {widest, "unlisted (promote, " + what + ")"};
       return {widest, withSource("promote (" + what + ")")};
@@ -173,6 +211,7 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
               graph::ConstantOp, graph::CastOp>(op) ||
           !isa<graph::GraphDialect>(op.getDialect()))
         continue;
+      notePins(&op);
       SmallVector<unsigned> floats;
       for (auto [i, v] : llvm::enumerate(op.getOperands()))
         // Buffers are FP32 state the op updates in place: never cast.
@@ -210,6 +249,8 @@ struct GraphAutocastPass : ampc::impl::GraphAutocastBase<GraphAutocastPass> {
   }
 
   std::optional<amp::Policy> policyData;
+  std::vector<bool> pinMatched;
+  std::vector<amp::OpSite> sites;
 };
 
 } // namespace

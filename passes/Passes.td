@@ -127,8 +127,9 @@ def TrainBuildStep : Pass<"train-build-step", "mlir::ModuleOp"> {
     Option<"nesterov", "nesterov", "bool", "false", "Nesterov momentum (SGD)">,
     Option<"lr", "lr", "double", "1.0e-3", "Default learning rate">,
     Option<"momentum", "momentum", "double", "0.0", "Default SGD momentum">,
-    Option<"weightDecay", "weight-decay", "double", "0.0",
-           "Default weight decay">,
+    Option<"weightDecay", "weight-decay", "double", "-1.0",
+           "Default weight decay (negative: torch.optim's default, 0.01 for "
+           "adamw, 0 for sgd and adam)">,
     Option<"growthInterval", "growth-interval", "int", "2000",
            "Default clean steps before the scale grows">,
     Option<"hysteresis", "hysteresis", "int", "1",

@@ -49,9 +49,11 @@ struct TrainPipelineOptions
   Option<double> momentum{*this, "momentum",
                           llvm::cl::desc("Default SGD momentum"),
                           llvm::cl::init(0.0)};
-  Option<double> weightDecay{*this, "weight-decay",
-                             llvm::cl::desc("Default weight decay"),
-                             llvm::cl::init(0.0)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("Default weight decay (negative: torch.optim's default, "
+                     "0.01 for adamw, 0 for sgd and adam)"),
+      llvm::cl::init(-1.0)};
   Option<int> growthInterval{
       *this, "growth-interval",
       llvm::cl::desc("Default clean steps before the scale grows"),

@@ -228,7 +228,11 @@ struct TrainBuildStepPass
     NamedAttrList defaults;
     defaults.append("lr", f(lr));
     defaults.append("momentum", f(momentum));
-    defaults.append("weight_decay", f(weightDecay));
+    // torch.optim's defaults: AdamW decays by 0.01, SGD and Adam not at all.
+    double decay = weightDecay >= 0 ? double(weightDecay)
+                   : optimizer == "adamw" ? 0.01
+                                          : 0.0;
+    defaults.append("weight_decay", f(decay));
     if (clipNorm > 0)
       defaults.append("clip_norm", f(clipNorm));
     if (clipValue > 0)

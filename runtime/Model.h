@@ -123,8 +123,10 @@ inline ParamInfo makeParam(std::string name, std::vector<int64_t> shape,
   return {std::move(name), std::move(shape), spec};
 }
 
-// A named FP32 tensor the runtime checkpoints: master weights and optimizer
-// moments ("fc1.weight", "fc1.weight.exp_avg", ...).
+// A named FP32 tensor the runtime checkpoints: master weights, buffers and
+// optimizer moments ("fc1.weight", "fc1.weight.exp_avg", ...). Optimizer
+// state goes to optimizer.safetensors, everything else (the model's
+// state_dict: parameters and buffers) to model.safetensors.
 struct StateTensor {
   std::string name;
   std::vector<int64_t> shape;
@@ -132,6 +134,7 @@ struct StateTensor {
   // A buffer (graph.buffer): each data-parallel rank keeps its own, so it
   // is left out of the ranks' agreement check.
   bool perRank = false;
+  bool optimizer = false; // optimizer state, not the model's
 };
 
 class Model {

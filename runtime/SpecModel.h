@@ -42,10 +42,10 @@ protected:
     const std::vector<int64_t> &shape = spec_.params[param].shape;
     out.push_back({n, shape, w});
     if (spec_.config.optimizer == "sgd") {
-      out.push_back({n + ".momentum_buffer", shape, m});
+      out.push_back({n + ".momentum_buffer", shape, m, /*optimizer=*/true});
     } else {
-      out.push_back({n + ".exp_avg", shape, m});
-      out.push_back({n + ".exp_avg_sq", shape, v});
+      out.push_back({n + ".exp_avg", shape, m, /*optimizer=*/true});
+      out.push_back({n + ".exp_avg_sq", shape, v, /*optimizer=*/true});
     }
   }
 

@@ -47,61 +47,69 @@ AMPC_OPT(std::string, outputFile, "o",
                   "default: ./train, or stdout for C++)"),
          cl::value_desc("path"), cl::init(""));
 AMPC_OPT(std::string, target, "target",
-         cl::desc("cpu (C++, OpenBLAS) or cuda (CUDA C++, nvcc, cuBLASLt)"),
+         cl::desc("cpu (C++, OpenBLAS) or cuda (CUDA C++, nvcc, cuBLASLt) "
+                  "(default: cpu)"),
          cl::init("cpu"));
 AMPC_OPT(std::string, cudaArch, "cuda-arch",
          cl::desc("GPU architectures for --target=cuda, e.g. 80,90 "
                   "(default: the build's AMPC_CUDA_ARCHS)"),
          cl::init(""));
 AMPC_OPT(std::string, amp, "amp",
-         cl::desc("Mixed precision: off, fp16 or bf16"), cl::init("off"));
+         cl::desc("Mixed precision: off, fp16 or bf16 (default: off)"), cl::init("off"));
 AMPC_OPT(std::string, optimizer, "optimizer",
-         cl::desc("sgd, adam or adamw"), cl::init("adamw"));
+         cl::desc("sgd, adam or adamw (default: adamw)"), cl::init("adamw"));
 AMPC_OPT(std::string, lossScale, "loss-scale",
          cl::desc("dynamic, static:S or none (default: dynamic for fp16, "
                   "none for bf16 and off)"),
          cl::init(""));
 AMPC_OPT(double, clipNorm, "clip-norm",
-         cl::desc("Clip gradients to this global norm (0: off)"),
+         cl::desc("Clip gradients to this global norm (0: off; default: 0)"),
          cl::init(0.0));
 AMPC_OPT(double, clipValue, "clip-value",
-         cl::desc("Clip each gradient element to [-x, x] (0: off)"),
+         cl::desc("Clip each gradient element to [-x, x] (0: off; default: 0)"),
          cl::init(0.0));
 AMPC_OPT(int, accumSteps, "accum-steps",
-         cl::desc("Micro-batches per optimizer step"), cl::init(1));
-AMPC_OPT(bool, nesterov, "nesterov", cl::desc("Nesterov momentum (sgd)"),
+         cl::desc("Micro-batches per optimizer step (default: 1)"), cl::init(1));
+AMPC_OPT(bool, nesterov, "nesterov", cl::desc("Nesterov momentum (sgd; default: off)"),
          cl::init(false));
-AMPC_OPT(double, lr, "lr", cl::desc("Default learning rate of the binary"),
+AMPC_OPT(double, lr, "lr", cl::desc("Learning rate the binary uses unless its --lr says "
+                  "otherwise (default: 0.001)"),
          cl::init(-1.0));
 AMPC_OPT(double, momentum, "momentum",
-         cl::desc("Default SGD momentum of the binary"), cl::init(-1.0));
+         cl::desc("SGD momentum the binary uses unless its --momentum says "
+                  "otherwise (default: 0)"), cl::init(-1.0));
 AMPC_OPT(double, weightDecay, "weight-decay",
-         cl::desc("Default weight decay of the binary"), cl::init(-1.0));
+         cl::desc("Weight decay the binary uses unless its --weight-decay "
+                  "says otherwise (default: as torch.optim: 0.01 for adamw, "
+                  "0 for sgd and adam)"), cl::init(-1.0));
 AMPC_OPT(std::string, policy, "policy",
-         cl::desc("Autocast policy file"), cl::init(""));
+         cl::desc("Autocast policy file (default: none, PyTorch's CUDA "
+                  "autocast lists)"), cl::init(""));
 AMPC_OPT(std::string, dumpIr, "dump-ir",
-         cl::desc("Write the IR after every pass into this directory"),
+         cl::desc("Write the IR after every pass into this directory "
+                  "(default: none)"),
          cl::value_desc("dir"), cl::init(""));
 AMPC_OPT(std::string, emit, "emit",
-         cl::desc("binary (default) or cpp (write the C++ and stop)"),
+         cl::desc("binary or cpp (write the C++ and stop; default: binary)"),
          cl::init("binary"));
 AMPC_OPT(bool, keepTemps, "keep-temps",
-         cl::desc("Keep the generated C++ in its temporary directory"),
+         cl::desc("Keep the generated C++ in its temporary directory "
+                  "(default: off)"),
          cl::init(false));
 AMPC_OPT(std::string, sanitize, "sanitize", cl::ValueOptional,
          cl::desc("Build the binary with sanitizers: --sanitize is "
                   "address,undefined, or give a -fsanitize list (a runtime "
-                  "built with -DAMPC_SANITIZE adds its own)"),
+                  "built with -DAMPC_SANITIZE adds its own; default: off)"),
          cl::value_desc("list"), cl::init(""));
 AMPC_OPT(std::string, costReport, "cost-report",
          cl::desc("Also write `ampc cost`'s report of the compiled step "
-                  "(JSON if FILE ends in .json, else text)"),
+                  "(JSON if FILE ends in .json, else text; default: none)"),
          cl::value_desc("file"), cl::init(""));
 AMPC_OPT(std::string, costDevice, "cost-device",
          cl::desc("Device of --cost-report (default h100 for cuda, "
                   "cpu-2core for cpu)"),
          cl::init(""));
-AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command"),
+AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command (default: off)"),
          cl::init(false));
 
 // Writes the module after each pass to DIR/NN-<pass>.mlir.

@@ -346,7 +346,9 @@ static LogicalResult verifyNormBackward(OpT op) {
     return op.emitOpError() << "needs x of rank >= 1";
   if (failed(checkShape(op, "weight", op.getWeight(), {x.getShape().back()})))
     return failure();
-  if (!(op.getEps().convertToDouble() > 0))
+  // rms_norm_backward's eps is optional (the machine epsilon of x's type).
+  std::optional<llvm::APFloat> eps = op.getEps();
+  if (eps && !(eps->convertToDouble() > 0))
     return op.emitOpError() << "eps must be > 0";
   return success();
 }

@@ -342,14 +342,15 @@ def Graph_RmsNormBackwardOp : Graph_GradOp<"rms_norm_backward"> {
     `x: [..., D]`, `weight: [D]` (ones when the forward has none), `g` the
     cotangent of the result. With r = rsqrt(mean(x^2) + eps) over the last
     axis: `dx = r * (gw - x * r^2 * mean(gw * x))` where `gw = g * weight`;
-    `dweight = sum(g * x * r)` over all leading axes.
+    `dweight = sum(g * x * r)` over all leading axes. Without `eps`, the
+    machine epsilon of x's type, as rms_norm.
 
     ```mlir
     %dx, %dw = graph.rms_norm_backward %x, %w, %g {eps = 1.0e-06} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>
     ```
   }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$weight,
-      Graph_FloatTensor:$g, DefaultValuedAttr<F64Attr, "1.0e-6">:$eps);
+      Graph_FloatTensor:$g, OptionalAttr<F64Attr>:$eps);
   let results = (outs Graph_FloatTensor:$dx, Graph_FloatTensor:$dweight);
   let assemblyFormat = [{
     $x `,` $weight `,` $g attr-dict `:` type($x) `,` type($weight) `,` type($g)

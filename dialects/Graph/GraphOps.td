@@ -501,6 +501,9 @@ def Graph_RmsNormOp : Graph_ComputeOp<"rms_norm", [Graph_VJP]> {
   let summary = "RMS normalization over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + eps) * weight`; `weight` is optional `[D]`.
+    Without `eps`, eps is the machine epsilon of the type the op runs in
+    (torch.nn.RMSNorm's `torch.finfo(x.dtype).eps`: 2^-23 for f32, 2^-10 for
+    f16, 2^-7 for bf16), so it follows autocast's decision.
 
     ```mlir
     %y = graph.rms_norm %x, %g {eps = 1.0e-06} : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
@@ -508,7 +511,7 @@ def Graph_RmsNormOp : Graph_ComputeOp<"rms_norm", [Graph_VJP]> {
   }];
   let arguments = (ins Graph_FloatTensor:$input,
       Optional<Graph_FloatTensor>:$weight,
-      DefaultValuedAttr<F64Attr, "1.0e-6">:$eps);
+      OptionalAttr<F64Attr>:$eps);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = [{
     $input (`,` $weight^)? attr-dict `:` type($input)

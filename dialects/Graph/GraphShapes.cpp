@@ -381,7 +381,7 @@ LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
     return fail(loc, "rms_norm needs a tensor of rank >= 1");
   if (failed(checkAffine("rms_norm", "weight", loc, a.getInput(), a.getWeight())))
     return failure();
-  if (!(a.getEps().convertToDouble() > 0))
+  if (a.getEps() && !(a.getEps()->convertToDouble() > 0))
     return fail(loc, "rms_norm eps must be > 0");
   return sameAsInput(a.getInput(), types);
 }

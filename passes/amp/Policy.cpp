@@ -262,7 +262,7 @@ std::optional<Policy> Policy::parse(StringRef text, std::string &error,
       if (args.empty())
         return fail(lineNo, head[0].col, "pin without targets");
       for (const Word &w : args) {
-        Pin pin{*precision, lineNo, "", "", 0, 0};
+        Pin pin{*precision, lineNo, "", "", 0, 0, w.col};
         // FILE:LINE[:COL] when the word ends in :digits, a name otherwise.
         auto [rest, last] = w.text.rsplit(':');
         unsigned a = 0, b = 0;
@@ -300,6 +300,13 @@ std::optional<Policy> Policy::parse(StringRef text, std::string &error,
   return policy;
 }
 
+std::string Pin::text() const {
+  if (!name.empty())
+    return name;
+  return file + ":" + std::to_string(line) +
+         (col ? ":" + std::to_string(col) : "");
+}
+
 void Policy::print(raw_ostream &os) const {
   for (Category c : {Category::Lower, Category::FP32, Category::Promote,
                      Category::Follow}) {
@@ -312,13 +319,8 @@ void Policy::print(raw_ostream &os) const {
     os << "\n";
   }
   for (const Pin &pin : pinList) {
-    os << "pin " << pinPrecisionName(pin.precision) << ": ";
-    if (!pin.name.empty())
-      os << pin.name;
-    else
-      os << pin.file << ":" << pin.line << (pin.col ? ":" : "")
-         << (pin.col ? std::to_string(pin.col) : "");
-    os << "\n";
+    os << "pin " << pinPrecisionName(pin.precision) << ": " << pin.text()
+       << "\n";
   }
 }
 

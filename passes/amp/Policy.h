@@ -60,6 +60,9 @@ struct Pin {
   std::string name;     // set for a name pin
   std::string file;     // set for a location pin
   unsigned line = 0, col = 0; // col 0: any column
+  unsigned policyCol = 0;     // the target's column in the policy file
+  // The target as written in the policy file.
+  std::string text() const;
   bool matchesName(llvm::StringRef n) const { return !name.empty() && name == n; }
   bool matchesLoc(llvm::StringRef f, unsigned l, unsigned c) const;
 };

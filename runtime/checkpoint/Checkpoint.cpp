@@ -24,6 +24,9 @@ namespace ampc::rt {
 
 using json = nlohmann::ordered_json;
 
+constexpr const char *kModelFile = "model.safetensors";
+constexpr const char *kOptimizerFile = "optimizer.safetensors";
+
 // One key per row of HyperParams.def, under its name.
 static json hyperToJson(const Hyper &h) {
   json j = json::object();
@@ -77,10 +80,13 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
   if (ec)
     fail(tmp.string(), "cannot create: " + ec.message());
 
-  std::vector<F32Tensor> tensors;
+  // The model's state_dict (parameters, buffers) and the optimizer's state
+  // in two files, so model.safetensors loads into an nn.Module as it is.
+  std::vector<F32Tensor> modelTensors, optimizerTensors;
   json shapes = json::object();
   for (const StateTensor &t : model.stateTensors()) {
-    tensors.push_back({t.name, t.shape, t.data});
+    (t.optimizer ? optimizerTensors : modelTensors)
+        .push_back({t.name, t.shape, t.data});
     shapes[t.name] = t.shape;
   }
   const ScalerState &sc = model.scaler();
@@ -91,12 +97,16 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
       {"optimizer_step", std::to_string(model.optimizerStep())}};
   // The checksums are of the very bytes written (and fsynced) into the
   // directory that is renamed into place below.
-  std::string weights = encodeSafetensors(tensors, meta);
-  writeFileSynced((tmp / "model.safetensors").string(), weights);
   json files = json::object();
-  files["model.safetensors"] = {
-      {"bytes", weights.size()},
-      {"crc32", hex8(crc32Of(weights.data(), weights.size()))}};
+  auto write = [&](const char *file, const std::vector<F32Tensor> &tensors) {
+    std::string bytes = encodeSafetensors(tensors, meta);
+    writeFileSynced((tmp / file).string(), bytes);
+    files[file] = {{"bytes", bytes.size()},
+                   {"crc32", hex8(crc32Of(bytes.data(), bytes.size()))}};
+  };
+  write(kModelFile, modelTensors);
+  if (!optimizerTensors.empty())
+    write(kOptimizerFile, optimizerTensors);
 
   json j = {{"format", "ampc-train-state"},
             {"version", 1},
@@ -502,45 +512,94 @@ static std::vector<uint8_t> readVerified(const std::string &ckpt,
   return b;
 }
 
-void restoreCheckpoint(const std::string &ckpt, Model &model,
-                       const TrainState &st) {
-  for (const TrainState::FileSum &s : st.files)
-    if (s.name != "model.safetensors")
-      readVerified(ckpt, s.name, st);
-  std::string tensorPath = (fs::path(ckpt) / "model.safetensors").string();
-  SafetensorsFile f = decodeSafetensors(
-      tensorPath, readVerified(ckpt, "model.safetensors", st));
-  auto state = model.stateTensors();
-  for (const StateTensor &t : state) {
-    auto it = f.tensors.find(t.name);
+[[noreturn]] static void missingOptimizerFile(const std::string &ckpt,
+                                              const std::string &why) {
+  fail((fs::path(ckpt) / kOptimizerFile).string(),
+       "missing: the checkpoint's optimizer state" + why +
+           "; to start from its weights with a fresh optimizer, use "
+           "--init-weights " +
+           (fs::path(ckpt) / kModelFile).string());
+}
+
+// A checkpoint file's tensors, checked against the state tensors that
+// belong in it (presence, shape, nothing unexpected) and against the step
+// train_state.json is at.
+static SafetensorsFile readStateFile(const std::string &ckpt,
+                                     const std::string &name,
+                                     const TrainState &st,
+                                     const std::vector<const StateTensor *> &want) {
+  std::string path = (fs::path(ckpt) / name).string();
+  SafetensorsFile f = decodeSafetensors(path, readVerified(ckpt, name, st));
+  for (const StateTensor *t : want) {
+    auto it = f.tensors.find(t->name);
+    if (it == f.tensors.end() && t->optimizer && name == kModelFile)
+      missingOptimizerFile(ckpt, "");
     if (it == f.tensors.end())
-      fail(tensorPath, "missing tensor '" + t.name + "'");
-    if (it->second.shape != t.shape)
-      fail(tensorPath, "tensor '" + t.name + "' has shape " +
-                           json(it->second.shape).dump() + ", the model's is " +
-                           json(t.shape).dump());
+      fail(path, "missing tensor '" + t->name + "'");
+    if (it->second.shape != t->shape)
+      fail(path, "tensor '" + t->name + "' has shape " +
+                     json(it->second.shape).dump() + ", the model's is " +
+                     json(t->shape).dump());
   }
-  if (f.tensors.size() != state.size())
-    for (auto &[name, t] : f.tensors) {
+  if (f.tensors.size() != want.size())
+    for (auto &[tensor, t] : f.tensors) {
       bool known = false;
-      for (const StateTensor &s : state)
-        known |= s.name == name;
+      for (const StateTensor *s : want)
+        known |= s->name == tensor;
       if (!known)
-        fail(tensorPath, "unexpected tensor '" + name +
-                             "' (not part of this model)");
+        fail(path, "unexpected tensor '" + tensor +
+                       "' (not part of this model" +
+                       (name == kModelFile ? "'s state_dict)" : ")"));
     }
-  // The two files are of the same checkpoint.
-  auto metaDiffers = [&](const char *key, int64_t want) {
+  // The files are of the same checkpoint.
+  auto metaDiffers = [&](const char *key, int64_t value) {
     auto it = f.metadata.find(key);
-    return it != f.metadata.end() && it->second != std::to_string(want);
+    return it != f.metadata.end() && it->second != std::to_string(value);
   };
   if (metaDiffers("step", st.iteration) ||
       metaDiffers("optimizer_step", st.optimizerStep))
-    fail(tensorPath, "written at step " + f.metadata["step"] +
-                         " (optimizer step " + f.metadata["optimizer_step"] +
-                         "), train_state.json is at iteration " +
-                         std::to_string(st.iteration) + " (optimizer step " +
-                         std::to_string(st.optimizerStep) + ")");
+    fail(path, "written at step " + f.metadata["step"] + " (optimizer step " +
+                   f.metadata["optimizer_step"] +
+                   "), train_state.json is at iteration " +
+                   std::to_string(st.iteration) + " (optimizer step " +
+                   std::to_string(st.optimizerStep) + ")");
+  return f;
+}
+
+void restoreCheckpoint(const std::string &ckpt, Model &model,
+                       const TrainState &st) {
+  for (const TrainState::FileSum &s : st.files)
+    if (s.name != kModelFile && s.name != kOptimizerFile)
+      readVerified(ckpt, s.name, st);
+  auto state = model.stateTensors();
+  std::vector<const StateTensor *> modelState, optimizerState;
+  for (const StateTensor &t : state)
+    (t.optimizer ? optimizerState : modelState).push_back(&t);
+  // A checkpoint from before the split holds everything in model.safetensors
+  // and lists no optimizer.safetensors.
+  std::error_code ec;
+  bool split = fs::exists(fs::path(ckpt) / kOptimizerFile, ec) ||
+               std::any_of(st.files.begin(), st.files.end(),
+                           [](const TrainState::FileSum &s) {
+                             return s.name == kOptimizerFile;
+                           });
+  if (!optimizerState.empty() && split &&
+      !fs::exists(fs::path(ckpt) / kOptimizerFile, ec))
+    missingOptimizerFile(ckpt, " (train_state.json lists it)");
+  std::vector<const StateTensor *> inModelFile = modelState;
+  if (!split)
+    inModelFile.insert(inModelFile.end(), optimizerState.begin(),
+                       optimizerState.end());
+  std::map<std::string, const LoadedTensor *> loaded;
+  SafetensorsFile mf = readStateFile(ckpt, kModelFile, st, inModelFile);
+  for (auto &[name, t] : mf.tensors)
+    loaded[name] = &t;
+  SafetensorsFile of;
+  if (split && !optimizerState.empty()) {
+    of = readStateFile(ckpt, kOptimizerFile, st, optimizerState);
+    for (auto &[name, t] : of.tensors)
+      loaded[name] = &t;
+  }
   if (st.tensorShapes) {
     StateReader r((fs::path(ckpt) / "train_state.json").string());
     for (const StateTensor &t : state) {
@@ -558,7 +617,7 @@ void restoreCheckpoint(const std::string &ckpt, Model &model,
                            std::to_string(state.size()));
   }
   for (const StateTensor &t : state) {
-    const LoadedTensor &l = f.tensors.at(t.name);
+    const LoadedTensor &l = *loaded.at(t.name);
     std::copy(l.data.begin(), l.data.end(), t.data);
   }
   model.scaler() = st.scaler;

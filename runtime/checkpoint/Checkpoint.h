@@ -1,10 +1,15 @@
 //===- Checkpoint.h - Saving and resuming training ---------------*- C++ -*-===//
 //
 // Layout of --checkpoint-dir:
-//   step-00000100/model.safetensors   every Model::stateTensors() entry (F32)
+//   step-00000100/model.safetensors   the model's state_dict: parameters and
+//                                     buffers (the Model::stateTensors()
+//                                     entries not marked optimizer), F32,
+//                                     under the model file's names, so
+//                                     nn.Module.load_state_dict takes it
+//   step-00000100/optimizer.safetensors  the optimizer state (moments)
 //   step-00000100/train_state.json    counters, scaler, data position, seed,
 //                                     hyper-parameters, model name, config,
-//                                     size and CRC-32 of model.safetensors
+//                                     size and CRC-32 of both files
 //   latest                            "step-00000100\n"
 // A checkpoint directory is written as ".step-00000100.tmp" (files fsynced),
 // then renamed into place, then `latest` is replaced atomically; a crash at
@@ -80,8 +85,10 @@ void checkResumedScaler(const std::string &ckpt, const TrainState &state,
                         const Hyper &hyper);
 
 // Verifies each file's recorded size and CRC-32, then restores the model's
-// state tensors (checking every tensor's presence and shape), scaler and
-// optimizer step. Throws InputError.
+// state tensors (checking every tensor's presence and shape, each in its
+// file), scaler and optimizer step. A checkpoint from before the split (all
+// in model.safetensors, no optimizer.safetensors listed) still resumes; a
+// missing optimizer.safetensors otherwise is an error. Throws InputError.
 void restoreCheckpoint(const std::string &ckpt, Model &model,
                        const TrainState &state);
 

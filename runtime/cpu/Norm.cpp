@@ -107,7 +107,7 @@ void rmsNormKernel(std::span<const TensorRef> in,
   const TensorRef *w = optional(in, 1);
   int64_t d;
   int64_t m = lastDimRows(op, x, d, {w});
-  float eps = float(attrs.getFloat("eps", 1e-6));
+  float eps = float(attrs.getFloat("eps", kernels::machineEpsilon(x.dtype)));
   FloatIn fx(x);
   FloatOut fy(y);
   std::vector<float> fw = widenOptional(w, d);
@@ -185,7 +185,7 @@ void rmsNormBackwardKernel(std::span<const TensorRef> in,
   const TensorRef *dx = optional(out, 0), *dw = optional(out, 1);
   int64_t d;
   int64_t m = normBackwardRows(op, x, w, gy, dx, dw, nullptr, d);
-  float eps = float(attrs.getFloat("eps", 1e-6));
+  float eps = float(attrs.getFloat("eps", kernels::machineEpsilon(x.dtype)));
   FloatIn fx(x), fw(w), fg(gy);
   std::vector<float> gdx(dx ? size_t(x.numel()) : 0), gdw(static_cast<size_t>(d)),
       xhat(static_cast<size_t>(d)), gw(static_cast<size_t>(d));

@@ -149,7 +149,8 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
               op.data());
     return;
   }
-  float eps = float(attrs.getFloat("eps", rms ? 1e-6 : 1e-5));
+  float eps =
+      float(attrs.getFloat("eps", rms ? kernels::machineEpsilon(x.dtype) : 1e-5));
   size_t statsBytes = (size_t(m) * sizeof(float2) + 255) & ~size_t(255);
   char *s = static_cast<char *>(scratch(
       statsBytes + (dw || db ? columnScratch(m, d) : 0), op, stream));
@@ -211,8 +212,8 @@ void rmsNormKernel(std::span<const TensorRef> in,
     return;
   normRows<<<unsigned(m), kThreads, 0, stream>>>(
       x.data, int(x.dtype), w ? w->data : nullptr, w ? int(w->dtype) : 0,
-      nullptr, 0, y.data, int(y.dtype), d, float(attrs.getFloat("eps", 1e-6)),
-      true, nullptr);
+      nullptr, 0, y.data, int(y.dtype), d,
+      float(attrs.getFloat("eps", kernels::machineEpsilon(x.dtype))), true, nullptr);
   checkLaunch(op.data());
 }
 

@@ -265,7 +265,11 @@ Dataset loadDataset(const std::vector<TensorInfo> &inputs,
   }
   if (!inputs.empty()) {
     int64_t batch = inputs[0].shape.empty() ? 1 : inputs[0].shape[0];
-    if (ds.numSamples < batch)
+    // Evaluation pads a partial batch (runtime/train/Evaluate.h); training
+    // needs one whole batch.
+    if (flag == "--eval" && ds.numSamples < 1)
+      fail(firstFile, "no samples");
+    if (flag != "--eval" && ds.numSamples < batch)
       fail(firstFile, std::to_string(ds.numSamples) +
                           " samples, fewer than one batch of " +
                           std::to_string(batch));

@@ -75,6 +75,19 @@ constexpr size_t dtypeSize(DType dtype) {
   return 0;
 }
 
+// torch.finfo(dtype).eps of a float type: rms_norm's eps when the model
+// gives none (torch.nn.RMSNorm's default, taken on the type it runs in).
+constexpr double machineEpsilon(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return 0x1p-10;
+  case DType::BF16:
+    return 0x1p-7;
+  default:
+    return 0x1p-23;
+  }
+}
+
 // One attribute value: bool (also UnitAttr), int64, double, string or an
 // int64 array (DenseI64ArrayAttr).
 class Attr {

@@ -2,6 +2,7 @@
 #include "runtime/train/Evaluate.h"
 #include "runtime/numerics/Half.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ampc::rt {
@@ -66,6 +67,31 @@ static int findLabelInput(const std::vector<TensorInfo> &inputs,
   return best;
 }
 
+// Sets rows [from, batch) of every integer input with an ignore_index to it.
+// Returns false when the model has no such input (its loss cannot be masked).
+static bool maskPaddedRows(const std::vector<TensorInfo> &inputs,
+                           std::vector<std::vector<uint8_t>> &in, int64_t batch,
+                           int64_t from) {
+  bool masked = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorInfo &t = inputs[i];
+    if (!t.ignoreValue || (t.dtype != DType::I32 && t.dtype != DType::I64))
+      continue;
+    masked = true;
+    int64_t perRow = count(t.shape) / batch;
+    for (int64_t e = from * perRow; e < batch * perRow; ++e) {
+      if (t.dtype == DType::I32) {
+        int32_t v = int32_t(*t.ignoreValue);
+        std::memcpy(in[i].data() + 4 * e, &v, 4);
+      } else {
+        int64_t v = *t.ignoreValue;
+        std::memcpy(in[i].data() + 8 * e, &v, 8);
+      }
+    }
+  }
+  return masked;
+}
+
 EvalResult evaluateDataset(Model &model, const data::Dataset &data, int rank,
                            int world,
                            const std::function<void(double *, size_t)> &sum) {
@@ -74,9 +100,7 @@ EvalResult evaluateDataset(Model &model, const data::Dataset &data, int rank,
   int64_t batch = inputs[0].shape[0];
   int64_t global = batch * world;
   EvalResult r;
-  int64_t batches = data.numSamples / global;
-  r.samples = batches * global;
-  r.dropped = data.numSamples - r.samples;
+  int64_t batches = (data.numSamples + global - 1) / global;
 
   int logitsIdx = -1, labelIdx = -1;
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -97,21 +121,33 @@ EvalResult evaluateDataset(Model &model, const data::Dataset &data, int rank,
   std::vector<const void *> inPtrs(inputs.size());
   std::vector<int64_t> idx(static_cast<size_t>(batch));
   double lossSum = 0;
-  int64_t correct = 0;
+  int64_t correct = 0, samples = 0, lossSamples = 0;
   for (int64_t b = 0; b < batches; ++b) {
+    int64_t start = b * global + rank * batch;
+    int64_t real = std::clamp<int64_t>(data.numSamples - start, 0, batch);
+    if (real == 0)
+      continue; // this rank's slice of the last global batch is empty
+    // Padded slots repeat the batch's real samples (valid inputs).
     for (int64_t k = 0; k < batch; ++k)
-      idx[size_t(k)] = b * global + rank * batch + k;
+      idx[size_t(k)] = start + k % real;
     data.gather(idx, in);
+    bool lossCounts =
+        real == batch || maskPaddedRows(inputs, in, batch, real);
     for (size_t i = 0; i < inputs.size(); ++i)
       inPtrs[i] = in[i].data();
     model.evaluate(inPtrs.data(), outPtrs.data());
-    lossSum += valueAt(outputs[0].dtype, out[0].data(), 0);
+    samples += real;
+    if (lossCounts) {
+      lossSum += valueAt(outputs[0].dtype, out[0].data(), 0) * double(real);
+      lossSamples += real;
+    }
     if (!r.hasAccuracy)
       continue;
     const TensorInfo &lt = outputs[size_t(logitsIdx)];
     int64_t classes = lt.shape.back(), rows = count(lt.shape) / classes;
+    int64_t realRows = rows / batch * real; // rows of the padded samples skipped
     const uint8_t *labels = in[size_t(labelIdx)].data();
-    for (int64_t row = 0; row < rows; ++row) {
+    for (int64_t row = 0; row < realRows; ++row) {
       double label = valueAt(inputs[size_t(labelIdx)].dtype, labels, row);
       if (label < 0 || label >= double(classes))
         continue;
@@ -131,14 +167,18 @@ EvalResult evaluateDataset(Model &model, const data::Dataset &data, int rank,
     }
   }
   if (sum) {
-    double t[3] = {lossSum, double(correct), double(r.labels)};
-    sum(t, 3);
+    double t[5] = {lossSum, double(correct), double(r.labels), double(samples),
+                   double(lossSamples)};
+    sum(t, 5);
     lossSum = t[0];
     correct = int64_t(t[1]);
     r.labels = int64_t(t[2]);
+    samples = int64_t(t[3]);
+    lossSamples = int64_t(t[4]);
   }
-  batches *= world; // the loss is the mean over every rank's batches
-  r.loss = batches ? lossSum / double(batches) : 0;
+  r.samples = samples;
+  r.lossSamples = lossSamples;
+  r.loss = lossSamples ? lossSum / double(lossSamples) : 0;
   r.accuracy = r.labels ? double(correct) / double(r.labels) : 0;
   return r;
 }

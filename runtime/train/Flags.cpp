@@ -11,11 +11,14 @@
 #include "runtime/train/StepDump.h"
 
 #include "absl/flags/flag.h"
+#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_split.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -234,9 +237,28 @@ static void configureUsage(const Model &model) {
   });
 }
 
+// --help (and --helpshort, --helpfull) print the usage and exit with status
+// 0, as a help request is not an error (Abseil's parser would exit with 1).
+static void handleHelp(const std::vector<std::string> &args) {
+  for (size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
+    std::string_view a = args[i];
+    a.remove_prefix(a.rfind("--", 0) == 0 ? 2 : a.rfind('-', 0) == 0 ? 1 : 0);
+    if (a == "help" || a == "helpshort" || a == "helpfull" || a == "h") {
+      std::ostringstream os;
+      absl::flags_internal::FlagsHelp(
+          os, "runtime/", absl::flags_internal::HelpFormat::kHumanReadable,
+          absl::ProgramUsageMessage());
+      std::fputs(os.str().c_str(), stdout);
+      std::fflush(stdout);
+      std::exit(0);
+    }
+  }
+}
+
 TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   configureUsage(model);
   std::vector<std::string> args = normalizeArgs(argc, argv);
+  handleHelp(args);
   std::vector<char *> ptrs;
   for (std::string &s : args)
     ptrs.push_back(s.data());

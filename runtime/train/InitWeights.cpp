@@ -29,13 +29,20 @@ void loadInitWeights(const std::string &path, Model &model) {
                      shapeStr(it->second.shape) + ", the model's is " +
                      shapeStr(p.shape));
   }
-  for (StateTensor &t : model.stateTensors()) {
-    bool isParam =
-        std::any_of(model.params().begin(), model.params().end(),
-                    [&](const ParamInfo &p) { return p.name == t.name; });
-    if (!isParam)
+  std::vector<StateTensor> state = model.stateTensors();
+  for (const StateTensor &t : state) {
+    auto it = f.tensors.find(t.name);
+    if (!t.optimizer && it != f.tensors.end() && it->second.shape != t.shape)
+      fail(path, "tensor '" + t.name + "' has shape " +
+                     shapeStr(it->second.shape) + ", the model's is " +
+                     shapeStr(t.shape));
+  }
+  for (StateTensor &t : state) {
+    // Parameters (all present, checked above) and the buffers the file has.
+    auto it = f.tensors.find(t.name);
+    if (t.optimizer || it == f.tensors.end())
       continue;
-    const LoadedTensor &src = f.tensors.at(t.name);
+    const LoadedTensor &src = it->second;
     std::memcpy(t.data, src.data.data(), src.data.size() * sizeof(float));
   }
 }

@@ -10,9 +10,12 @@ namespace ampc::rt {
 
 // --init-weights FILE: overwrites every parameter's master weight with the
 // tensor of the same name in the safetensors file |path| (written by `ampc
-// import --weights`, or a checkpoint's model.safetensors: its optimizer
-// moments are ignored, so training starts fresh from its weights). Call it
-// after Model::initialize. A missing or mis-shaped tensor throws InputError.
+// import --weights`, or a checkpoint's model.safetensors: training starts
+// fresh from its weights; optimizer moments, which an older checkpoint kept
+// in that file too, are ignored). Buffers (model state that is not a
+// parameter, e.g. running statistics) are taken when the file has them.
+// Call it after Model::initialize. A missing or mis-shaped parameter (or a
+// mis-shaped buffer) throws InputError.
 void loadInitWeights(const std::string &path, Model &model);
 
 } // namespace ampc::rt

@@ -65,9 +65,11 @@ static double secondsSince(Clock::time_point t) {
 
 static void printEval(const EvalResult &e, Reporter &rep, int64_t step) {
   std::printf("eval: %lld samples", (long long)e.samples);
-  if (e.dropped)
-    std::printf(" (last partial batch of %lld dropped)", (long long)e.dropped);
   std::printf(", loss %.4f", e.loss);
+  if (e.lossSamples != e.samples)
+    std::printf(" (over the %lld samples of full batches: the model has no "
+                "ignore_index input to mask a partial batch with)",
+                (long long)e.lossSamples);
   if (e.hasAccuracy)
     std::printf(", accuracy %.4f", e.accuracy);
   std::printf("\n");
@@ -77,6 +79,8 @@ static void printEval(const EvalResult &e, Reporter &rep, int64_t step) {
   if (e.hasAccuracy)
     j["eval_accuracy"] = e.accuracy;
   j["eval_samples"] = e.samples;
+  if (e.lossSamples != e.samples)
+    j["eval_loss_samples"] = e.lossSamples;
   rep.writeJson(j.dump());
 }
 

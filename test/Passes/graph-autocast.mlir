@@ -5,9 +5,24 @@
 // RUN: not ampc-opt %s --split-input-file --graph-autocast=policy=%S/Inputs/autocast-unknown-op.policy 2>&1 | FileCheck %s --check-prefix=ERR
 // RUN: not ampc-opt %s --split-input-file --graph-autocast=mode=fp8 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: cd %S && ampc-opt Inputs/autocast-loc-pin.mlir --graph-autocast=policy=Inputs/autocast-loc-pin.policy | FileCheck %s --check-prefix=LOCPIN
+// RUN: ampc-opt %S/Inputs/autocast-name-pin.mlir --graph-autocast=policy=%S/Inputs/autocast-name-pin.policy | FileCheck %s --check-prefix=NAMEPIN
+// RUN: cd %S && not ampc-opt Inputs/autocast-name-pin.mlir --graph-autocast=policy=Inputs/autocast-bad-pins.policy 2>&1 | FileCheck %s --check-prefix=BADPIN
 
 // ERR: autocast-unknown-op.policy:3:14: error: unknown op 'softmx' in the policy
 // BADMODE: error: graph-autocast: mode must be fp16 or bf16, got 'fp8'
+
+// A policy pin by name (`pin fp32: proj`) catches the op located loc("proj").
+// NAMEPIN-LABEL: graph.model @namepin
+// NAMEPIN:       graph.matmul {{.*}}amp.precision = "fp16", amp.rule = "lower-list (gemm)"
+// NAMEPIN:       graph.matmul {{.*}}amp.precision = "fp16", amp.rule = "lower-list (gemm)"
+// NAMEPIN:       graph.matmul {{.*}}{amp.precision = "fp32", amp.rule = "pin (policy file line 2)"}
+
+// A pin that matches no op is an error at its policy line and column, with
+// the closest op names (edit distance) or the closest op lines of its file.
+// BADPIN: autocast-bad-pins.policy:2:11: error: pin 'prj' matches no op of the model; closest op names: proj, attn_proj
+// BADPIN: autocast-bad-pins.policy:3:11: error: pin 'Inputs/autocast-name-pin.mlir:8' matches no op of the model; closest ops: autocast-name-pin.mlir:7:8, autocast-name-pin.mlir:9:8
+// BADPIN: autocast-bad-pins.policy:4:11: error: pin 'other.mlir:7' matches no op of the model (no op of the model is in a file named 'other.mlir')
+// BADPIN-NOT: error
 
 // LOCPIN-LABEL: graph.model @locpin
 // LOCPIN: graph.matmul {{.*}}amp.precision = "fp16", amp.rule = "lower-list (gemm)"
@@ -132,8 +147,7 @@ graph.model @promote_follow {
 // -----
 
 // A precision pin in the model file wins over the lists (and over the
-// policy file); "half" means the mode's half type. A policy pin by name
-// (`pin fp32: proj` in autocast-moves.policy) catches the op located loc("proj").
+// policy file); "half" means the mode's half type.
 // CHECK-LABEL: graph.model @pins
 // CHECK:       graph.matmul {{.*}}{amp.precision = "fp32", amp.rule = "pin (model file)", precision = "fp32"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
 // CHECK:       graph.layer_norm {{.*}}{amp.precision = "fp16", amp.rule = "pin (model file)", precision = "half"} : tensor<4x8xf16> -> tensor<4x8xf16>
@@ -143,7 +157,6 @@ graph.model @promote_follow {
 // POLICY-LABEL: graph.model @pins
 // POLICY:       graph.matmul {{.*}}amp.rule = "pin (model file)"
 // POLICY:       graph.layer_norm {{.*}}amp.rule = "pin (model file)"
-// POLICY:       graph.matmul {{.*}}{amp.precision = "fp32", amp.rule = "pin (policy file line 5)"}
 graph.model @pins {
   %x = graph.input "x" : tensor<4x8xf32>
   %w = graph.param "w" init(#graph.zeros) : tensor<8x8xf32>

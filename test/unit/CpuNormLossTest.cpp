@@ -52,7 +52,7 @@ TEST(CpuNorm, LayerNormAndRmsNormForward) {
     run("graph.layer_norm", {&x, &w, &b}, {&y}); // eps defaults to 1e-5
     run("graph.layer_norm", {&x}, {&yn}, Attrs{{"eps", 1e-3}});
     run("graph.layer_norm", {&x, nullptr, &b}, {&yb});
-    run("graph.rms_norm", {&x, &w}, {&r}); // eps defaults to 1e-6
+    run("graph.rms_norm", {&x, &w}, {&r}); // eps defaults to finfo(t).eps
     run("graph.rms_norm", {&x}, {&rn}, Attrs{{"eps", 0.5}});
     std::vector<double> ones(16, 1.0), zeros(16, 0.0);
     double abs = t == DType::F32 ? 2e-6 : 0;
@@ -64,9 +64,17 @@ TEST(CpuNorm, LayerNormAndRmsNormForward) {
     check(y, layerNormRef(x.values(), w.values(), b.values(), 16, 1e-5, false), "layer_norm");
     check(yn, layerNormRef(x.values(), ones, zeros, 16, 1e-3, false), "layer_norm no affine");
     check(yb, layerNormRef(x.values(), ones, b.values(), 16, 1e-5, false), "layer_norm bias only");
-    check(r, layerNormRef(x.values(), w.values(), zeros, 16, 1e-6, true), "rms_norm");
+    check(r, layerNormRef(x.values(), w.values(), zeros, 16, kernels::machineEpsilon(t), true),
+          "rms_norm");
     check(rn, layerNormRef(x.values(), ones, zeros, 16, 0.5, true), "rms_norm eps");
   }
+}
+
+// rms_norm's default eps is torch.finfo(dtype).eps (torch.nn.RMSNorm).
+TEST(CpuNorm, RmsNormDefaultEpsIsMachineEpsilon) {
+  EXPECT_EQ(kernels::machineEpsilon(DType::F32), 1.1920928955078125e-07);
+  EXPECT_EQ(kernels::machineEpsilon(DType::F16), 0.0009765625);
+  EXPECT_EQ(kernels::machineEpsilon(DType::BF16), 0.0078125);
 }
 
 TEST(CpuNorm, BackwardMatchesFiniteDifferences) {

@@ -89,7 +89,7 @@ TEST(Train, LossFallsMetricsAndEval) {
   }
   EXPECT_LT(float(lines[7]["loss"]), 0.5f * float(lines[0]["loss"]));
   EXPECT_EQ(lines[8]["step"], 40);
-  EXPECT_EQ(lines[8]["eval_samples"], 96); // 100 samples, batches of 8
+  EXPECT_EQ(lines[8]["eval_samples"], 100); // all 100: the last batch of 4 padded
   EXPECT_GT(double(lines[8]["eval_accuracy"]), 0.9);
   ASSERT_EQ(m.iterations.size(), 40u);
   EXPECT_EQ(m.iterations.front(), 0);
@@ -215,7 +215,8 @@ TEST(Train, ResumeIsBitwise) {
   EXPECT_EQ(c.iterations.front(), 7);
   EXPECT_EQ(c.iterations.size(), 7u);
   EXPECT_GE(a.scaler().skippedSteps, 1); // the resume crosses a skip
-  for (const char *f : {"model.safetensors", "train_state.json"}) {
+  for (const char *f :
+       {"model.safetensors", "optimizer.safetensors", "train_state.json"}) {
     std::string x = test::readBytes(d / ("A/step-00000014/" + std::string(f)));
     std::string y = test::readBytes(d / ("B/step-00000014/" + std::string(f)));
     EXPECT_FALSE(x.empty());
@@ -236,28 +237,41 @@ TEST(Train, CheckpointIsReadableSafetensors) {
   EXPECT_EQ(test::readBytes(d / "ck/latest"), "step-00000010\n");
   EXPECT_TRUE(std::filesystem::exists(d / "ck/step-00000004"));
   EXPECT_TRUE(std::filesystem::exists(d / "ck/step-00000008"));
-  std::string bytes = test::readBytes(d / "ck/step-00000010/model.safetensors");
-  ASSERT_GE(bytes.size(), 8u);
-  uint64_t len = 0;
-  for (int i = 0; i < 8; ++i)
-    len |= uint64_t(uint8_t(bytes[size_t(i)])) << (8 * i);
-  EXPECT_EQ(len % 8, 0u);
-  json h = json::parse(bytes.substr(8, len));
-  EXPECT_EQ(h["__metadata__"]["step"], "10");
-  EXPECT_EQ(h["__metadata__"]["model"], "softmax_test");
+  // model.safetensors: the parameters (the model's state_dict);
+  // optimizer.safetensors: the moments. Each tensor in exactly one.
   auto state = m.stateTensors();
-  EXPECT_EQ(h.size(), state.size() + 1);
-  for (const rt::StateTensor &t : state) {
-    const json &e = h[t.name];
-    EXPECT_EQ(e["dtype"], "F32");
-    EXPECT_EQ(e["shape"].get<std::vector<int64_t>>(), t.shape);
-    auto off = e["data_offsets"].get<std::vector<uint64_t>>();
-    size_t n = 1;
-    for (int64_t s : t.shape)
-      n *= size_t(s);
-    ASSERT_EQ(off[1] - off[0], 4 * n);
-    EXPECT_EQ(std::memcmp(bytes.data() + 8 + len + off[0], t.data, 4 * n), 0)
-        << t.name;
+  for (bool optimizer : {false, true}) {
+    std::string bytes = test::readBytes(
+        d / (optimizer ? "ck/step-00000010/optimizer.safetensors"
+                       : "ck/step-00000010/model.safetensors"));
+    ASSERT_GE(bytes.size(), 8u);
+    uint64_t len = 0;
+    for (int i = 0; i < 8; ++i)
+      len |= uint64_t(uint8_t(bytes[size_t(i)])) << (8 * i);
+    EXPECT_EQ(len % 8, 0u);
+    json h = json::parse(bytes.substr(8, len));
+    EXPECT_EQ(h["__metadata__"]["step"], "10");
+    EXPECT_EQ(h["__metadata__"]["model"], "softmax_test");
+    size_t mine = 0;
+    for (const rt::StateTensor &t : state) {
+      if (t.optimizer != optimizer) {
+        EXPECT_FALSE(h.contains(t.name)) << t.name;
+        continue;
+      }
+      ++mine;
+      const json &e = h[t.name];
+      EXPECT_EQ(e["dtype"], "F32");
+      EXPECT_EQ(e["shape"].get<std::vector<int64_t>>(), t.shape);
+      auto off = e["data_offsets"].get<std::vector<uint64_t>>();
+      size_t n = 1;
+      for (int64_t s : t.shape)
+        n *= size_t(s);
+      ASSERT_EQ(off[1] - off[0], 4 * n);
+      EXPECT_EQ(std::memcmp(bytes.data() + 8 + len + off[0], t.data, 4 * n), 0)
+          << t.name;
+    }
+    EXPECT_EQ(h.size(), mine + 1);
+    EXPECT_EQ(mine, optimizer ? 4u : 2u); // fc.weight, fc.bias; their moments
   }
   json st = json::parse(test::readBytes(d / "ck/step-00000010/train_state.json"));
   EXPECT_EQ(st["iteration"], 10);

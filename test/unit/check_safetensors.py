@@ -23,6 +23,11 @@ with tempfile.TemporaryDirectory() as d:
     latest = open(os.path.join(ck, "latest")).read().strip()
     path = os.path.join(ck, latest, "model.safetensors")
     tensors = load_file(path)
+    # The parameters in model.safetensors, the moments in optimizer.safetensors.
+    assert all(not k.endswith(("exp_avg", "exp_avg_sq")) for k in tensors), sorted(tensors)
+    moments = load_file(os.path.join(ck, latest, "optimizer.safetensors"))
+    assert moments and all(k.endswith(("exp_avg", "exp_avg_sq")) for k in moments), sorted(moments)
+    tensors.update(moments)
     state = json.load(open(os.path.join(ck, latest, "train_state.json")))
     assert set(tensors) == set(state["tensors"]), (set(tensors), state["tensors"])
     for name, shape in state["tensors"].items():

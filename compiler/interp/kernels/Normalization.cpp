@@ -96,9 +96,22 @@ KernelResult layerNorm(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
+// rms_norm's eps when the op has none: torch.finfo of the type it runs in
+// (its result 0 has x's type, for the backward too).
+double rmsNormDefaultEps(const OpContext &ctx) {
+  switch (ctx.resultType(0)) {
+  case ElemType::F16:
+    return 0x1p-10;
+  case ElemType::BF16:
+    return 0x1p-7;
+  default:
+    return 0x1p-23;
+  }
+}
+
 KernelResult rmsNorm(const OpContext &ctx, std::span<const Tensor> in) {
   const Tensor *w = in.size() > 1 ? &in[1] : nullptr;
-  double eps = ctx.getFloat("eps", 1e-6);
+  double eps = ctx.getFloat("eps", rmsNormDefaultEps(ctx));
   Tensor out = ctx.makeResult();
   auto [rows, d] = rowsOf(in[0]);
   for (int64_t r = 0; r < rows; ++r) {
@@ -150,7 +163,7 @@ KernelResult layerNormBackward(const OpContext &ctx,
 KernelResult rmsNormBackward(const OpContext &ctx,
                              std::span<const Tensor> in) {
   const Tensor &xt = in[0], &w = in[1], &gt = in[2];
-  double eps = ctx.getFloat("eps", 1e-6);
+  double eps = ctx.getFloat("eps", rmsNormDefaultEps(ctx));
   Tensor dx = ctx.makeResult(0), dw = ctx.makeResult(1);
   auto [rows, d] = rowsOf(xt);
   for (int64_t r = 0; r < rows; ++r) {

@@ -25,6 +25,13 @@ checkpoints. Standard library only (no numpy).
   e2e.py edit-json FILE KEY.KEY=JSON... set fields of a JSON file (order kept;
                                         a key may hold dots: model.safetensors);
                                         =DELETE removes the key
+  e2e.py merge OUT A B                  one safetensors file (F32) with the
+                                        tensors of A and B and A's metadata
+                                        (a checkpoint from before the
+                                        optimizer.safetensors split)
+  e2e.py eval-mean ALL A NA C NC        the eval loss of metrics file ALL is
+                                        the per-sample mean of A's (NA
+                                        samples) and C's (NC)? exit 1 if not
   e2e.py flip FILE OFFSET               XOR one byte of FILE with 0x01
                                         (OFFSET < 0 counts from the end)
   e2e.py exit-status [--one-line] N CMD ARGS...
@@ -83,11 +90,32 @@ def read_safetensors(path):
     return meta, tensors
 
 
-def digest(path):
+def write_safetensors(path, meta, tensors):
+    header, body = {}, b""
+    if meta:
+        header["__metadata__"] = meta
+    for name in sorted(tensors):
+        shape, raw = tensors[name]
+        header[name] = {"dtype": "F32", "shape": shape,
+                        "data_offsets": [len(body), len(body) + len(raw)]}
+        body += raw
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + body)
+
+
+def digest(path, *more):
     """One SHA-256 over every tensor of a safetensors file (name, shape, raw
-    bytes) in name order: equal digests mean bitwise-equal tensors."""
+    bytes) in name order: equal digests mean bitwise-equal tensors. Tensors of
+    |more| files (that exist) join in: a checkpoint's model.safetensors and
+    optimizer.safetensors digest as the one file they were before the split."""
     import hashlib
+    import os
     _, t = read_safetensors(path)
+    for p in more:
+        if os.path.exists(p):
+            t.update(read_safetensors(p)[1])
     h = hashlib.sha256()
     for k in sorted(t):
         shape, raw = t[k]
@@ -201,6 +229,22 @@ def main(argv):
         rc = subprocess.call(args[1:])
         print("exit status %d" % rc)
         return 0 if rc == int(args[0]) else 1
+    elif cmd == "eval-mean":
+        def ev(path):
+            with open(path) as f:
+                return [j for j in map(json.loads, f) if "eval_loss" in j][-1]
+        al, a, c = ev(args[0]), ev(args[1]), ev(args[3])
+        na, nc = int(args[2]), int(args[4])
+        want = (a["eval_loss"] * na + c["eval_loss"] * nc) / (na + nc)
+        ok = abs(al["eval_loss"] - want) <= 1e-6 * abs(want)
+        print("eval over %d samples: loss %.9g, per-sample mean of the parts "
+              "%.9g: %s" % (al["eval_samples"], al["eval_loss"], want,
+                            "ok" if ok else "DIFFERENT"))
+        return 0 if ok else 1
+    elif cmd == "merge":
+        meta, a = read_safetensors(args[1])
+        a.update(read_safetensors(args[2])[1])
+        write_safetensors(args[0], meta, a)
     elif cmd == "same-tensors":
         _, a = read_safetensors(args[0])
         _, b = read_safetensors(args[1])
@@ -220,7 +264,8 @@ def main(argv):
         with open(os.path.join(ckdir, "latest")) as f:
             latest = f.read().strip()
         lines.append("checkpoint " + digest(
-            os.path.join(ckdir, latest, "model.safetensors")))
+            os.path.join(ckdir, latest, "model.safetensors"),
+            os.path.join(ckdir, latest, "optimizer.safetensors")))
         if os.environ.get("AMPC_RECORD"):
             with open(golden, "w") as f:
                 f.write("\n".join(lines) + "\n")
