@@ -42,10 +42,13 @@ protected:
     const std::vector<int64_t> &shape = spec_.params[param].shape;
     out.push_back({n, shape, w});
     if (spec_.config.optimizer == "sgd") {
-      out.push_back({n + ".momentum_buffer", shape, m, /*optimizer=*/true});
+      out.push_back({.name = n + ".momentum_buffer", .shape = shape, .data = m,
+                     .optimizer = true});
     } else {
-      out.push_back({n + ".exp_avg", shape, m, /*optimizer=*/true});
-      out.push_back({n + ".exp_avg_sq", shape, v, /*optimizer=*/true});
+      out.push_back({.name = n + ".exp_avg", .shape = shape, .data = m,
+                     .optimizer = true});
+      out.push_back({.name = n + ".exp_avg_sq", .shape = shape, .data = v,
+                     .optimizer = true});
     }
   }
 
@@ -53,7 +56,7 @@ protected:
   void addBufferTensor(std::vector<StateTensor> &out, size_t k,
                        float *data) const {
     const ParamInfo &b = spec_.buffers[k];
-    out.push_back({b.name, b.shape, data, /*perRank=*/true});
+    out.push_back({.name = b.name, .shape = b.shape, .data = data, .perRank = true});
   }
   const ModelSpec spec_;
 };

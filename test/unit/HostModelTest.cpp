@@ -128,6 +128,11 @@ TEST(HostModel, StateTensorsFollowTheOptimizer) {
   EXPECT_EQ(names, (std::vector<std::string>{"w", "w.momentum_buffer", "b",
                                              "b.momentum_buffer"}));
   EXPECT_EQ(sgd.stateTensors()[2].shape, std::vector<int64_t>{3});
+  // Moments go to optimizer.safetensors; parameters are shared by all ranks.
+  for (const rt::StateTensor &t : adam.stateTensors()) {
+    EXPECT_EQ(t.optimizer, t.name.find('.') != std::string::npos) << t.name;
+    EXPECT_FALSE(t.perRank) << t.name;
+  }
 }
 
 TEST(HostModel, MicroBatchesWriteThenAccumulate) {
