@@ -17,7 +17,13 @@ computed in the model by graph.cos / graph.sin from the constant angles
 t * theta^(-2i/d) (t the position, i < d/2), each repeated over both halves.
 """
 import argparse
+import os
 import sys
+
+# The model-file writer and type spelling of the GPT generator.
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpt"))
+from gen_gpt import Writer, t  # noqa: E402
 
 PRESETS = {
     # Byte-level LM small enough to train on a CPU: 4 query heads sharing 2
@@ -26,28 +32,9 @@ PRESETS = {
 }
 
 
-class Writer:
-    def __init__(self):
-        self.lines = []
-        self.n = 0
-
-    def emit(self, text):
-        self.lines.append("  " + text)
-
-    def value(self, text):
-        self.n += 1
-        name = f"%v{self.n}"
-        self.emit(f"{name} = {text}")
-        return name
-
-
 def f(v):
     """A float literal MLIR parses (it needs the digits around the point)."""
     return f"{v:.9e}"
-
-
-def t(shape, ty="f32"):
-    return "tensor<" + "x".join(str(d) for d in shape) + ("x" if shape else "") + ty + ">"
 
 
 def generate(vocab, ctx, width, heads, kv_heads, layers, batch, hidden, name, tie, theta, eps):
