@@ -25,7 +25,7 @@ std::vector<std::string> hostCompileCommand(llvm::StringRef cppPath,
 
 // The nvcc command that turns the generated CUDA C++ |cuPath| into the
 // training binary |binPath| for the GPU architectures |archs| ("80,90";
-// empty: the build's AMPC_CUDA_ARCHS): nvcc -O3 -std=c++20, one
+// empty: the build's AMPC_CUDA_ARCHS): nvcc -O1 (host code) -std=c++20, one
 // -gencode per architecture (SASS, plus PTX of the newest for later GPUs),
 // the runtime's link line and the CUDA kernel library's. Environment
 // overrides: AMPC_NVCC, AMPC_INCLUDE_DIR. Empty with |error| set when this

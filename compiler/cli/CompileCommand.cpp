@@ -305,7 +305,7 @@ int runCompile() {
     return 1;
   }
   progress << "[2/3] " << sys::path::filename(cmd[0]) << " "
-           << (cuda ? "-O3 " : "-O2 ") << sys::path::filename(cppPath);
+           << (cuda ? "-O1 " : "-O2 ") << sys::path::filename(cppPath);
   if (std::vector<std::string> san = ampc::effectiveSanitizers(sanitizeList());
       !san.empty())
     progress << " (sanitizers: " << llvm::join(san, ",") << ")";

@@ -7,6 +7,7 @@
 
 #include "mlir/Support/IndentedOstream.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ std::string cudaElementType(mlir::Type type);
 struct FileParts {
   std::string kernels;
   int nextKernel = 0;
+  // Kernel text (around a placeholder name) -> its emitted name.
+  std::map<std::string, std::string> kernelNames;
   struct Constant {
     std::string type, values; // "float", "{1.0f, 2.0f}"
     int64_t bytes = 0;

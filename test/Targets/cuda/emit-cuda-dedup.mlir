@@ -1,0 +1,30 @@
+// Fused regions with the same kernel text (the layers of a deep model, the
+// evaluation pass repeating the training forward) are emitted once and
+// launched by one name: nvcc's time grows with the kernel count.
+// RUN: ampc compile %S/Inputs/two_layers.mlir --target=cuda --amp=fp16 --emit=cpp -o - 2>/dev/null | FileCheck %s
+// RUN: ampc compile %S/Inputs/two_layers.mlir --target=cuda --amp=fp16 --emit=cpp -o - 2>/dev/null | grep -c __launch_bounds__ | FileCheck %s --check-prefix=COUNT
+
+// The two 8x8 weight casts share fused_1; the x cast (32 elements) is its own.
+// CHECK: // fused_0: cast
+// CHECK-NEXT: fused_0(const float *__restrict__ a0, __half *__restrict__ r0)
+// CHECK: q < 4;
+// CHECK: // fused_1: cast
+// CHECK-NEXT: fused_1(const float *__restrict__ a0, __half *__restrict__ r0)
+// CHECK: q < 8;
+// CHECK-NOT: __global__ {{.*}} fused_7(
+// CHECK-LABEL: void runForwardBackward(int micro)
+// CHECK: fused_1<<<grid(8), 256, 0, stream()>>>(p_w1, [[W1:t[0-9]+]]);
+// CHECK: fused_1<<<grid(8), 256, 0, stream()>>>(p_w2, [[W2:t[0-9]+]]);
+// The two f16 -> f32 weight-gradient casts share one kernel too.
+// CHECK: [[G:fused_[0-9]+]]<<<grid(8), 256, 0, stream()>>>
+// CHECK-NEXT: float *
+// CHECK-NEXT: // %{{[0-9]+}} = fused kernel [[G]]
+// CHECK-NEXT: [[G]]<<<grid(8), 256, 0, stream()>>>
+// Evaluation launches the training forward's kernels.
+// CHECK-LABEL: void runEvaluate(
+// CHECK: fused_0<<<grid(4), 256, 0, stream()>>>(in_x,
+// CHECK: fused_1<<<grid(8), 256, 0, stream()>>>(p_w1,
+// CHECK: fused_1<<<grid(8), 256, 0, stream()>>>(p_w2,
+
+// 7 distinct kernels for 14 fused launches.
+// COUNT: {{^}}7{{$}}
