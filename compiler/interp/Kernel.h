@@ -122,6 +122,13 @@ inline KernelResult one(Tensor t) {
   return v;
 }
 
+// Shorthand for a kernel with several results, in order.
+template <typename... Ts> KernelResult several(Ts... ts) {
+  std::vector<Tensor> v;
+  (v.push_back(std::move(ts)), ...);
+  return v;
+}
+
 } // namespace ampc::interp
 
 #endif

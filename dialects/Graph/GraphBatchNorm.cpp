@@ -5,28 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ShapeText.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace ampc::graph;
+using namespace ampc::graph::detail;
 
 namespace {
-
-RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
-  return s + "]";
-}
-
-LogicalResult fail(std::optional<Location> loc, const Twine &msg) {
-  if (loc)
-    return emitError(*loc, msg);
-  return failure();
-}
 
 // [C] with C = x's dimension 1 and x's element type (weight, bias), or FP32
 // (running statistics: state stays FP32 whatever the input's type).

@@ -6,20 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ShapeText.h"
 
 using namespace mlir;
 using namespace ampc::graph;
+using namespace ampc::graph::detail;
 
 namespace {
-
-RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
-  return s + "]";
-}
 
 // Fails with a message naming both types unless |a| and |b| are equal.
 LogicalResult sameType(Operation *op, Value a, StringRef aName, Value b,

@@ -1,12 +1,12 @@
 //===- GraphGroupNorm.cpp - group_norm: shape inference, verifiers ---------===//
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ShapeText.h"
 
 using namespace mlir;
 using namespace ampc::graph;
+using namespace ampc::graph::detail;
 
 namespace {
-
-RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 // Why |x|, |w| and |num_groups| do not make a group_norm, or "".
 std::string groupNormProblem(Value x, Value w, int64_t groups) {

@@ -6,29 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ShapeText.h"
 
 #include "mlir/Dialect/Traits.h"
 
 using namespace mlir;
 using namespace ampc::graph;
+using namespace ampc::graph::detail;
 
 namespace {
 
 using Types = SmallVectorImpl<Type>;
 using Loc = std::optional<Location>;
-
-RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
-  return s + "]";
-}
-
-LogicalResult fail(Loc loc, const Twine &msg) {
-  return emitOptionalError(loc, msg);
-}
 
 // Returns |axis| in [0, rank) or fails with a message naming |what|.
 FailureOr<int64_t> normalizeAxis(Loc loc, int64_t axis, int64_t rank,

@@ -13,21 +13,16 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphGradOps.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ShapeText.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
 using namespace ampc::graph;
+using namespace ampc::graph::detail;
 
 namespace {
-
-std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
-  return s + "]";
-}
 
 ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
@@ -42,9 +37,9 @@ LogicalResult checkResult(Operation *op, ArrayRef<int64_t> want) {
                              << in.getElementType() << " -> "
                              << out.getElementType() << "; use graph.cast";
   if (out.getShape() != want)
-    return op->emitOpError() << "result must be " << shapeString(want)
-                             << " for input " << shapeString(in.getShape())
-                             << ", got " << shapeString(out.getShape());
+    return op->emitOpError() << "result must be " << shapeStr(want)
+                             << " for input " << shapeStr(in.getShape())
+                             << ", got " << shapeStr(out.getShape());
   return success();
 }
 
@@ -102,8 +97,8 @@ LogicalResult ExpandOp::verify() {
     ok = a == b || a == 1;
   }
   if (!ok)
-    return emitOpError() << "cannot expand " << shapeString(in) << " to "
-                         << shapeString(out)
+    return emitOpError() << "cannot expand " << shapeStr(in) << " to "
+                         << shapeStr(out)
                          << " (a dimension must match or be 1)";
   return checkResult(*this, out);
 }

@@ -7,29 +7,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ShapeText.h"
 
 using namespace mlir;
 using namespace ampc::graph;
+using namespace ampc::graph::detail;
 
 namespace {
 
 using Types = SmallVectorImpl<Type>;
 using Loc = std::optional<Location>;
-
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
-  return s + "]";
-}
-
-LogicalResult fail(Loc loc, const Twine &msg) {
-  return emitOptionalError(loc, msg);
-}
 
 bool validReduction(StringRef r) {
   return r == "mean" || r == "sum" || r == "none";

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/NormStats.h"
 #include "runtime/kernels/BatchNorm.h"
 
 #include <cmath>
@@ -18,25 +19,10 @@ using namespace detail;
 
 namespace {
 
-struct ChannelStats {
-  float mean, var; // biased variance
-};
-
-ChannelStats channelStats(const float *x, const BatchNormGeometry &g,
-                          int64_t c) {
-  float sum = 0.0f;
-  for (int64_t b = 0; b < g.batch; ++b) {
-    const float *p = x + (b * g.channels + c) * g.spatial;
-    for (int64_t k = 0; k < g.spatial; ++k)
-      sum += p[k];
-  }
-  float mean = sum / float(g.count()), var = 0.0f;
-  for (int64_t b = 0; b < g.batch; ++b) {
-    const float *p = x + (b * g.channels + c) * g.spatial;
-    for (int64_t k = 0; k < g.spatial; ++k)
-      var += (p[k] - mean) * (p[k] - mean);
-  }
-  return {mean, var / float(g.count())};
+// Channel |c| across the batch: N runs of S elements, C*S apart.
+MeanVar channelStats(const float *x, const BatchNormGeometry &g, int64_t c) {
+  return meanVar(x + c * g.spatial, g.batch, g.spatial,
+                 g.channels * g.spatial);
 }
 
 } // namespace
@@ -62,7 +48,7 @@ void batchNormKernel(std::span<const TensorRef> in,
   for (int64_t c = 0; c < g.channels; ++c) {
     float mean = runMean[c], var = runVar[c];
     if (training) {
-      ChannelStats s = channelStats(fx.data(), g, c);
+      MeanVar s = channelStats(fx.data(), g, c);
       mean = s.mean;
       var = s.var;
       float unbiased = s.var * float(g.count()) / float(g.count() - 1);
@@ -99,8 +85,8 @@ void batchNormBackwardKernel(std::span<const TensorRef> in,
       gdw(size_t(g.channels)), gdb(size_t(g.channels));
   float count = float(g.count());
   for (int64_t c = 0; c < g.channels; ++c) {
-    ChannelStats s = channelStats(fx.data(), g, c);
-    float rstd = 1.0f / std::sqrt(s.var + eps);
+    MeanVar s = channelStats(fx.data(), g, c);
+    float rstd = rstdOf(s, eps);
     float sg = 0.0f, sgx = 0.0f;
     for (int64_t n = 0; n < g.batch; ++n) {
       int64_t base = (n * g.channels + c) * g.spatial;
@@ -119,16 +105,12 @@ void batchNormBackwardKernel(std::span<const TensorRef> in,
       int64_t base = (n * g.channels + c) * g.spatial;
       for (int64_t k = 0; k < g.spatial; ++k) {
         float xhat = (fx[base + k] - s.mean) * rstd;
-        gdx[base + k] = rstd * (fg[base + k] * fw[c] - mgw - xhat * mgwx);
+        gdx[base + k] =
+            normInputGrad(rstd, fg[base + k] * fw[c], xhat, mgw, mgwx);
       }
     }
   }
-  if (dx)
-    narrow(gdx.data(), *dx);
-  if (dw)
-    narrow(gdw.data(), *dw);
-  if (db)
-    narrow(gdb.data(), *db);
+  narrowGrads(gdx, dx, gdw, dw, &gdb, db);
 }
 
 } // namespace ampc::cpu

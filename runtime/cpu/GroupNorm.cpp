@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/NormStats.h"
 #include "runtime/kernels/BatchNorm.h"
 
 #include <cmath>
@@ -14,25 +15,6 @@ namespace ampc::cpu {
 
 using namespace detail;
 
-namespace {
-
-struct GroupStats {
-  float mean, rstd;
-};
-
-// Group |grp| of sample |n|: channels [grp*cpg, (grp+1)*cpg), contiguous in
-// x (row-major [N, C, S]), so one run of cpg*S elements from |base|.
-GroupStats groupStats(const float *x, int64_t len, float eps) {
-  float sum = 0.0f;
-  for (int64_t j = 0; j < len; ++j)
-    sum += x[j];
-  float mean = sum / float(len), var = 0.0f;
-  for (int64_t j = 0; j < len; ++j)
-    var += (x[j] - mean) * (x[j] - mean);
-  return {mean, 1.0f / std::sqrt(var / float(len) + eps)};
-}
-
-} // namespace
 
 // in: x, weight, bias. out: y.
 void groupNormKernel(std::span<const TensorRef> in,
@@ -49,10 +31,12 @@ void groupNormKernel(std::span<const TensorRef> in,
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       int64_t base = (n * g.groups + grp) * len;
-      GroupStats s = groupStats(fx.data() + base, len, eps);
+      // Group |grp| of sample |n|: one contiguous run of cpg*S elements.
+      MeanVar s = meanVar(fx.data() + base, 1, len, len);
+      float rstd = rstdOf(s, eps);
       for (int64_t j = 0; j < len; ++j) {
         int64_t c = grp * g.perGroup + j / g.spatial;
-        fy[base + j] = (fx[base + j] - s.mean) * s.rstd * fw[c] + fb[c];
+        fy[base + j] = (fx[base + j] - s.mean) * rstd * fw[c] + fb[c];
       }
     }
   fy.commit();
@@ -80,11 +64,13 @@ void groupNormBackwardKernel(std::span<const TensorRef> in,
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       int64_t base = (n * g.groups + grp) * len;
-      GroupStats s = groupStats(fx.data() + base, len, eps);
+      // Group |grp| of sample |n|: one contiguous run of cpg*S elements.
+      MeanVar s = meanVar(fx.data() + base, 1, len, len);
+      float rstd = rstdOf(s, eps);
       float sgw = 0.0f, sgwx = 0.0f;
       for (int64_t j = 0; j < len; ++j) {
         int64_t c = grp * g.perGroup + j / g.spatial;
-        float xhat = (fx[base + j] - s.mean) * s.rstd;
+        float xhat = (fx[base + j] - s.mean) * rstd;
         float gw = fg[base + j] * fw[c];
         sgw += gw;
         sgwx += gw * xhat;
@@ -96,16 +82,12 @@ void groupNormBackwardKernel(std::span<const TensorRef> in,
       float mgw = sgw / float(len), mgwx = sgwx / float(len);
       for (int64_t j = 0; j < len; ++j) {
         int64_t c = grp * g.perGroup + j / g.spatial;
-        float xhat = (fx[base + j] - s.mean) * s.rstd;
-        gdx[base + j] = s.rstd * (fg[base + j] * fw[c] - mgw - xhat * mgwx);
+        float xhat = (fx[base + j] - s.mean) * rstd;
+        gdx[base + j] =
+            normInputGrad(rstd, fg[base + j] * fw[c], xhat, mgw, mgwx);
       }
     }
-  if (dx)
-    narrow(gdx.data(), *dx);
-  if (dw)
-    narrow(gdw.data(), *dw);
-  if (db)
-    narrow(gdb.data(), *db);
+  narrowGrads(gdx, dx, gdw, dw, &gdb, db);
 }
 
 } // namespace ampc::cpu

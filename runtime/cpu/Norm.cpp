@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/NormStats.h"
 
 #include <cmath>
 #include <vector>
@@ -79,14 +80,8 @@ void layerNormKernel(std::span<const TensorRef> in,
   for (int64_t r = 0; r < m; ++r) {
     const float *px = fx.data() + r * d;
     float *py = fy.data() + r * d;
-    float sum = 0.0f;
-    for (int64_t j = 0; j < d; ++j)
-      sum += px[j];
-    float mean = sum / float(d), var = 0.0f;
-    for (int64_t j = 0; j < d; ++j)
-      var += (px[j] - mean) * (px[j] - mean);
-    var /= float(d);
-    float rstd = 1.0f / std::sqrt(var + eps);
+    MeanVar s = meanVar(px, 1, d, d);
+    float mean = s.mean, rstd = rstdOf(s, eps);
     for (int64_t j = 0; j < d; ++j) {
       float v = (px[j] - mean) * rstd;
       if (w)
@@ -143,14 +138,8 @@ void layerNormBackwardKernel(std::span<const TensorRef> in,
       gdb(static_cast<size_t>(d)), xhat(static_cast<size_t>(d)), gw(static_cast<size_t>(d));
   for (int64_t r = 0; r < m; ++r) {
     const float *px = fx.data() + r * d, *pg = fg.data() + r * d;
-    float sum = 0.0f;
-    for (int64_t j = 0; j < d; ++j)
-      sum += px[j];
-    float mean = sum / float(d), var = 0.0f;
-    for (int64_t j = 0; j < d; ++j)
-      var += (px[j] - mean) * (px[j] - mean);
-    var /= float(d);
-    float rstd = 1.0f / std::sqrt(var + eps);
+    MeanVar s = meanVar(px, 1, d, d);
+    float mean = s.mean, rstd = rstdOf(s, eps);
     float sgw = 0.0f, sgwx = 0.0f;
     for (int64_t j = 0; j < d; ++j) {
       xhat[j] = (px[j] - mean) * rstd;
@@ -163,15 +152,10 @@ void layerNormBackwardKernel(std::span<const TensorRef> in,
     if (dx) {
       float mgw = sgw / float(d), mgwx = sgwx / float(d);
       for (int64_t j = 0; j < d; ++j)
-        gdx[r * d + j] = rstd * (gw[j] - mgw - xhat[j] * mgwx);
+        gdx[r * d + j] = normInputGrad(rstd, gw[j], xhat[j], mgw, mgwx);
     }
   }
-  if (dx)
-    narrow(gdx.data(), *dx);
-  if (dw)
-    narrow(gdw.data(), *dw);
-  if (db)
-    narrow(gdb.data(), *db);
+  narrowGrads(gdx, dx, gdw, dw, &gdb, db);
 }
 
 // in: x, weight, g. out: dx, dweight [D].
@@ -208,10 +192,7 @@ void rmsNormBackwardKernel(std::span<const TensorRef> in,
         gdx[r * d + j] = rrms * (gw[j] - xhat[j] * mgwx);
     }
   }
-  if (dx)
-    narrow(gdx.data(), *dx);
-  if (dw)
-    narrow(gdw.data(), *dw);
+  narrowGrads(gdx, dx, gdw, dw);
 }
 
 } // namespace ampc::cpu

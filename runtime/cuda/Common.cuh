@@ -77,6 +77,22 @@ __device__ __forceinline__ float blockSum(float v) {
   return t;
 }
 
+namespace {
+// One block sums |count| per-block partial sums in order and stores the sum
+// divided by |div| (the element count for a mean, 1 for a sum) to y[0]:
+// the second launch of every deterministic two-pass reduction to a scalar.
+// (An anonymous namespace: each kernel file gets its own copy.)
+__global__ void sumPartials(const float *partial, int count, float div,
+                            void *y, int ty) {
+  float s = 0.0f;
+  for (int i = threadIdx.x; i < count; i += blockDim.x)
+    s += partial[i];
+  s = blockSum(s);
+  if (threadIdx.x == 0)
+    st(y, ty, 0, s / div);
+}
+} // namespace
+
 __device__ __forceinline__ float blockMax(float v) {
   __shared__ float warpMax[32];
   for (int o = 16; o > 0; o >>= 1)

@@ -128,16 +128,6 @@ __global__ void sqDiffPartials(const void *a, int ta, const void *b, int tb,
     partial[blockIdx.x] = s;
 }
 
-__global__ void meanOfPartials(const float *partial, int count, int64_t n,
-                               void *y, int ty) {
-  float s = 0.0f;
-  for (int i = threadIdx.x; i < count; i += blockDim.x)
-    s += partial[i];
-  s = blockSum(s);
-  if (threadIdx.x == 0)
-    st(y, ty, 0, s / float(n));
-}
-
 // Regression-loss partial sums per block (l1 / smooth_l1 / huber).
 __global__ void regressionPartials(num::RegressionLoss kind, float p,
                                    const void *a, int ta, const void *b,
@@ -182,11 +172,9 @@ void regressionLoss(std::string_view op, num::RegressionLoss kind, float p,
       scratch(size_t(blocks) * sizeof(float), op, stream));
   regressionPartials<<<blocks, kThreads, 0, stream>>>(
       kind, p, a.data, int(a.dtype), b.data, int(b.dtype), n, partial);
-  // meanOfPartials divides by its count: n for the mean, 1 for the sum.
-  meanOfPartials<<<1, 1024, 0, stream>>>(partial, blocks,
-                                         reduction == Reduction::Mean ? n : 1,
-                                         y.data,
-                                         int(y.dtype));
+  sumPartials<<<1, 1024, 0, stream>>>(
+      partial, blocks, reduction == Reduction::Mean ? float(n) : 1.0f, y.data,
+      int(y.dtype));
   checkLaunch(op.data());
 }
 
@@ -247,8 +235,8 @@ void mseLossKernel(std::span<const TensorRef> in,
       scratch(size_t(blocks) * sizeof(float), op, stream));
   sqDiffPartials<<<blocks, kThreads, 0, stream>>>(
       a.data, int(a.dtype), b.data, int(b.dtype), n, partial);
-  meanOfPartials<<<1, 1024, 0, stream>>>(partial, blocks, n, y.data,
-                                         int(y.dtype));
+  sumPartials<<<1, 1024, 0, stream>>>(partial, blocks, float(n), y.data,
+                                      int(y.dtype));
   checkLaunch(op.data());
 }
 

@@ -149,17 +149,6 @@ __global__ void bceElements(const void *x, int tx, const void *t, int tt,
   }
 }
 
-// Sum of the partials in order by one block; divided by |div|.
-__global__ void sumPartials(const float *partial, int count, float div,
-                            void *y, int ty) {
-  float s = 0.0f;
-  for (int i = threadIdx.x; i < count; i += blockDim.x)
-    s += partial[i];
-  s = blockSum(s);
-  if (threadIdx.x == 0)
-    st(y, ty, 0, s / div);
-}
-
 // Soft-label cross entropy, one block per row: -sum_c t'_c (x_c - lse).
 __global__ void softCeRows(const void *x, int tx, const void *t, int tt,
                            int64_t c, float keep, float uniform, float *row) {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interp/Kernel.h"
+#include "compiler/interp/kernels/NormStats.h"
 
 #include <cmath>
 
@@ -29,24 +30,10 @@ Channels channelsOf(const Tensor &x) {
   return g;
 }
 
-struct Stats {
-  double mean, rstd;
-};
-
-Stats channelStats(const std::vector<double> &x, const Channels &g, int64_t ch,
-                   double eps) {
-  double mean = 0, var = 0;
-  for (int64_t b = 0; b < g.n; ++b)
-    for (int64_t k = 0; k < g.s; ++k)
-      mean += x[g.at(b, ch, k)];
-  mean /= double(g.n * g.s);
-  for (int64_t b = 0; b < g.n; ++b)
-    for (int64_t k = 0; k < g.s; ++k) {
-      double d = x[g.at(b, ch, k)] - mean;
-      var += d * d;
-    }
-  var /= double(g.n * g.s); // biased, as PyTorch normalises
-  return {mean, 1.0 / std::sqrt(var + eps)};
+// Channel |ch| across the batch: N runs of S elements, C*S apart.
+NormStats channelStats(const std::vector<double> &x, const Channels &g,
+                       int64_t ch, double eps) {
+  return normStats(x.data() + ch * g.s, g.n, g.s, g.c * g.s, eps);
 }
 
 // batch_norm(x, running_mean, running_var, weight, bias).
@@ -56,7 +43,7 @@ KernelResult batchNorm(const OpContext &ctx, std::span<const Tensor> in) {
   Tensor out = ctx.makeResult();
   Channels g = channelsOf(x);
   for (int64_t ch = 0; ch < g.c; ++ch) {
-    Stats st = channelStats(x.f, g, ch, eps);
+    NormStats st = channelStats(x.f, g, ch, eps);
     for (int64_t b = 0; b < g.n; ++b)
       for (int64_t k = 0; k < g.s; ++k) {
         int64_t i = g.at(b, ch, k);
@@ -76,7 +63,7 @@ KernelResult batchNormBackward(const OpContext &ctx,
   Channels g = channelsOf(x);
   double n = double(g.n * g.s);
   for (int64_t ch = 0; ch < g.c; ++ch) {
-    Stats st = channelStats(x.f, g, ch, eps);
+    NormStats st = channelStats(x.f, g, ch, eps);
     double sg = 0, sgx = 0, dwAcc = 0, dbAcc = 0;
     for (int64_t b = 0; b < g.n; ++b)
       for (int64_t k = 0; k < g.s; ++k) {
@@ -97,11 +84,7 @@ KernelResult batchNormBackward(const OpContext &ctx,
     dw.f[ch] = dwAcc;
     db.f[ch] = dbAcc;
   }
-  std::vector<Tensor> v;
-  v.push_back(std::move(dx));
-  v.push_back(std::move(dw));
-  v.push_back(std::move(db));
-  return v;
+  return several(std::move(dx), std::move(dw), std::move(db));
 }
 
 // group_norm's runs: sample n, group grp is the contiguous run of
@@ -122,16 +105,6 @@ Groups groupsOf(const OpContext &ctx, const Tensor &x) {
   return g;
 }
 
-Stats runStats(const double *x, int64_t len, double eps) {
-  double mean = 0, var = 0;
-  for (int64_t j = 0; j < len; ++j)
-    mean += x[j];
-  mean /= double(len);
-  for (int64_t j = 0; j < len; ++j)
-    var += (x[j] - mean) * (x[j] - mean);
-  return {mean, 1.0 / std::sqrt(var / double(len) + eps)};
-}
-
 // group_norm(x, weight, bias).
 KernelResult groupNorm(const OpContext &ctx, std::span<const Tensor> in) {
   const Tensor &x = in[0], &w = in[1], &bias = in[2];
@@ -140,7 +113,7 @@ KernelResult groupNorm(const OpContext &ctx, std::span<const Tensor> in) {
   Groups g = groupsOf(ctx, x);
   for (int64_t r = 0; r < g.runs; ++r) {
     const double *p = x.f.data() + r * g.len();
-    Stats st = runStats(p, g.len(), eps);
+    NormStats st = normStats(p, 1, g.len(), g.len(), eps);
     for (int64_t j = 0; j < g.len(); ++j) {
       int64_t c = g.channel(r, j);
       out.f[r * g.len() + j] = (p[j] - st.mean) * st.rstd * w.f[c] + bias.f[c];
@@ -161,7 +134,7 @@ KernelResult groupNormBackward(const OpContext &ctx,
   std::vector<double> dwAcc(w.f.size(), 0.0), dbAcc(w.f.size(), 0.0);
   for (int64_t r = 0; r < g.runs; ++r) {
     const double *p = x.f.data() + r * len, *pg = gy.f.data() + r * len;
-    Stats st = runStats(p, len, eps);
+    NormStats st = normStats(p, 1, len, len, eps);
     double sgw = 0, sgwx = 0;
     for (int64_t j = 0; j < len; ++j) {
       int64_t c = g.channel(r, j);
@@ -180,11 +153,7 @@ KernelResult groupNormBackward(const OpContext &ctx,
   }
   dw.f = dwAcc;
   db.f = dbAcc;
-  std::vector<Tensor> v;
-  v.push_back(std::move(dx));
-  v.push_back(std::move(dw));
-  v.push_back(std::move(db));
-  return v;
+  return several(std::move(dx), std::move(dw), std::move(db));
 }
 
 } // namespace

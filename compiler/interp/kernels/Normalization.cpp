@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interp/Kernel.h"
+#include "compiler/interp/kernels/NormStats.h"
 #include "dialects/Graph/GraphOps.h"
 
 #include <cmath>
@@ -54,19 +55,6 @@ std::pair<int64_t, int64_t> rowsOf(const Tensor &x) {
   return {d ? x.size() / d : 0, d};
 }
 
-struct RowStats {
-  double mean, rstd;
-};
-RowStats layerStats(const double *x, int64_t d, double eps) {
-  double mean = 0, var = 0;
-  for (int64_t j = 0; j < d; ++j)
-    mean += x[j];
-  mean /= double(d);
-  for (int64_t j = 0; j < d; ++j)
-    var += (x[j] - mean) * (x[j] - mean);
-  var /= double(d); // biased, as PyTorch
-  return {mean, 1.0 / std::sqrt(var + eps)};
-}
 double rmsInv(const double *x, int64_t d, double eps) {
   double ms = 0;
   for (int64_t j = 0; j < d; ++j)
@@ -83,7 +71,7 @@ KernelResult layerNorm(const OpContext &ctx, std::span<const Tensor> in) {
   auto [rows, d] = rowsOf(in[0]);
   for (int64_t r = 0; r < rows; ++r) {
     const double *x = in[0].f.data() + r * d;
-    RowStats s = layerStats(x, d, eps);
+    NormStats s = normStats(x, 1, d, d, eps);
     for (int64_t j = 0; j < d; ++j) {
       double y = (x[j] - s.mean) * s.rstd;
       if (w)
@@ -134,7 +122,7 @@ KernelResult layerNormBackward(const OpContext &ctx,
   std::vector<double> dwAcc(d, 0.0), dbAcc(d, 0.0);
   for (int64_t r = 0; r < rows; ++r) {
     const double *x = xt.f.data() + r * d, *g = gt.f.data() + r * d;
-    RowStats s = layerStats(x, d, eps);
+    NormStats s = normStats(x, 1, d, d, eps);
     double meanDy = 0, meanDyXhat = 0;
     for (int64_t j = 0; j < d; ++j) {
       double xhat = (x[j] - s.mean) * s.rstd, dy = g[j] * w.f[j];
@@ -152,11 +140,7 @@ KernelResult layerNormBackward(const OpContext &ctx,
   }
   dw.f = dwAcc;
   db.f = dbAcc;
-  std::vector<Tensor> v;
-  v.push_back(std::move(dx));
-  v.push_back(std::move(dw));
-  v.push_back(std::move(db));
-  return v;
+  return several(std::move(dx), std::move(dw), std::move(db));
 }
 
 // rms_norm_backward(x, weight, g) -> dx, dweight.
@@ -177,10 +161,7 @@ KernelResult rmsNormBackward(const OpContext &ctx,
       dx.f[r * d + j] =
           inv * g[j] * w.f[j] - x[j] * inv * inv * inv * dot / double(d);
   }
-  std::vector<Tensor> v;
-  v.push_back(std::move(dx));
-  v.push_back(std::move(dw));
-  return v;
+  return several(std::move(dx), std::move(dw));
 }
 
 } // namespace
