@@ -9,7 +9,7 @@
 #include "compiler/InitAll.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/cli/Command.h"
-#include "compiler/cost/CostReport.h"
+#include "compiler/cli/CostReportOf.h"
 #include "compiler/targets/common/EmitSupport.h"
 #include "compiler/targets/cpu/CpuEmitter.h"
 #include "compiler/targets/cuda/CudaEmitter.h"
@@ -156,7 +156,7 @@ std::optional<double> given(double v) {
 // --cost-report: the report of `ampc cost` for the IR just lowered.
 LogicalResult writeCostReport(ModuleOp module, bool cuda,
                               const ampc::cost::DeviceSpec &device) {
-  auto report = ampc::cost::buildCostReport(
+  auto report = ampc::cli::costReportOf(
       module, cuda ? ampc::cost::Target::Cuda : ampc::cost::Target::Cpu,
       device);
   if (failed(report))

@@ -8,7 +8,8 @@
 #include "compiler/InitAll.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/cli/Command.h"
-#include "compiler/cost/CostReport.h"
+#include "compiler/cli/CostReportOf.h"
+#include "compiler/targets/cuda/CudaEmitter.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -127,7 +128,7 @@ int runCost() {
   ampc::buildTrainingPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
-  auto report = ampc::cost::buildCostReport(
+  auto report = ampc::cli::costReportOf(
       *module,
       target == "cuda" ? ampc::cost::Target::Cuda : ampc::cost::Target::Cpu,
       *spec);
@@ -140,3 +141,16 @@ int runCost() {
   return 0;
 }
 } // namespace
+
+mlir::FailureOr<ampc::cost::CostReport>
+ampc::cli::costReportOf(mlir::ModuleOp module, cost::Target target,
+                        const cost::DeviceSpec &device) {
+  std::vector<std::string> names;
+  if (target == cost::Target::Cuda) {
+    auto emitted = cudaFusedKernelNames(module);
+    if (failed(emitted))
+      return mlir::failure();
+    names = std::move(*emitted);
+  }
+  return cost::buildCostReport(module, target, device, names);
+}

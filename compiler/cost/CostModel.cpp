@@ -303,8 +303,11 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     double flops = 0;
     for (Operation &inner : fused.getBody().front().without_terminator())
       flops += opFlops(&inner);
-    Launch l = runtime("fused_" + std::to_string(state.nextFused++), in, res,
-                       flops);
+    int k = state.nextFused++;
+    Launch l = runtime(size_t(k) < state.fusedNames.size()
+                           ? state.fusedNames[k]
+                           : "fused_" + std::to_string(k),
+                       in, res, flops);
     l.kind = Kind::Fused;
     out.push_back(l);
     return;

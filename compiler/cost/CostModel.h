@@ -43,11 +43,13 @@ struct Launch {
 
 enum class Target { Cuda, Cpu };
 
-// Numbers generated kernels after each other (fused_0, fused_1, ... in the
-// order the emitter prints them: @m_grad first).
+// Names generated kernels as the emitter does (@m_grad's launches first).
 struct RuleState {
   Target target = Target::Cuda;
   int nextFused = 0;
+  // The emitted kernel names of the fused launches, in order; empty:
+  // fused_<nextFused>.
+  llvm::ArrayRef<std::string> fusedNames;
 };
 
 // Appends the launches of one op of @m_grad's body (nothing for aliases,

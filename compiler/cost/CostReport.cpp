@@ -159,9 +159,10 @@ std::vector<Group> groups(const CostReport &r, unsigned top, bool byOp) {
 
 } // namespace
 
-FailureOr<CostReport> ampc::cost::buildCostReport(ModuleOp module,
-                                                  Target target,
-                                                  const DeviceSpec &device) {
+FailureOr<CostReport>
+ampc::cost::buildCostReport(ModuleOp module, Target target,
+                            const DeviceSpec &device,
+                            ArrayRef<std::string> fusedKernelNames) {
   graph::ModelOp model = getModel(module);
   if (!model)
     return module.emitError("the cost report needs a graph.model"), failure();
@@ -198,6 +199,7 @@ FailureOr<CostReport> ampc::cost::buildCostReport(ModuleOp module,
   std::vector<Launch> launches;
   RuleState state;
   state.target = target;
+  state.fusedNames = fusedKernelNames;
   AsmState asmState(grad);
   bool dropout = false;
   for (Operation &op : grad.getBody().front().without_terminator()) {

@@ -44,9 +44,12 @@ struct CostReport {
 
 // Fails (with a diagnostic on the module) unless the module went through
 // the training pipeline.
-mlir::FailureOr<CostReport> buildCostReport(mlir::ModuleOp module,
-                                            Target target,
-                                            const DeviceSpec &device);
+// |fusedKernelNames|: the kernel each fused region of @<model>_grad launches,
+// in order, as the emitter names them (cudaFusedKernelNames); empty: fused_0,
+// fused_1, ... in order.
+mlir::FailureOr<CostReport>
+buildCostReport(mlir::ModuleOp module, Target target, const DeviceSpec &device,
+                llvm::ArrayRef<std::string> fusedKernelNames = {});
 
 void printCostText(const CostReport &report, llvm::raw_ostream &os,
                    unsigned top = 10);

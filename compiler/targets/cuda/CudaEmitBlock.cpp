@@ -222,6 +222,7 @@ private:
       parts.kernels += replaceAll(k, name, it->second);
     }
     const std::string &kernel = it->second;
+    parts.launched.push_back(kernel);
 
     os << "// ";
     llvm::interleaveComma(op.getResults(), os,

@@ -76,11 +76,12 @@ public:
     // Bodies first: they collect the kernels and constants printed above
     // the class.
     std::string fb, eval;
-    if (failed(printBody(fb,
-                         [&](raw_indented_ostream &os) {
-                           return emitForwardBackward(os);
-                         })) ||
-        failed(printBody(
+    if (failed(printBody(fb, [&](raw_indented_ostream &os) {
+          return emitForwardBackward(os);
+        })))
+      return failure();
+    gradLaunches.assign(parts.launched.begin(), parts.launched.end());
+    if (failed(printBody(
             eval, [&](raw_indented_ostream &os) { return emitEvaluate(os); })))
       return failure();
 
@@ -111,6 +112,10 @@ public:
     emitClassEndAndMain(os, cls);
     return success();
   }
+
+  // The fused kernels the training step's body launches, in order (after
+  // emit()).
+  std::vector<std::string> gradLaunches;
 
 private:
   Program &p;
@@ -227,4 +232,16 @@ LogicalResult ampc::emitCudaTrainingProgram(ModuleOp module, raw_ostream &os) {
   AsmState state(module);
   FileEmitter emitter(p, os, state);
   return emitter.emit();
+}
+
+FailureOr<std::vector<std::string>>
+ampc::cudaFusedKernelNames(ModuleOp module) {
+  Program p;
+  if (failed(collect(module, p)))
+    return failure();
+  AsmState state(module);
+  FileEmitter emitter(p, llvm::nulls(), state);
+  if (failed(emitter.emit()))
+    return failure();
+  return emitter.gradLaunches;
 }

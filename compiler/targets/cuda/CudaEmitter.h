@@ -16,11 +16,21 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+#include <vector>
+
 namespace ampc {
 
 // Prints the CUDA C++ of |module|'s training program to |os|.
 mlir::LogicalResult emitCudaTrainingProgram(mlir::ModuleOp module,
                                             llvm::raw_ostream &os);
+
+// The kernel each fused region of the training step (@<model>_grad)
+// launches, in launch order, named as the emitted file names them (regions
+// with the same kernel text share one kernel). For reports that must name
+// kernels as ncu will see them (`ampc cost`).
+mlir::FailureOr<std::vector<std::string>>
+cudaFusedKernelNames(mlir::ModuleOp module);
 
 // Registers `--ampc-emit-cuda` for ampc-translate.
 void registerCudaEmitterTranslation();

@@ -30,6 +30,9 @@ struct FileParts {
   int nextKernel = 0;
   // Kernel text (around a placeholder name) -> its emitted name.
   std::map<std::string, std::string> kernelNames;
+  // The kernel of every fused launch, in print order (the training step's
+  // body first).
+  std::vector<std::string> launched;
   struct Constant {
     std::string type, values; // "float", "{1.0f, 2.0f}"
     int64_t bytes = 0;

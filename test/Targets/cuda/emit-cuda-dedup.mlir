@@ -28,3 +28,12 @@
 
 // 7 distinct kernels for 14 fused launches.
 // COUNT: {{^}}7{{$}}
+
+// `ampc cost` names each fused launch as the emitted file does, so its rows
+// line up with ncu's kernels.
+// RUN: ampc cost %S/Inputs/two_layers.mlir --amp=fp16 | FileCheck %s --check-prefix=COST
+// COST: 0 fused fused_0 kernel.fused_elementwise %0
+// COST-NEXT: 1 fused fused_1 kernel.fused_elementwise %1
+// COST-NEXT: 2 fused fused_1 kernel.fused_elementwise %2
+// COST: 17 fused fused_6 kernel.fused_elementwise %17
+// COST-NEXT: 18 fused fused_6 kernel.fused_elementwise %18
