@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -15,9 +16,47 @@ using namespace detail;
 
 namespace {
 
+// A transpose of the last two dimensions (source contiguous along the
+// second-last, destination along the last: a weight gradient's x^T): one
+// element at a time, every read would touch a new cache line; in 16 x 16
+// tiles each line is read once.
+template <class T>
+void transposedPlanesT(T *dst, const int64_t *ds, const T *src,
+                       const int64_t *ss, const int64_t *shape, int rank) {
+  constexpr int64_t kTile = 16;
+  int64_t rows = shape[rank - 2], cols = shape[rank - 1];
+  int64_t dr = ds[rank - 2], sc = ss[rank - 1];
+  int64_t planes = 1;
+  for (int d = 0; d < rank - 2; ++d)
+    planes *= shape[d];
+  int64_t idx[kMaxRank] = {};
+  int64_t od = 0, os = 0;
+  for (int64_t p = 0; p < planes; ++p) {
+    for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+      for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+        int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i)
+          for (int64_t j = j0; j < j1; ++j)
+            dst[od + i * dr + j] = src[os + i + j * sc];
+      }
+    for (int d = rank - 3; d >= 0; --d) {
+      od += ds[d];
+      os += ss[d];
+      if (++idx[d] < shape[d])
+        break;
+      od -= ds[d] * shape[d];
+      os -= ss[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 template <class T>
 void stridedCopyT(T *dst, const int64_t *ds, const T *src, const int64_t *ss,
                   const int64_t *shape, int rank) {
+  if (rank >= 2 && ds[rank - 1] == 1 && ss[rank - 2] == 1 &&
+      ss[rank - 1] != 1)
+    return transposedPlanesT(dst, ds, src, ss, shape, rank);
   int64_t total = 1;
   for (int d = 0; d < rank; ++d)
     total *= shape[d];
