@@ -21,8 +21,9 @@ double ulpError(float a, double exact) {
 }
 
 // Every 61st float from 0 up to 88.72 (e^x overflows above) and down to
-// -104 (e^x rounds to 0 below): 34 million points, every exponent of x,
-// subnormal results included. Measured: at most 1 ulp... see Exp.h.
+// -104 (e^x rounds to 0 below): 36.7 million points, every exponent of x,
+// subnormal results included. Measured: 0.959 ulp at worst, 99.19%
+// correctly rounded (glibc's expf: 0.502 ulp, 99.99%). About 2 s.
 TEST(Exp, AtMostOneUlpAndMostlyCorrectlyRounded) {
   double worst = 0, worstAt = 0;
   int64_t n = 0, correct = 0;
