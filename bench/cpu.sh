@@ -7,6 +7,8 @@
 #     by one (the first WARMUP left out), on Fashion-MNIST / fortunes text,
 #     and bench/cpu/torch_step.py's median for the same nn.Module, shapes,
 #     AdamW and CPU autocast (+ GradScaler for fp16); ratio = ampc / PyTorch.
+#     Beside the wall times, the CPU time (user + sys) per step of each,
+#     which a machine shared with other work disturbs less.
 # Both run with THREADS threads (OpenBLAS for ampc, torch.set_num_threads).
 # The table goes to stdout and a JSON of it to bench/results/cpu-DATE.json
 # (RESULTS=FILE to choose; RESULTS= to skip).
@@ -61,24 +63,38 @@ cat $fortunes/{computers,science} > "$work/text.txt"
 declare -A data=([mlp]=$images [cnn]=$images [gpt_tiny]="tokens=$work/text.txt")
 declare -A file=([mlp]=mlp/mlp [cnn]=cnn/cnn [gpt_tiny]=gpt/gpt_tiny)
 
+# CPU seconds (user + sys, all threads) of a command; its output is dropped.
+cpu_seconds() {
+  /usr/bin/time -f '%U %S' -o "$work/time" "$@" > /dev/null
+  awk '{ print $1 + $2 }' "$work/time"
+}
+
 echo
-printf '%-9s %-5s %12s %12s %8s\n' model amp "ampc ms" "PyTorch ms" ratio
+echo "ms: median wall time of a step; cpu: CPU time (user + sys) per step,"
+echo "which other load on the machine disturbs less"
+printf '%-9s %-5s %10s %10s %8s %10s %10s %8s\n' model amp "ampc ms" "torch ms" ratio \
+  "ampc cpu" "torch cpu" "ratio"
 rows=()
 for model in mlp cnn gpt_tiny; do
   for amp in off fp16 bf16; do
     bin=$work/$model-$amp
     "$ampc" compile "$root/examples/${file[$model]}.mlir" -o "$bin" --amp=$amp > /dev/null
-    "$bin" --data "${data[$model]}" --steps $((steps + warmup)) --log-every 1 \
-      --metrics "$work/$model-$amp.jsonl" > /dev/null
+    # CPU time per step: a run of warmup + steps less one of warmup only,
+    # so start-up (data loading) and the warm-up steps cancel out.
+    c1=$(cpu_seconds "$bin" --data "${data[$model]}" --steps $((steps + warmup)) \
+      --log-every 1 --metrics "$work/$model-$amp.jsonl")
+    c0=$(cpu_seconds "$bin" --data "${data[$model]}" --steps "$warmup" --log-every 1000)
     a=$(median "$work/$model-$amp.jsonl" "$warmup")
-    t=null ratio=null
+    ac=$(awk "BEGIN { printf \"%.3f\", ($c1 - $c0) * 1000 / $steps }")
+    t=null ratio=null tc=null cratio=null
     if [[ -n "$torch_py" ]]; then
-      t=$("$torch_py" "$root/bench/cpu/torch_step.py" $model $amp "$threads" "$steps" "$warmup" |
-          python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["ms"])')
+      read -r t tc < <("$torch_py" "$root/bench/cpu/torch_step.py" $model $amp "$threads" "$steps" "$warmup" |
+          python3 -c 'import json,sys; r = json.load(sys.stdin); print("%.3f %.3f" % (r["ms"], r["cpu_ms"]))')
       ratio=$(awk "BEGIN { printf \"%.2f\", $a / $t }")
+      cratio=$(awk "BEGIN { printf \"%.2f\", $ac / $tc }")
     fi
-    printf '%-9s %-5s %12s %12s %8s\n' $model $amp "$a" "$t" "$ratio"
-    rows+=("{\"model\": \"$model\", \"amp\": \"$amp\", \"ampc_ms\": $a, \"torch_ms\": $t, \"ratio\": $ratio}")
+    printf '%-9s %-5s %10s %10s %8s %10s %10s %8s\n' $model $amp "$a" "$t" "$ratio" "$ac" "$tc" "$cratio"
+    rows+=("{\"model\": \"$model\", \"amp\": \"$amp\", \"ampc_ms\": $a, \"torch_ms\": $t, \"ratio\": $ratio, \"ampc_cpu_ms\": $ac, \"torch_cpu_ms\": $tc, \"cpu_ratio\": $cratio}")
   done
 done
 

@@ -1,7 +1,8 @@
 //===- Attention.cpp - scaled_dot_product_attention and its backward ------===//
 //
 // Per kv head: P = softmax(scale * Q K^T [+ mask]), O = P V, with the GEMMs
-// in cblas_sgemm (FP32 accumulation) and the softmax in float. Under
+// in cblas_sgemm (FP32 accumulation) and the softmax in float (exp from
+// runtime/numerics/Exp.h, row sums in RowMath.h's lanes). Under
 // grouped-query attention the query heads a kv head serves are one GEMM's
 // rows (AttnGeom). The causal mask is top-left aligned (key j > query i is
 // masked), as torch's is_causal; the optional mask is a keep-mask (integer,
@@ -10,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/RowMath.h"
+#include "runtime/numerics/Exp.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,16 +69,12 @@ void probabilities(const AttnGeom &g, const MaskIn &mask, int64_t b,
       for (int64_t j = 0; j < n; ++j)
         row[j] += mask.at(h, i, j);
     }
-    float mx = -INFINITY;
-    for (int64_t j = 0; j < n; ++j)
-      mx = std::fmax(mx, row[j]);
+    float mx = rowMax(row, n);
     if (mx == -INFINITY) // every key masked: attends to nothing
       n = 0;
-    float sum = 0.0f;
-    for (int64_t j = 0; j < n; ++j) {
-      row[j] = std::exp(row[j] - mx);
-      sum += row[j];
-    }
+    for (int64_t j = 0; j < n; ++j) // a loop of its own, which vectorizes
+      row[j] = num::expFloat(row[j] - mx);
+    float sum = rowSum(row, n);
     for (int64_t j = 0; j < n; ++j)
       row[j] /= sum;
     for (int64_t j = n; j < g.s; ++j)
@@ -132,9 +131,7 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
           g.s);
     for (int64_t i = 0; i < g.t; ++i) {
       float *pr = p.data() + i * g.s, *dr = dp.data() + i * g.s;
-      float dot = 0.0f;
-      for (int64_t j = 0; j < g.s; ++j)
-        dot += pr[j] * dr[j];
+      float dot = rowDot(pr, dr, g.s);
       for (int64_t j = 0; j < g.s; ++j)
         dr[j] = pr[j] * (dr[j] - dot); // dS, in place
     }

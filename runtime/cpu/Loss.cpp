@@ -7,7 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/RowMath.h"
 #include "runtime/numerics/Elementwise.h"
+#include "runtime/numerics/Exp.h"
 
 #include <cmath>
 #include <vector>
@@ -33,15 +35,13 @@ CeProblem ceProblem(std::string_view op, const CrossEntropyShape &shape,
   return p;
 }
 
-// log-sum-exp of one row, in float.
-float logSumExp(const float *x, int64_t n) {
-  float mx = -INFINITY;
+// log-sum-exp of one row, in float; |e| (n floats) receives e^(x - max).
+// The exps have a loop of their own, which vectorizes (RowMath.h).
+float logSumExp(const float *x, int64_t n, float *e) {
+  float mx = rowMax(x, n);
   for (int64_t j = 0; j < n; ++j)
-    mx = std::fmax(mx, x[j]);
-  float s = 0.0f;
-  for (int64_t j = 0; j < n; ++j)
-    s += std::exp(x[j] - mx);
-  return mx + std::log(s);
+    e[j] = num::expFloat(x[j] - mx);
+  return mx + std::log(rowSum(e, n));
 }
 
 } // namespace
@@ -60,12 +60,13 @@ void crossEntropyKernel(std::span<const TensorRef> in,
   CeProblem p =
       ceProblem(op, crossEntropyForward(op, logits, lab, y, attrs), lab);
   FloatIn fx(logits);
+  std::vector<float> e(size_t(p.classes));
   float nll = 0.0f, smooth = 0.0f, counted = 0.0f;
   for (int64_t r = 0; r < p.rows; ++r) {
     if (p.labels[r] == p.ignore)
       continue;
     const float *x = fx.data() + r * p.classes;
-    float lse = logSumExp(x, p.classes);
+    float lse = logSumExp(x, p.classes, e.data());
     nll -= x[p.labels[r]] - lse;
     if (p.smoothing > 0.0) {
       float s = 0.0f;
@@ -105,13 +106,11 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
       continue;
     const float *x = fx.data() + r * p.classes;
     float *d = fd.data() + r * p.classes;
-    float lse = logSumExp(x, p.classes);
-    for (int64_t j = 0; j < p.classes; ++j) {
-      float t = std::exp(x[j] - lse) - uniform;
-      if (j == p.labels[r])
-        t -= hit;
-      d[j] = coef * t;
-    }
+    float lse = logSumExp(x, p.classes, d);
+    for (int64_t j = 0; j < p.classes; ++j)
+      d[j] = coef * (num::expFloat(x[j] - lse) - uniform);
+    int64_t y = p.labels[r]; // the label's term once more, with the hit
+    d[y] = coef * ((num::expFloat(x[y] - lse) - uniform) - hit);
   }
   fd.commit();
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -15,9 +16,47 @@ using namespace detail;
 
 namespace {
 
+// A transpose of the last two dimensions (source contiguous along the
+// second-last, destination along the last: a weight gradient's x^T): one
+// element at a time, every read would touch a new cache line; in 16 x 16
+// tiles each line is read once.
+template <class T>
+void transposedPlanesT(T *dst, const int64_t *ds, const T *src,
+                       const int64_t *ss, const int64_t *shape, int rank) {
+  constexpr int64_t kTile = 16;
+  int64_t rows = shape[rank - 2], cols = shape[rank - 1];
+  int64_t dr = ds[rank - 2], sc = ss[rank - 1];
+  int64_t planes = 1;
+  for (int d = 0; d < rank - 2; ++d)
+    planes *= shape[d];
+  int64_t idx[kMaxRank] = {};
+  int64_t od = 0, os = 0;
+  for (int64_t p = 0; p < planes; ++p) {
+    for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+      for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+        int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i)
+          for (int64_t j = j0; j < j1; ++j)
+            dst[od + i * dr + j] = src[os + i + j * sc];
+      }
+    for (int d = rank - 3; d >= 0; --d) {
+      od += ds[d];
+      os += ss[d];
+      if (++idx[d] < shape[d])
+        break;
+      od -= ds[d] * shape[d];
+      os -= ss[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 template <class T>
 void stridedCopyT(T *dst, const int64_t *ds, const T *src, const int64_t *ss,
                   const int64_t *shape, int rank) {
+  if (rank >= 2 && ds[rank - 1] == 1 && ss[rank - 2] == 1 &&
+      ss[rank - 1] != 1)
+    return transposedPlanesT(dst, ds, src, ss, shape, rank);
   int64_t total = 1;
   for (int d = 0; d < rank; ++d)
     total *= shape[d];
@@ -31,8 +70,11 @@ void stridedCopyT(T *dst, const int64_t *ds, const T *src, const int64_t *ss,
   int64_t inner = shape[rank - 1], di = ds[rank - 1], si = ss[rank - 1];
   int64_t od = 0, os = 0;
   for (int64_t done = 0; done < total; done += inner) {
-    for (int64_t j = 0; j < inner; ++j)
-      dst[od + j * di] = src[os + j * si];
+    if (di == 1 && si == 1) // contiguous rows (heads, slices): a memcpy
+      std::memcpy(dst + od, src + os, size_t(inner) * sizeof(T));
+    else
+      for (int64_t j = 0; j < inner; ++j)
+        dst[od + j * di] = src[os + j * si];
     for (int d = rank - 2; d >= 0; --d) {
       od += ds[d];
       os += ss[d];
@@ -45,9 +87,42 @@ void stridedCopyT(T *dst, const int64_t *ds, const T *src, const int64_t *ss,
   }
 }
 
+// Drops size-1 dimensions and merges each dimension into the next when
+// both sides step over it as one run (stride = next stride * next size):
+// the same elements in the same places, in longer inner rows (a slice of
+// [16, 64, 192] becomes 1024 rows of 64, a head transpose rows of 16).
+int coalesce(int64_t *ds, int64_t *ss, int64_t *shape, int rank) {
+  int n = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (shape[d] == 1)
+      continue;
+    if (n > 0 && ds[n - 1] == ds[d] * shape[d] &&
+        ss[n - 1] == ss[d] * shape[d]) {
+      shape[n - 1] *= shape[d];
+      ds[n - 1] = ds[d];
+      ss[n - 1] = ss[d];
+      continue;
+    }
+    shape[n] = shape[d];
+    ds[n] = ds[d];
+    ss[n] = ss[d];
+    ++n;
+  }
+  return n;
+}
+
 // Copies the |shape| box: dst[sum i_d*ds_d] = src[sum i_d*ss_d] (elements).
-void stridedCopy(size_t esz, void *dst, const int64_t *ds, const void *src,
-                 const int64_t *ss, const int64_t *shape, int rank) {
+void stridedCopy(size_t esz, void *dst, const int64_t *dsIn, const void *src,
+                 const int64_t *ssIn, const int64_t *shapeIn, int rankIn) {
+  int64_t ds[kMaxRank], ss[kMaxRank], shape[kMaxRank];
+  for (int d = 0; d < rankIn; ++d) {
+    if (shapeIn[d] == 0)
+      return;
+    ds[d] = dsIn[d];
+    ss[d] = ssIn[d];
+    shape[d] = shapeIn[d];
+  }
+  int rank = coalesce(ds, ss, shape, rankIn);
   switch (esz) {
   case 2:
     return stridedCopyT(static_cast<uint16_t *>(dst), ds,
