@@ -38,6 +38,7 @@ const OpTable &opTable() {
     registerSliceOps(t);
     registerFoldOnlyOps(t);
     registerEinsumOps(t);
+    registerResizeOps(t);
     return t;
   }();
   return table;
