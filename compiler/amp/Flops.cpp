@@ -58,6 +58,10 @@ double ampc::estimateFlops(Operation *op) {
         ArrayRef<int64_t> k = o.getKernelSize();
         return numel(o.getResult()) * k[0] * k[1];
       })
+      // Every input cell is summed into at least one window.
+      .Case([](AdaptiveAvgPool2dOp o) {
+        return numel(o.getInput()) + numel(o.getResult());
+      })
       .Case([](GeluOp o) { return 8.0 * numel(o.getResult()); })
       .Case<AddOp, SubOp, MulOp, DivOp, NegOp, ReluOp, TanhOp, SigmoidOp,
             ExpOp, LogOp, SqrtOp, RsqrtOp, PowOp, DropoutOp>(

@@ -456,6 +456,25 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(runtime("poolBackwardKernel", in, res, numel(op->getResult(0))));
     return;
   }
+  // Resample.cu: one thread per output (forward) or per input element
+  // (backward, gathering the outputs that read it); each reads its cells.
+  if (name == "graph.adaptive_avg_pool2d") {
+    out.push_back(runtime("adaptiveKernel", in, res, ampc::estimateFlops(op)));
+    return;
+  }
+  if (name == "graph.adaptive_avg_pool2d_backward") {
+    out.push_back(runtime("adaptiveBackwardKernel", in, res,
+                          numel(op->getResult(0))));
+    return;
+  }
+  if (name == "graph.upsample_nearest2d") {
+    out.push_back(runtime("nearestKernel", std::min(in, res), res, 0));
+    return;
+  }
+  if (name == "graph.upsample_nearest2d_backward") {
+    out.push_back(runtime("nearestBackwardKernel", in, res, numel(op->getOperand(0))));
+    return;
+  }
   // BatchNorm.cu: one block per channel; the training form reads x three
   // times (mean, variance, normalise), the backward four.
   if (name == "graph.batch_norm") {

@@ -475,4 +475,40 @@ def Graph_GatherBackwardOp : Graph_GradOp<"gather_backward"> {
   }];
 }
 
+def Graph_AdaptiveAvgPool2dBackwardOp : Graph_GradOp<"adaptive_avg_pool2d_backward"> {
+  let summary = "Cotangent of adaptive_avg_pool2d's input";
+  let description = [{
+    Each output's `g` divided by its window's size goes to every input
+    position of the window (windows as in the forward op, read off the
+    shapes of `g` and of the result, which spells the input's type);
+    overlaps add up.
+
+    ```mlir
+    %dx = graph.adaptive_avg_pool2d_backward %g : tensor<8x64x1x1xf32> -> tensor<8x64x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$g);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "$g attr-dict `:` type($g) `->` type($dx)";
+}
+
+def Graph_UpsampleNearest2dBackwardOp : Graph_GradOp<"upsample_nearest2d_backward"> {
+  let summary = "Cotangent of upsample_nearest2d's input";
+  let description = [{
+    Each input position gets the sum of the `g` of every output that read
+    it. Attributes as in `graph.upsample_nearest2d`; the result type
+    spells the input's type.
+
+    ```mlir
+    %dx = graph.upsample_nearest2d_backward %g {scales_h = 2.0, scales_w = 2.0} : tensor<8x16x14x14xf32> -> tensor<8x16x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$g,
+      OptionalAttr<DenseI64ArrayAttr>:$size,
+      OptionalAttr<F64Attr>:$scales_h,
+      OptionalAttr<F64Attr>:$scales_w);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "$g attr-dict `:` type($g) `->` type($dx)";
+}
+
 #endif // AMPC_GRAPH_GRAD_OPS

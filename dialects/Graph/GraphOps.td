@@ -1022,4 +1022,50 @@ def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Resampling: adaptive average pooling and nearest upsampling (NCHW)
+//===----------------------------------------------------------------------===//
+
+def Graph_AdaptiveAvgPool2dOp : Graph_ComputeOp<"adaptive_avg_pool2d", [Graph_VJP]> {
+  let summary = "Adaptive average pooling to a fixed H x W (torch.nn.functional.adaptive_avg_pool2d)";
+  let description = [{
+    `input: [N, C, H, W]` -> `[N, C, OH, OW]` with `output_size = [OH, OW]`
+    (any positive sizes). Output row i averages input rows
+    [floor(i*H/OH), ceil((i+1)*H/OH)), the same for columns; windows need
+    not divide evenly and may overlap. `output_size = [1, 1]` is global
+    average pooling.
+
+    ```mlir
+    %y = graph.adaptive_avg_pool2d %x {output_size = array<i64: 1, 1>} : tensor<8x64x7x7xf32> -> tensor<8x64x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      DenseI64ArrayAttr:$output_size);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Graph_UpsampleNearest2dOp : Graph_ComputeOp<"upsample_nearest2d", [Graph_VJP]> {
+  let summary = "Nearest-neighbour upsampling (F.interpolate, mode=\"nearest\")";
+  let description = [{
+    `input: [N, C, H, W]` -> `[N, C, OH, OW]`. Give either `size = [OH, OW]`
+    (F.interpolate's `size`) or both `scales_h` and `scales_w`
+    (its `scale_factor`; OH = floor(H * scales_h)). Output row i reads
+    input row min(floor(i * s), H - 1) with s = float(1 / scales_h) when
+    the scales are given, else float(H) / float(OH) (aten's
+    upsample_nearest2d: PyTorch's "nearest", not "nearest-exact"); the
+    same for columns.
+
+    ```mlir
+    %y = graph.upsample_nearest2d %x {scales_h = 2.0, scales_w = 2.0} : tensor<8x16x7x7xf32> -> tensor<8x16x14x14xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      OptionalAttr<DenseI64ArrayAttr>:$size,
+      OptionalAttr<F64Attr>:$scales_h,
+      OptionalAttr<F64Attr>:$scales_w);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
 #endif // AMPC_GRAPH_OPS

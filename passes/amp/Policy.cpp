@@ -88,6 +88,8 @@ constexpr DefaultEntry kDefaults[] = {
     {"reduce_mean", Category::Follow, "reduction"},
     {"argmax", Category::Follow, "indexing"},
     {"gather", Category::Follow, "indexing"},
+    {"adaptive_avg_pool2d", Category::Follow, "pooling"},
+    {"upsample_nearest2d", Category::FP32, "upsample"},
 };
 
 // A whitespace-separated word of a line and its 1-based column.

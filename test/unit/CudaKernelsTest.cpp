@@ -828,3 +828,35 @@ TEST(CudaKernels, ArgmaxGatherCumsum) {
 }
 
 } // namespace
+
+// adaptive_avg_pool2d, upsample_nearest2d and their backward ops against
+// runtime/cpu: both sum each window (backward: each input's readers) in the
+// same order, so the results agree exactly. Uneven overlapping windows,
+// and nearest maps by 2 (aten's shortcut), by a size, by a float scale.
+TEST(CudaKernels, AdaptivePoolAndNearestUpsample) {
+  REQUIRE_GPU();
+  compareOp("graph.adaptive_avg_pool2d", {randoms(2 * 3 * 5 * 7, 1, 8)},
+            {{2, 3, 5, 7}}, {2, 3, 3, 4}, {}, 0, 0);
+  compareOp("graph.adaptive_avg_pool2d_backward", {randoms(2 * 3 * 3 * 4, 1, 9)},
+            {{2, 3, 3, 4}}, {2, 3, 5, 7}, {}, 0, 0);
+  compareOp("graph.adaptive_avg_pool2d", {randoms(2 * 3 * 6 * 6, 1, 8)},
+            {{2, 3, 6, 6}}, {2, 3, 1, 1}, {}, 0, 0);
+  struct Case {
+    std::vector<int64_t> xs, ys;
+    cpu::Attrs attrs;
+  };
+  const Case cases[] = {
+      {{2, 3, 4, 5}, {2, 3, 8, 10}, {{"scales_h", 2.0}, {"scales_w", 2.0}}},
+      {{2, 3, 3, 4}, {2, 3, 5, 7}, {}},
+      {{1, 2, 4, 3}, {1, 2, 5, 4}, {{"scales_h", 1.4}, {"scales_w", 1.6}}},
+      {{1, 2, 5, 6}, {1, 2, 2, 4}, {}},
+  };
+  for (const Case &k : cases) {
+    size_t nx = size_t(k.xs[0] * k.xs[1] * k.xs[2] * k.xs[3]);
+    size_t ny = size_t(k.ys[0] * k.ys[1] * k.ys[2] * k.ys[3]);
+    compareOp("graph.upsample_nearest2d", {randoms(nx, 1, 10)}, {k.xs}, k.ys,
+              k.attrs, 0, 0);
+    compareOp("graph.upsample_nearest2d_backward", {randoms(ny, 1, 11)},
+              {k.ys}, k.xs, k.attrs, 0, 0);
+  }
+}

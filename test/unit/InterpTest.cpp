@@ -502,3 +502,41 @@ TEST_F(InterpTest, GradcheckBindingsRespectConsumers) {
 }
 
 } // namespace
+
+// adaptive_avg_pool2d, upsample_nearest2d and their backward ops against
+// PyTorch's float32 numbers (test/unit/torch/resample_expected.py; the same
+// inputs as CpuResampleTest): with typed numerics, bit for bit.
+namespace resample {
+#include "test/unit/torch/ResampleExpected.inc"
+} // namespace resample
+
+TEST_F(InterpTest, ResampleMatchesPyTorch) {
+  auto ramp = [](int64_t n, int mul, int mod, int off, double div) {
+    std::vector<double> v;
+    for (int64_t i = 0; i < n; ++i)
+      v.push_back(double((i * mul) % mod - off) / div);
+    return v;
+  };
+  auto floats = [](std::vector<double> v) {
+    for (double &d : v)
+      d = double(float(d));
+    return v;
+  };
+  auto r = run(R"(
+    func.func @f(%x: tensor<1x2x5x7xf32>, %g: tensor<1x2x3x4xf32>, %u: tensor<1x1x4x3xf32>, %gu: tensor<1x1x5x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x5x7xf32>, tensor<1x1x5x4xf32>, tensor<1x1x4x3xf32>) {
+      %y = graph.adaptive_avg_pool2d %x {output_size = array<i64: 3, 4>} : tensor<1x2x5x7xf32> -> tensor<1x2x3x4xf32>
+      %dx = "graph.adaptive_avg_pool2d_backward"(%g) : (tensor<1x2x3x4xf32>) -> tensor<1x2x5x7xf32>
+      %v = graph.upsample_nearest2d %u {scales_h = 1.4, scales_w = 1.6} : tensor<1x1x4x3xf32> -> tensor<1x1x5x4xf32>
+      %du = "graph.upsample_nearest2d_backward"(%gu) {scales_h = 1.4, scales_w = 1.6} : (tensor<1x1x5x4xf32>) -> tensor<1x1x4x3xf32>
+      return %y, %dx, %v, %du : tensor<1x2x3x4xf32>, tensor<1x2x5x7xf32>, tensor<1x1x5x4xf32>, tensor<1x1x4x3xf32>
+    })",
+               {f32({1, 2, 5, 7}, ramp(70, 37, 23, 11, 8.0)),
+                f32({1, 2, 3, 4}, ramp(24, 13, 17, 8, 4.0)),
+                f32({1, 1, 4, 3}, ramp(12, 37, 23, 11, 8.0)),
+                f32({1, 1, 5, 4}, ramp(20, 13, 17, 8, 4.0))});
+  ASSERT_EQ(r.size(), 4u);
+  expectNear(r[0], floats(resample::adaptiveY), 0);
+  expectNear(r[1], floats(resample::adaptiveDx), 0);
+  expectNear(r[2], floats(resample::floatY), 0);
+  expectNear(r[3], floats(resample::floatDx), 0);
+}

@@ -108,9 +108,10 @@ LogicalResult globalAvgPool(ImportState &s) {
   FailureOr<Value> x = input4d(s);
   if (failed(x))
     return failure();
-  FailureOr<Value> r = s.emit("graph.reduce_mean", {*x},
-                              {s.attr("axes", s.b.getDenseI64ArrayAttr({2, 3})),
-                               s.attr("keepdim", s.b.getBoolAttr(true))});
+  // torch's AdaptiveAvgPool2d((1, 1)) exports as GlobalAveragePool.
+  FailureOr<Value> r =
+      s.emit("graph.adaptive_avg_pool2d", {*x},
+             {s.attr("output_size", s.b.getDenseI64ArrayAttr({1, 1}))});
   if (failed(r))
     return failure();
   s.result(0, *r);

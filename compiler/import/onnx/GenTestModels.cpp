@@ -22,6 +22,9 @@
 //                     Where(tril, scores, -inf): causal, scale 0.25
 //   attn_pad.onnx     the same with Add of a padding mask (the last key
 //                     -inf for every query): not causal, imported unfused
+//   resize_nearest.onnx  x[N,2,3,4] -> Resize(scales 1.5, 2) -> Resize(sizes
+//                     5x9) -> GlobalAveragePool, nearest/asymmetric/floor
+//   resize_linear.onnx   the same with a bilinear first Resize
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/onnx_pb.h"
@@ -365,6 +368,32 @@ bool attention(const std::string &dir, const std::string &variant) {
   return m.write(dir + "/attn_" + variant + ".onnx");
 }
 
+// torch.onnx's F.interpolate(mode="nearest") (Resize: asymmetric, floor)
+// by scales, then by sizes, then GlobalAveragePool; with |mode| "linear"
+// the first Resize is bilinear (an import error).
+bool resize(const std::string &dir, const std::string &mode) {
+  Builder m("resize", 13);
+  m.input("x", TensorProto::FLOAT, {"N", "2", "3", "4"});
+  m.init("scales", {4}, {1.0f, 1.0f, 1.5f, 2.0f});
+  m.initInts("sizes", {2, 2, 5, 9});
+  auto attrs = [&](onnx::NodeProto *n, const std::string &mo) {
+    for (auto [k, v] : {std::pair<std::string, std::string>{"mode", mo},
+                        {"coordinate_transformation_mode", "asymmetric"},
+                        {"nearest_mode", "floor"}}) {
+      auto *a = n->add_attribute();
+      a->set_name(k);
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(v);
+    }
+  };
+  attrs(m.node("Resize", "/up/Resize", {"x", "", "scales"}, {"u"}), mode);
+  attrs(m.node("Resize", "/up2/Resize", {"u", "", "", "sizes"}, {"v"}),
+        "nearest");
+  m.node("GlobalAveragePool", "/pool/GlobalAveragePool", {"v"}, {"y"});
+  m.output("y");
+  return m.write(dir + "/resize_" + mode + ".onnx");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -376,7 +405,8 @@ int main(int argc, char **argv) {
   if (!mlp(dir) || !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||
-      !attention(dir, "pad")) {
+      !attention(dir, "pad") || !resize(dir, "nearest") ||
+      !resize(dir, "linear")) {
     std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
     return 1;
   }

@@ -115,6 +115,7 @@ void registerReduceOps(OpTable &table);
 void registerSliceOps(OpTable &table);
 void registerFoldOnlyOps(OpTable &table);
 void registerEinsumOps(OpTable &table);
+void registerResizeOps(OpTable &table);
 
 // Computes the node on the host when all its inputs are known at import
 // time (Fold.cpp): true if it did.

@@ -38,6 +38,7 @@ const OpTable &opTable() {
     registerSliceOps(t);
     registerFoldOnlyOps(t);
     registerEinsumOps(t);
+    registerResizeOps(t);
     return t;
   }();
   return table;
@@ -176,6 +177,11 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
   for (const Node &n : g.nodes)
     if (n.opType == "BatchNormalization")
       for (size_t i = 3; i < n.inputs.size(); ++i)
+        frozen.insert(n.inputs[i]);
+  // Resize's roi/scales and Upsample's scales are read at import time.
+  for (const Node &n : g.nodes)
+    if (n.opType == "Resize" || n.opType == "Upsample")
+      for (size_t i = 1; i < n.inputs.size(); ++i)
         frozen.insert(n.inputs[i]);
   // Masks are constants, not parameters: the dynamo exporter's causal mask
   // (an initializer of 0 and float's lowest value, or -inf), and buffers

@@ -74,7 +74,8 @@ bool importTimeOperand(const Graph &g, const std::string &name) {
       if (n.inputs[i] != name)
         continue;
       if ((n.opType == "Pow" && i == 1) || (n.opType == "Dropout" && i >= 1) ||
-          (n.opType == "Clip" && i >= 1) || n.opType == "Range")
+          (n.opType == "Clip" && i >= 1) || n.opType == "Range" ||
+          ((n.opType == "Resize" || n.opType == "Upsample") && i >= 1))
         return true;
     }
   return false;

@@ -1,0 +1,161 @@
+//===- Resample.cu - adaptive_avg_pool2d, upsample_nearest2d (NCHW) -------===//
+//
+// One thread per output (forward) or per input element (backward, a gather
+// over the outputs that read it: deterministic, and in the CPU kernel's
+// order of accumulation, so the float sums agree).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/Common.cuh"
+#include "runtime/kernels/ResampleGeometry.h"
+
+namespace ampc::cuda {
+
+using namespace detail;
+using kernels::detail::ResampleGeometry;
+using numerics::adaptiveAverage;
+using numerics::adaptiveEnd;
+using numerics::adaptiveStart;
+using numerics::nearestSource;
+
+namespace {
+
+__global__ void adaptiveKernel(ResampleGeometry g, const void *x, int tx,
+                               void *y, int ty) {
+  AMPC_GRID_STRIDE(i, g.planes * g.oh * g.ow) {
+    int64_t b = i % g.ow, a = (i / g.ow) % g.oh, p = i / (g.ow * g.oh);
+    int64_t y0 = adaptiveStart(a, g.h, g.oh), y1 = adaptiveEnd(a, g.h, g.oh);
+    int64_t x0 = adaptiveStart(b, g.w, g.ow), x1 = adaptiveEnd(b, g.w, g.ow);
+    float sum = 0.0f;
+    for (int64_t iy = y0; iy < y1; ++iy)
+      for (int64_t ix = x0; ix < x1; ++ix)
+        sum += ld(x, tx, (p * g.h + iy) * g.w + ix);
+    st(y, ty, i,
+       adaptiveAverage(sum, y1 - y0, x1 - x0, g.oh == 1 && g.ow == 1));
+  }
+}
+
+// The outputs whose windows hold input |i| of |in|: those o with
+// start(o) <= i < end(o), all within (i*out/in - 1, (i+1)*out/in).
+__device__ void adaptiveRange(int64_t i, int64_t in, int64_t out,
+                              int64_t &lo, int64_t &hi) {
+  lo = i * out / in - 1;
+  lo = lo < 0 ? 0 : lo;
+  hi = ((i + 1) * out + in - 1) / in;
+  hi = hi > out - 1 ? out - 1 : hi;
+}
+
+__global__ void adaptiveBackwardKernel(ResampleGeometry g, const void *gy,
+                                       int tg, void *dx, int tdx) {
+  AMPC_GRID_STRIDE(i, g.planes * g.h * g.w) {
+    int64_t ix = i % g.w, iy = (i / g.w) % g.h, p = i / (g.w * g.h);
+    int64_t alo, ahi, blo, bhi;
+    adaptiveRange(iy, g.h, g.oh, alo, ahi);
+    adaptiveRange(ix, g.w, g.ow, blo, bhi);
+    float s = 0.0f;
+    for (int64_t a = alo; a <= ahi; ++a) {
+      int64_t y0 = adaptiveStart(a, g.h, g.oh), y1 = adaptiveEnd(a, g.h, g.oh);
+      if (iy < y0 || iy >= y1)
+        continue;
+      for (int64_t b = blo; b <= bhi; ++b) {
+        int64_t x0 = adaptiveStart(b, g.w, g.ow),
+                x1 = adaptiveEnd(b, g.w, g.ow);
+        if (ix < x0 || ix >= x1)
+          continue;
+        s += adaptiveAverage(ld(gy, tg, (p * g.oh + a) * g.ow + b), y1 - y0,
+                             x1 - x0, g.oh == 1 && g.ow == 1);
+      }
+    }
+    st(dx, tdx, i, s);
+  }
+}
+
+__global__ void nearestKernel(ResampleGeometry g, const void *x, int tx,
+                              void *y, int ty) {
+  AMPC_GRID_STRIDE(i, g.planes * g.oh * g.ow) {
+    int64_t b = i % g.ow, a = (i / g.ow) % g.oh, p = i / (g.ow * g.oh);
+    int64_t sy = nearestSource(a, g.h, g.oh, g.stepH);
+    int64_t sx = nearestSource(b, g.w, g.ow, g.stepW);
+    st(y, ty, i, ld(x, tx, (p * g.h + sy) * g.w + sx));
+  }
+}
+
+// The first output index that reads input |i| or a later one (the source
+// index never decreases along the output).
+__device__ int64_t firstReader(int64_t i, int64_t in, int64_t out,
+                               float step) {
+  int64_t lo = 0, hi = out;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (nearestSource(mid, in, out, step) < i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+__global__ void nearestBackwardKernel(ResampleGeometry g, const void *gy,
+                                      int tg, void *dx, int tdx) {
+  AMPC_GRID_STRIDE(i, g.planes * g.h * g.w) {
+    int64_t ix = i % g.w, iy = (i / g.w) % g.h, p = i / (g.w * g.h);
+    int64_t a0 = firstReader(iy, g.h, g.oh, g.stepH);
+    int64_t b0 = firstReader(ix, g.w, g.ow, g.stepW);
+    float s = 0.0f;
+    for (int64_t a = a0; a < g.oh && nearestSource(a, g.h, g.oh, g.stepH) == iy;
+         ++a)
+      for (int64_t b = b0;
+           b < g.ow && nearestSource(b, g.w, g.ow, g.stepW) == ix; ++b)
+        s += ld(gy, tg, (p * g.oh + a) * g.ow + b);
+    st(dx, tdx, i, s);
+  }
+}
+
+} // namespace
+
+void adaptiveAvgPool2dKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out, const Attrs &,
+                             cudaStream_t stream) {
+  constexpr std::string_view op = "graph.adaptive_avg_pool2d";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  ResampleGeometry g = kernels::detail::resampleGeometry(op, x, y);
+  adaptiveKernel<<<gridFor(y.numel()), 256, 0, stream>>>(
+      g, x.data, int(x.dtype), y.data, int(y.dtype));
+  checkLaunch(op.data());
+}
+
+// in: g; out: dx (its shape gives the input's).
+void adaptiveAvgPool2dBackwardKernel(std::span<const TensorRef> in,
+                                     std::span<const TensorRef> out,
+                                     const Attrs &, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.adaptive_avg_pool2d_backward";
+  const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
+  ResampleGeometry g = kernels::detail::resampleGeometry(op, dx, gy);
+  adaptiveBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
+      g, gy.data, int(gy.dtype), dx.data, int(dx.dtype));
+  checkLaunch(op.data());
+}
+
+void upsampleNearest2dKernel(std::span<const TensorRef> in,
+                             std::span<const TensorRef> out,
+                             const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.upsample_nearest2d";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  ResampleGeometry g = kernels::detail::nearestGeometry(op, x, y, attrs);
+  nearestKernel<<<gridFor(y.numel()), 256, 0, stream>>>(
+      g, x.data, int(x.dtype), y.data, int(y.dtype));
+  checkLaunch(op.data());
+}
+
+// in: g; out: dx.
+void upsampleNearest2dBackwardKernel(std::span<const TensorRef> in,
+                                     std::span<const TensorRef> out,
+                                     const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.upsample_nearest2d_backward";
+  const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
+  ResampleGeometry g = kernels::detail::nearestGeometry(op, dx, gy, attrs);
+  nearestBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
+      g, gy.data, int(gy.dtype), dx.data, int(dx.dtype));
+  checkLaunch(op.data());
+}
+
+} // namespace ampc::cuda

@@ -1,0 +1,107 @@
+//===- CpuResampleTest.cpp - adaptive_avg_pool2d, upsample_nearest2d ------===//
+//
+// The CPU kernels against PyTorch's own float32 numbers
+// (test/unit/torch/resample_expected.py writes ResampleExpected.inc from the
+// same inputs): uneven overlapping adaptive windows, global pooling, nearest
+// upsampling by 2 and 3, by a size, by a float scale pair (whose index map
+// differs from the size's), and downsampling. Copies and dyadic sums are
+// exact; averages too (the kernel divides by the height, then the width,
+// as aten).
+//
+//===----------------------------------------------------------------------===//
+#include "test/unit/CpuKernelTestUtil.h"
+
+namespace ampc::cpu::test {
+namespace {
+
+#include "test/unit/torch/ResampleExpected.inc"
+
+std::vector<double> ramp(int64_t n, int mul, int mod, int off, double div) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(double((i * mul) % mod - off) / div);
+  return v;
+}
+
+int64_t numel(const std::vector<int64_t> &s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+// The float a %.9g value of the script denotes.
+std::vector<double> asFloats(std::vector<double> v) {
+  for (double &d : v)
+    d = double(float(d));
+  return v;
+}
+
+// Runs |op| and its backward on the script's x and g; checks both against
+// PyTorch within |rel| (0: exactly).
+void check(const char *op, const char *backward, std::vector<int64_t> xs,
+           std::vector<int64_t> ys, const Attrs &attrs,
+           const std::vector<double> &wantY, const std::vector<double> &wantDx,
+           double rel) {
+  SCOPED_TRACE(op);
+  Tensor x = fromValues(DType::F32, xs, ramp(numel(xs), 37, 23, 11, 8.0));
+  Tensor g = fromValues(DType::F32, ys, ramp(numel(ys), 13, 17, 8, 4.0));
+  Tensor y(DType::F32, ys), dx(DType::F32, xs);
+  run(op, {&x}, {&y}, attrs);
+  expectClose(y, asFloats(wantY), 0.0, rel, "forward");
+  run(backward, {&g}, {&dx}, attrs);
+  expectClose(dx, asFloats(wantDx), 0.0, rel, "backward");
+}
+
+constexpr const char *kAdaptive = "graph.adaptive_avg_pool2d";
+constexpr const char *kAdaptiveBack = "graph.adaptive_avg_pool2d_backward";
+constexpr const char *kNearest = "graph.upsample_nearest2d";
+constexpr const char *kNearestBack = "graph.upsample_nearest2d_backward";
+
+TEST(CpuResample, AdaptiveAvgPoolMatchesPyTorch) {
+  check(kAdaptive, kAdaptiveBack, {1, 2, 5, 7}, {1, 2, 3, 4}, {}, adaptiveY,
+        adaptiveDx, 0);
+  check(kAdaptive, kAdaptiveBack, {2, 3, 3, 3}, {2, 3, 1, 1}, {}, globalY,
+        globalDx, 0);
+}
+
+TEST(CpuResample, UpsampleNearestMatchesPyTorch) {
+  Attrs two{{"scales_h", 2.0}, {"scales_w", 2.0}};
+  check(kNearest, kNearestBack, {1, 2, 2, 3}, {1, 2, 4, 6}, two, scale2Y,
+        scale2Dx, 0);
+  Attrs three{{"scales_h", 3.0}, {"scales_w", 3.0}};
+  check(kNearest, kNearestBack, {1, 1, 2, 2}, {1, 1, 6, 6}, three, scale3Y,
+        scale3Dx, 0);
+  check(kNearest, kNearestBack, {1, 2, 3, 4}, {1, 2, 5, 7}, {}, sizeY, sizeDx,
+        0);
+  check(kNearest, kNearestBack, {1, 1, 4, 3}, {1, 1, 5, 4},
+        {{"scales_h", 1.4}, {"scales_w", 1.6}}, floatY, floatDx, 0);
+  check(kNearest, kNearestBack, {1, 1, 4, 3}, {1, 1, 5, 4}, {}, floatSizeY,
+        floatSizeDx, 0);
+  check(kNearest, kNearestBack, {1, 1, 5, 6}, {1, 1, 2, 4}, {}, downY, downDx,
+        0);
+}
+
+// Half types: the float result rounded once (copies are exact).
+TEST(CpuResample, HalfTypesRoundOnce) {
+  for (DType t : {DType::F16, DType::BF16}) {
+    SCOPED_TRACE(name(t));
+    Tensor x = fromValues(t, {1, 1, 3, 1}, {1.0, 2.0, 4.0});
+    Tensor y(t, {1, 1, 1, 1});
+    run(kAdaptive, {&x}, {&y});
+    EXPECT_EQ(y.get(0), roundFromFloat(t, 7.0f / 3.0f / 1.0f));
+    Tensor up(t, {1, 1, 6, 2});
+    run(kNearest, {&x}, {&up}, Attrs{{"scales_h", 2.0}, {"scales_w", 2.0}});
+    EXPECT_EQ(up.get(11), 4.0);
+  }
+}
+
+TEST(CpuResample, RejectsMismatchedShapes) {
+  Tensor x(DType::F32, {1, 2, 4, 4}), y(DType::F32, {1, 3, 2, 2});
+  EXPECT_THROW(run(kAdaptive, {&x}, {&y}), std::invalid_argument);
+  Tensor flat(DType::F32, {2, 4, 4});
+  EXPECT_THROW(run(kNearest, {&flat}, {&y}), std::invalid_argument);
+}
+
+} // namespace
+} // namespace ampc::cpu::test
