@@ -338,10 +338,12 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
   dp.checkRanksAgree(fingerprint(model, o, seed, hyper, resumed));
 
   model.initialize(seed, hyper);
+  int64_t initTracked = 0;
   if (!o.initWeights.empty() && !resumed)
-    loadInitWeights(o.initWeights, model);
+    initTracked = loadInitWeights(o.initWeights, model);
   TrainState st;
   st.seed = seed;
+  st.batchesTracked = initTracked;
   if (resumed) {
     restoreCheckpoint(ckpt, model, *resumed);
     st = *resumed;
@@ -516,6 +518,7 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
         for (size_t i = 0; i < inputs.size(); ++i)
           ptrs[i] = buf[i].data();
         model.forwardBackward(ptrs.data(), micro);
+        ++st.batchesTracked; // batch_norm's num_batches_tracked
       }
       dp.allReduceGradients();
       bool last = it + 1 == total;
