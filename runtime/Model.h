@@ -110,6 +110,9 @@ struct ModelSpec {
   // Model state that is not trained (graph.buffer: batch_norm's running
   // statistics), FP32, with its initializer; checkpointed under its name.
   std::vector<ParamInfo> buffers;
+  // batch_norm's num_batches_tracked names: int64 scalars, all equal to the
+  // training forwards run (TrainState::batchesTracked), in model.safetensors.
+  std::vector<std::string> counters;
   CompileConfig config;
   Hyper defaults;
   int64_t arenaBytes = 0;        // intermediates of one step (kernel.arena_size)
@@ -148,6 +151,8 @@ public:
   virtual const std::vector<TensorInfo> &outputs() const = 0;
   virtual const CompileConfig &config() const = 0;
   virtual Hyper defaults() const = 0;
+  // ModelSpec::counters (batch_norm's num_batches_tracked).
+  virtual std::vector<std::string> batchCounters() const { return {}; }
 
   // Fills the master weights from their initializers (seeded) and zeroes
   // optimizer state; resets the scaler to |hyper|.initScale.

@@ -31,6 +31,9 @@ public:
   }
   const CompileConfig &config() const override { return spec_.config; }
   Hyper defaults() const override { return spec_.defaults; }
+  std::vector<std::string> batchCounters() const override {
+    return spec_.counters;
+  }
 
 protected:
   // Appends parameter |param|'s checkpointed tensors, named as PyTorch's

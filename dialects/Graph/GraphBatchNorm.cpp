@@ -13,6 +13,11 @@ using namespace mlir;
 using namespace ampc::graph;
 using namespace ampc::graph::detail;
 
+// batch_norm's optional attribute naming its num_batches_tracked counter
+// (BatchNormOp::verify; the ModelSpec emitter reads it too).
+static constexpr llvm::StringLiteral kNumBatchesTrackedAttr =
+    "num_batches_tracked";
+
 namespace {
 
 // [C] with C = x's dimension 1 and x's element type (weight, bias), or FP32
@@ -94,6 +99,31 @@ LogicalResult BatchNormOp::verify() {
   int64_t n = x.getNumElements() / x.getDimSize(1);
   if (x.getDimSize(1) > 0 && n < 2)
     return emitOpError() << "needs more than 1 value per channel, got " << n;
+  // `num_batches_tracked = "bn1.num_batches_tracked"` (kNumBatchesTrackedAttr,
+  // optional) names PyTorch's third BatchNorm buffer, an int64 scalar that
+  // counts training forwards: the runtime keeps the count (every batch_norm
+  // runs in every forward, so one count serves all; TrainState) and writes
+  // it to model.safetensors as I64 under that name, so the checkpoint loads
+  // with load_state_dict(strict=True). The math does not use it (momentum
+  // is always set). The name is a state_dict key: not empty, and not a
+  // parameter's or buffer's.
+  if ((*this)->hasAttr(kNumBatchesTrackedAttr) &&
+      !(*this)->getAttrOfType<StringAttr>(kNumBatchesTrackedAttr))
+    return emitOpError() << kNumBatchesTrackedAttr << " must be a string";
+  if (auto counter =
+          (*this)->getAttrOfType<StringAttr>(kNumBatchesTrackedAttr)) {
+    if (counter.getValue().empty())
+      return emitOpError() << "num_batches_tracked must name the counter";
+    if (auto model = (*this)->getParentOfType<ModelOp>())
+      for (Operation &op : model.getBlock()) {
+        auto p = dyn_cast<ParamOp>(op);
+        auto b = dyn_cast<BufferOp>(op);
+        if ((p && p.getName() == counter.getValue()) ||
+            (b && b.getName() == counter.getValue()))
+          return emitOpError() << "num_batches_tracked " << counter
+                               << " is already a parameter or buffer name";
+      }
+  }
   return success();
 }
 

@@ -836,7 +836,8 @@ def Graph_ScaledDotProductAttentionOp
     (PyTorch's boolean mask); a float mask of q's element type is added to
     the scaled scores. A query row whose keys are all masked attends to
     nothing: its result (and its gradient) is 0, as in PyTorch 2.15.
-    The mask gets no gradient.
+    A float mask computed from parameters (a learned bias) gets the gradient
+    of the scores, summed over its broadcast axes; other masks get none.
 
     `dropout_p` (default 0) drops attention weights in training, as
     dropout_p does: `graph-desugar` rewrites such an op into PyTorch's math
@@ -920,6 +921,10 @@ def Graph_BatchNormOp : Graph_ComputeOp<"batch_norm", [Graph_VJP]> {
     compiled forward the binary evaluates with, as `model.eval()`) it
     normalises with the running statistics and updates nothing. The
     reference interpreter runs the training form without the update.
+
+    An optional string attribute `num_batches_tracked` names PyTorch's third
+    BatchNorm buffer (an int64 count of training forwards), which the runtime
+    keeps and checkpoints under that name (docs/ARCHITECTURE.md).
 
     ```mlir
     %y = graph.batch_norm %x, %rm, %rv, %w, %b {eps = 1.0e-05, momentum = 0.1} : tensor<8x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<8x4x6x6xf32>

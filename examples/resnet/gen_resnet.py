@@ -103,8 +103,12 @@ def generate(batch, widths, classes, momentum):
     def bn(x, xs, name):
         g, b, m, v = params[name]
         c = [xs[1]]
+        # num_batches_tracked: PyTorch's third BatchNorm buffer, so the
+        # checkpoint loads into torch.nn.BatchNorm2d with strict=True.
         return w.value(fresh("n"), f"graph.batch_norm {x}, {m}, {v}, {g}, {b} {{eps = 1.000000e-05, "
-                                   f"momentum = {momentum:.6e}}} : {t(xs)}, {t(c)}, {t(c)}, {t(c)}, "
+                                   f"momentum = {momentum:.6e}, "
+                                   f"num_batches_tracked = \"{name}.num_batches_tracked\"}} : "
+                                   f"{t(xs)}, {t(c)}, {t(c)}, {t(c)}, "
                                    f"{t(c)} -> {t(xs)}")
 
     def relu(x, xs):

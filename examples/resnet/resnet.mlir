@@ -53,34 +53,34 @@ graph.model @resnet {
 
   // stem
   %c1 = graph.conv2d %image, %conv1_weight {padding = array<i64: 1, 1>} : tensor<128x1x28x28xf32>, tensor<16x1x3x3xf32> -> tensor<128x16x28x28xf32>
-  %n2 = graph.batch_norm %c1, %bn1_running_mean, %bn1_running_var, %bn1_weight, %bn1_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x16x28x28xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<128x16x28x28xf32>
+  %n2 = graph.batch_norm %c1, %bn1_running_mean, %bn1_running_var, %bn1_weight, %bn1_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "bn1.num_batches_tracked"} : tensor<128x16x28x28xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<128x16x28x28xf32>
   %r3 = graph.relu %n2 : tensor<128x16x28x28xf32>
   // layer1.0: BasicBlock 16 -> 16, stride 1
   %c4 = graph.conv2d %r3, %layer1_0_conv1_weight {padding = array<i64: 1, 1>} : tensor<128x16x28x28xf32>, tensor<16x16x3x3xf32> -> tensor<128x16x28x28xf32>
-  %n5 = graph.batch_norm %c4, %layer1_0_bn1_running_mean, %layer1_0_bn1_running_var, %layer1_0_bn1_weight, %layer1_0_bn1_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x16x28x28xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<128x16x28x28xf32>
+  %n5 = graph.batch_norm %c4, %layer1_0_bn1_running_mean, %layer1_0_bn1_running_var, %layer1_0_bn1_weight, %layer1_0_bn1_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "layer1.0.bn1.num_batches_tracked"} : tensor<128x16x28x28xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<128x16x28x28xf32>
   %r6 = graph.relu %n5 : tensor<128x16x28x28xf32>
   %c7 = graph.conv2d %r6, %layer1_0_conv2_weight {padding = array<i64: 1, 1>} : tensor<128x16x28x28xf32>, tensor<16x16x3x3xf32> -> tensor<128x16x28x28xf32>
-  %n8 = graph.batch_norm %c7, %layer1_0_bn2_running_mean, %layer1_0_bn2_running_var, %layer1_0_bn2_weight, %layer1_0_bn2_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x16x28x28xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<128x16x28x28xf32>
+  %n8 = graph.batch_norm %c7, %layer1_0_bn2_running_mean, %layer1_0_bn2_running_var, %layer1_0_bn2_weight, %layer1_0_bn2_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "layer1.0.bn2.num_batches_tracked"} : tensor<128x16x28x28xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<128x16x28x28xf32>
   %a9 = graph.add %n8, %r3 : tensor<128x16x28x28xf32>, tensor<128x16x28x28xf32> -> tensor<128x16x28x28xf32>
   %r10 = graph.relu %a9 : tensor<128x16x28x28xf32>
   // layer2.0: BasicBlock 16 -> 32, stride 2
   %c11 = graph.conv2d %r10, %layer2_0_conv1_weight {padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<128x16x28x28xf32>, tensor<32x16x3x3xf32> -> tensor<128x32x14x14xf32>
-  %n12 = graph.batch_norm %c11, %layer2_0_bn1_running_mean, %layer2_0_bn1_running_var, %layer2_0_bn1_weight, %layer2_0_bn1_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x32x14x14xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<128x32x14x14xf32>
+  %n12 = graph.batch_norm %c11, %layer2_0_bn1_running_mean, %layer2_0_bn1_running_var, %layer2_0_bn1_weight, %layer2_0_bn1_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "layer2.0.bn1.num_batches_tracked"} : tensor<128x32x14x14xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<128x32x14x14xf32>
   %r13 = graph.relu %n12 : tensor<128x32x14x14xf32>
   %c14 = graph.conv2d %r13, %layer2_0_conv2_weight {padding = array<i64: 1, 1>} : tensor<128x32x14x14xf32>, tensor<32x32x3x3xf32> -> tensor<128x32x14x14xf32>
-  %n15 = graph.batch_norm %c14, %layer2_0_bn2_running_mean, %layer2_0_bn2_running_var, %layer2_0_bn2_weight, %layer2_0_bn2_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x32x14x14xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<128x32x14x14xf32>
+  %n15 = graph.batch_norm %c14, %layer2_0_bn2_running_mean, %layer2_0_bn2_running_var, %layer2_0_bn2_weight, %layer2_0_bn2_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "layer2.0.bn2.num_batches_tracked"} : tensor<128x32x14x14xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<128x32x14x14xf32>
   %c16 = graph.conv2d %r10, %layer2_0_downsample_0_weight {padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : tensor<128x16x28x28xf32>, tensor<32x16x1x1xf32> -> tensor<128x32x14x14xf32>
-  %n17 = graph.batch_norm %c16, %layer2_0_downsample_1_running_mean, %layer2_0_downsample_1_running_var, %layer2_0_downsample_1_weight, %layer2_0_downsample_1_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x32x14x14xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<128x32x14x14xf32>
+  %n17 = graph.batch_norm %c16, %layer2_0_downsample_1_running_mean, %layer2_0_downsample_1_running_var, %layer2_0_downsample_1_weight, %layer2_0_downsample_1_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "layer2.0.downsample.1.num_batches_tracked"} : tensor<128x32x14x14xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<128x32x14x14xf32>
   %a18 = graph.add %n15, %n17 : tensor<128x32x14x14xf32>, tensor<128x32x14x14xf32> -> tensor<128x32x14x14xf32>
   %r19 = graph.relu %a18 : tensor<128x32x14x14xf32>
   // layer3.0: BasicBlock 32 -> 64, stride 2
   %c20 = graph.conv2d %r19, %layer3_0_conv1_weight {padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<128x32x14x14xf32>, tensor<64x32x3x3xf32> -> tensor<128x64x7x7xf32>
-  %n21 = graph.batch_norm %c20, %layer3_0_bn1_running_mean, %layer3_0_bn1_running_var, %layer3_0_bn1_weight, %layer3_0_bn1_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x64x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<128x64x7x7xf32>
+  %n21 = graph.batch_norm %c20, %layer3_0_bn1_running_mean, %layer3_0_bn1_running_var, %layer3_0_bn1_weight, %layer3_0_bn1_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "layer3.0.bn1.num_batches_tracked"} : tensor<128x64x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<128x64x7x7xf32>
   %r22 = graph.relu %n21 : tensor<128x64x7x7xf32>
   %c23 = graph.conv2d %r22, %layer3_0_conv2_weight {padding = array<i64: 1, 1>} : tensor<128x64x7x7xf32>, tensor<64x64x3x3xf32> -> tensor<128x64x7x7xf32>
-  %n24 = graph.batch_norm %c23, %layer3_0_bn2_running_mean, %layer3_0_bn2_running_var, %layer3_0_bn2_weight, %layer3_0_bn2_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x64x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<128x64x7x7xf32>
+  %n24 = graph.batch_norm %c23, %layer3_0_bn2_running_mean, %layer3_0_bn2_running_var, %layer3_0_bn2_weight, %layer3_0_bn2_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "layer3.0.bn2.num_batches_tracked"} : tensor<128x64x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<128x64x7x7xf32>
   %c25 = graph.conv2d %r19, %layer3_0_downsample_0_weight {padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : tensor<128x32x14x14xf32>, tensor<64x32x1x1xf32> -> tensor<128x64x7x7xf32>
-  %n26 = graph.batch_norm %c25, %layer3_0_downsample_1_running_mean, %layer3_0_downsample_1_running_var, %layer3_0_downsample_1_weight, %layer3_0_downsample_1_bias {eps = 1.000000e-05, momentum = 1.000000e-01} : tensor<128x64x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<128x64x7x7xf32>
+  %n26 = graph.batch_norm %c25, %layer3_0_downsample_1_running_mean, %layer3_0_downsample_1_running_var, %layer3_0_downsample_1_weight, %layer3_0_downsample_1_bias {eps = 1.000000e-05, momentum = 1.000000e-01, num_batches_tracked = "layer3.0.downsample.1.num_batches_tracked"} : tensor<128x64x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<128x64x7x7xf32>
   %a27 = graph.add %n24, %n26 : tensor<128x64x7x7xf32>, tensor<128x64x7x7xf32> -> tensor<128x64x7x7xf32>
   %r28 = graph.relu %a27 : tensor<128x64x7x7xf32>
   // head: global average pooling, classifier

@@ -98,13 +98,18 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
   // The checksums are of the very bytes written (and fsynced) into the
   // directory that is renamed into place below.
   json files = json::object();
-  auto write = [&](const char *file, const std::vector<F32Tensor> &tensors) {
-    std::string bytes = encodeSafetensors(tensors, meta);
+  auto write = [&](const char *file, const std::vector<F32Tensor> &tensors,
+                   const std::vector<I64Tensor> &ints = {}) {
+    std::string bytes = encodeSafetensors(tensors, meta, ints);
     writeFileSynced((tmp / file).string(), bytes);
     files[file] = {{"bytes", bytes.size()},
                    {"crc32", hex8(crc32Of(bytes.data(), bytes.size()))}};
   };
-  write(kModelFile, modelTensors);
+  // batch_norm's num_batches_tracked: int64 scalars, in the state_dict.
+  std::vector<I64Tensor> counters;
+  for (const std::string &c : model.batchCounters())
+    counters.push_back({c, {}, &st.batchesTracked});
+  write(kModelFile, modelTensors, counters);
   if (!optimizerTensors.empty())
     write(kOptimizerFile, optimizerTensors);
 
@@ -128,6 +133,7 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
             {"seed", st.seed},
             {"hyper", hyperToJson(st.hyper)},
             {"last_loss", st.lastLoss},
+            {"batches_tracked", st.batchesTracked},
             {"tensors", shapes},
             {"files", files}};
   writeFileSynced((tmp / "train_state.json").string(), j.dump(2) + "\n");
@@ -432,6 +438,13 @@ TrainState readTrainState(const std::string &ckpt, const Model &model) {
     else if (!v->is_null()) // a non-finite loss was written as null
       r.bad("last_loss", "must be a number or null", *v);
   }
+
+  // Absent (written before it was recorded): every step ran accum forwards.
+  if (const json *b = r.find(j, "batches_tracked"))
+    st.batchesTracked = r.integer(*b, "batches_tracked", 0, kMaxCount);
+  else
+    st.batchesTracked =
+        st.iteration * std::max(1, model.config().accumSteps);
 
   if (const json *t = r.find(j, "tensors")) {
     if (!t->is_object())

@@ -47,6 +47,9 @@ struct TrainState {
   uint64_t seed = 0;
   Hyper hyper;
   float lastLoss = 0;
+  // Training forwards run (micro-batches, skipped steps included): the value
+  // of every batch_norm num_batches_tracked counter (Model::batchCounters).
+  int64_t batchesTracked = 0;
   // Read back from a checkpoint (saveCheckpoint takes them from the model).
   ScalerState scaler;
   int64_t optimizerStep = 0;

@@ -19,7 +19,8 @@ static int64_t product(const std::vector<int64_t> &shape) {
 }
 
 std::string encodeSafetensors(const std::vector<F32Tensor> &tensors,
-                              const std::map<std::string, std::string> &meta) {
+                              const std::map<std::string, std::string> &meta,
+                              const std::vector<I64Tensor> &ints) {
   json header = json::object();
   if (!meta.empty()) {
     json m = json::object();
@@ -35,6 +36,13 @@ std::string encodeSafetensors(const std::vector<F32Tensor> &tensors,
                       {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
+  for (const I64Tensor &t : ints) {
+    uint64_t bytes = uint64_t(product(t.shape)) * 8;
+    header[t.name] = {{"dtype", "I64"},
+                      {"shape", t.shape},
+                      {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
   std::string h = header.dump();
   h.append((8 - h.size() % 8) % 8, ' ');
   std::string out(8, '\0');
@@ -46,6 +54,9 @@ std::string encodeSafetensors(const std::vector<F32Tensor> &tensors,
   for (const F32Tensor &t : tensors) // host is little-endian, as the format
     out.append(reinterpret_cast<const char *>(t.data),
                size_t(product(t.shape)) * 4);
+  for (const I64Tensor &t : ints)
+    out.append(reinterpret_cast<const char *>(t.data),
+               size_t(product(t.shape)) * 8);
   return out;
 }
 
@@ -97,22 +108,30 @@ SafetensorsFile decodeSafetensors(const std::string &path,
       continue;
     }
     try {
-      if (v.at("dtype") != "F32")
+      const bool i64 = v.at("dtype") == "I64";
+      if (v.at("dtype") != "F32" && !i64)
         fail(path, "tensor '" + name + "' has dtype " +
-                       v.at("dtype").dump() + ", expected F32");
+                       v.at("dtype").dump() + ", expected F32 (or I64)");
+      const uint64_t esize = i64 ? 8 : 4;
       LoadedTensor t;
       t.shape = v.at("shape").get<std::vector<int64_t>>();
-      int64_t elems = checkedProduct(t.shape, body / 4);
+      int64_t elems = checkedProduct(t.shape, body / esize);
       if (elems < 0)
         fail(path, "tensor '" + name + "' has shape " +
                        v.at("shape").dump() + ", larger than the file" +
                        " or negative");
       auto offs = v.at("data_offsets").get<std::vector<uint64_t>>();
-      uint64_t want = uint64_t(elems) * 4;
+      uint64_t want = uint64_t(elems) * esize;
       if (offs.size() != 2 || offs[1] < offs[0] || offs[1] - offs[0] != want)
         fail(path, "tensor '" + name + "' has bad data_offsets");
       if (offs[1] > body)
         fail(path, "truncated: tensor '" + name + "' runs past the end");
+      if (i64) {
+        std::vector<int64_t> d(static_cast<size_t>(elems));
+        std::memcpy(d.data(), b.data() + base + offs[0], size_t(want));
+        f.ints.emplace(name, std::move(d));
+        continue;
+      }
       t.data.resize(size_t(want / 4));
       std::memcpy(t.data.data(), b.data() + base + offs[0], size_t(want));
       f.tensors.emplace(name, std::move(t));

@@ -24,9 +24,18 @@ struct F32Tensor {
   const float *data = nullptr; // shape product elements
 };
 
+// An int64 tensor (batch_norm's num_batches_tracked).
+struct I64Tensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  const int64_t *data = nullptr;
+};
+
 // The file's bytes (deterministic: same tensors + metadata, same bytes).
+// |ints| follow the F32 tensors, as dtype I64.
 std::string encodeSafetensors(const std::vector<F32Tensor> &tensors,
-                              const std::map<std::string, std::string> &meta);
+                              const std::map<std::string, std::string> &meta,
+                              const std::vector<I64Tensor> &ints = {});
 
 struct LoadedTensor {
   std::vector<int64_t> shape;
@@ -36,9 +45,12 @@ struct LoadedTensor {
 struct SafetensorsFile {
   std::map<std::string, std::string> metadata;
   std::map<std::string, LoadedTensor> tensors;
+  // I64 tensors, kept apart (batch_norm's num_batches_tracked).
+  std::map<std::string, std::vector<int64_t>> ints;
 };
 
-// Reads an F32-only safetensors file; throws InputError naming |path|.
+// Reads a safetensors file of F32 (and I64) tensors; throws InputError
+// naming |path|.
 SafetensorsFile readSafetensors(const std::string &path);
 // The same on the file's bytes, already read (|path| names it in errors).
 SafetensorsFile decodeSafetensors(const std::string &path,

@@ -4,6 +4,7 @@
 #include "runtime/numerics/Half.h"
 #include "runtime/numerics/Philox.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -330,7 +331,13 @@ void Batcher::seek(int64_t epoch, int64_t batch) {
   batch_ = batch;
 }
 
-void Batcher::next(std::vector<std::vector<uint8_t>> &out) {
+void Batcher::keepPartialBatch(int64_t ranks) {
+  ranks_ = std::max<int64_t>(1, ranks);
+  if (batchSize_ > 0 && data_.numSamples % batchSize_ >= ranks_)
+    batchesPerEpoch_ = data_.numSamples / batchSize_ + 1;
+}
+
+int64_t Batcher::next(std::vector<std::vector<uint8_t>> &out) {
   if (batch_ >= batchesPerEpoch_) {
     ++epoch_;
     batch_ = 0;
@@ -345,11 +352,25 @@ void Batcher::next(std::vector<std::vector<uint8_t>> &out) {
     }
     permEpoch_ = epoch_;
   }
-  data_.gather(std::span(perm_).subspan(
-                   size_t(batch_ * batchSize_ + shardOffset_),
-                   size_t(shardCount_)),
+  const int64_t first = batch_ * batchSize_;
+  if (first + batchSize_ > data_.numSamples) { // the kept partial batch
+    const int64_t left = data_.numSamples - first;
+    const int64_t rank = shardCount_ > 0 ? shardOffset_ / shardCount_ : 0;
+    const int64_t real = left / ranks_ + (rank < left % ranks_ ? 1 : 0);
+    const int64_t start =
+        first + rank * (left / ranks_) + std::min(rank, left % ranks_);
+    padded_.resize(size_t(shardCount_));
+    for (int64_t k = 0; k < shardCount_; ++k)
+      padded_[size_t(k)] = perm_[size_t(start + k % real)];
+    data_.gather(padded_, out);
+    ++batch_;
+    return real;
+  }
+  data_.gather(std::span(perm_).subspan(size_t(first + shardOffset_),
+                                        size_t(shardCount_)),
                out);
   ++batch_;
+  return shardCount_;
 }
 
 } // namespace ampc::rt::data

@@ -72,7 +72,7 @@ Dataset loadDataset(const std::vector<TensorInfo> &inputs,
 std::vector<int64_t> epochPermutation(int64_t n, uint64_t seed, int64_t epoch);
 
 // Hands out batches of consecutive samples of each epoch's permutation and
-// drops the last partial batch of an epoch. The position (epoch, batch) is
+// drops the last partial batch of an epoch (unless keepPartialBatch()). The position (epoch, batch) is
 // all a checkpoint needs to continue identically. In data-parallel runs the
 // batch is the global one and each rank takes a contiguous slice of it
 // (shard()), so every rank walks the same positions.
@@ -88,8 +88,18 @@ public:
   // From now on next() hands out only samples [offset, offset + count) of
   // each batch (rank r of W at per-rank batch B: offset r*B, count B).
   void shard(int64_t offset, int64_t count);
-  // Fills |out| with the next batch (or its shard) and advances.
-  void next(std::vector<std::vector<uint8_t>> &out);
+  // Fills |out| with the next batch (or its shard) and advances. Returns
+  // how many of its samples are real: all of them, except in the last batch
+  // of an epoch kept by keepPartialBatch().
+  int64_t next(std::vector<std::vector<uint8_t>> &out);
+  // drop_last=False: each epoch ends with the partial batch of its last
+  // N mod B samples, padded to the full (static) batch with copies of them
+  // (slot k holds real sample k mod R); the caller masks the padded rows.
+  // With |ranks| > 1 (call after shard()) the R samples are split evenly
+  // over the ranks (the first R mod ranks get one more), so every rank's
+  // slice holds real samples; an epoch whose remainder is smaller than
+  // |ranks| drops it (a rank with none would have no loss to average).
+  void keepPartialBatch(int64_t ranks = 1);
 
 private:
   const Dataset &data_;
@@ -99,6 +109,8 @@ private:
   int64_t shardOffset_ = 0, shardCount_;
   int64_t epoch_ = 0, batch_ = 0;
   int64_t permEpoch_ = -1;
+  int64_t ranks_ = 1; // keepPartialBatch()
+  std::vector<int64_t> padded_;
   std::vector<int64_t> perm_;
 };
 

@@ -67,9 +67,7 @@ static int findLabelInput(const std::vector<TensorInfo> &inputs,
   return best;
 }
 
-// Sets rows [from, batch) of every integer input with an ignore_index to it.
-// Returns false when the model has no such input (its loss cannot be masked).
-static bool maskPaddedRows(const std::vector<TensorInfo> &inputs,
+bool maskPaddedRows(const std::vector<TensorInfo> &inputs,
                            std::vector<std::vector<uint8_t>> &in, int64_t batch,
                            int64_t from) {
   bool masked = false;
@@ -90,6 +88,13 @@ static bool maskPaddedRows(const std::vector<TensorInfo> &inputs,
     }
   }
   return masked;
+}
+
+bool canMaskLoss(const std::vector<TensorInfo> &inputs) {
+  for (const TensorInfo &t : inputs)
+    if (t.ignoreValue && (t.dtype == DType::I32 || t.dtype == DType::I64))
+      return true;
+  return false;
 }
 
 EvalResult evaluateDataset(Model &model, const data::Dataset &data, int rank,

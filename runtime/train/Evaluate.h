@@ -20,6 +20,17 @@ struct EvalResult {
   double accuracy = 0;
 };
 
+// Sets rows [from, batch) of every integer input with an ignore_index (a
+// cross_entropy or nll_loss label) to it, so a mean loss counts only rows
+// [0, from). Returns false when the model has no such input (its loss
+// cannot be masked). Evaluation and training's kept partial batch use it.
+bool maskPaddedRows(const std::vector<TensorInfo> &inputs,
+                    std::vector<std::vector<uint8_t>> &in, int64_t batch,
+                    int64_t from);
+
+// Whether maskPaddedRows can mask |inputs|' loss.
+bool canMaskLoss(const std::vector<TensorInfo> &inputs);
+
 // Runs Model::evaluate over |data| in order. Every sample counts: the last
 // partial batch is padded (with copies of its samples) and masked: the
 // padded rows of every integer input with an ignore_index (a cross_entropy

@@ -37,6 +37,14 @@ ABSL_FLAG(int64_t, steps, 0,
           "continues up to this number).");
 ABSL_FLAG(int64_t, epochs, 0,
           "Total epochs, instead of --steps (default: 1 epoch).");
+ABSL_FLAG(bool, drop_last, true,
+          "Drop the last partial training batch of each epoch (default true, "
+          "unlike PyTorch's DataLoader: batches have the compiled static "
+          "shape, and keeping it needs a loss that can mask padded rows). "
+          "--no-drop-last (or --drop-last=false) keeps it: padded with "
+          "copies of its samples, the padded rows' labels set to the loss's "
+          "ignore_index, so that step's loss and gradient are the mean over "
+          "its real samples (docs/RUNTIME.md).");
 ABSL_FLAG(std::string, lr_schedule, "constant",
           "constant | cosine (to --min-lr at the last step), after warmup.");
 ABSL_FLAG(float, min_lr, 0.0f, "Final learning rate of the cosine schedule.");
@@ -135,6 +143,7 @@ static std::string usageText(const Model &model) {
 // Old spellings of renamed flags, after the dash rewrite.
 static const std::pair<std::string_view, std::string_view> kRenamedFlags[] = {
     {"max_norm", "clip_norm"}, // --max-norm was the runtime's --clip-norm
+    {"no_drop_last", "nodrop_last"}, // --no-drop-last: Abseil's --nodrop_last
 };
 
 // Rewrites dashes in flag names and old spellings, and gathers repeated
@@ -190,7 +199,7 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
   X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
   X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
   X(checkpoint_every) X(resume) X(context) X(dump_step) X(plot) X(bucket_mb)  \
-  X(init_weights)                                                              \
+  X(init_weights) X(drop_last)                                                \
   X(comm_timeout) X(reduce_dtype) X(predivide) X(check_agreement)
 
 // Sets every flag back to the value it had at the first call (its default).
@@ -273,6 +282,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.eval = data::parseDataSpecs(absl::GetFlag(FLAGS_eval), "--eval");
   o.steps = absl::GetFlag(FLAGS_steps);
   o.epochs = absl::GetFlag(FLAGS_epochs);
+  o.dropLast = absl::GetFlag(FLAGS_drop_last);
   if (o.steps < 0 || o.epochs < 0)
     fail("--steps/--epochs", "must not be negative");
   if (o.steps > 0 && o.epochs > 0)

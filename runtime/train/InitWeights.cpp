@@ -16,7 +16,7 @@ static std::string shapeStr(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
-void loadInitWeights(const std::string &path, Model &model) {
+int64_t loadInitWeights(const std::string &path, Model &model) {
   SafetensorsFile f = readSafetensors(path);
   // Check every parameter before writing any: all or nothing.
   for (const ParamInfo &p : model.params()) {
@@ -45,6 +45,10 @@ void loadInitWeights(const std::string &path, Model &model) {
     const LoadedTensor &src = it->second;
     std::memcpy(t.data, src.data.data(), src.data.size() * sizeof(float));
   }
+  for (const std::string &c : model.batchCounters())
+    if (auto it = f.ints.find(c); it != f.ints.end() && it->second.size() == 1)
+      return it->second[0];
+  return 0;
 }
 
 } // namespace ampc::rt

@@ -15,8 +15,10 @@ namespace ampc::rt {
 // in that file too, are ignored). Buffers (model state that is not a
 // parameter, e.g. running statistics) are taken when the file has them.
 // Call it after Model::initialize. A missing or mis-shaped parameter (or a
-// mis-shaped buffer) throws InputError.
-void loadInitWeights(const std::string &path, Model &model);
+// mis-shaped buffer) throws InputError. Returns the file's batch_norm
+// num_batches_tracked (the first of the model's counters the file has, an
+// I64 scalar), 0 without one: the count continues from it, as in PyTorch.
+int64_t loadInitWeights(const std::string &path, Model &model);
 
 } // namespace ampc::rt
 

@@ -18,6 +18,7 @@ struct TrainOptions {
   std::vector<data::DataSpec> data, eval;
   int64_t steps = 0;  // total optimizer iterations (resumed ones included)
   int64_t epochs = 0; // or total epochs; neither: one epoch
+  bool dropLast = true; // --drop-last (Train.cpp: why it is the default)
   LrSchedule::Kind schedule = LrSchedule::Constant;
   float minLr = 0.0f;
   int64_t warmupSteps = 0;

@@ -58,6 +58,9 @@ public:
   }
   const CompileConfig &config() const override { return m.config(); }
   Hyper defaults() const override { return m.defaults(); }
+  std::vector<std::string> batchCounters() const override {
+    return m.batchCounters();
+  }
   void initialize(uint64_t s, const Hyper &hyper) override {
     seed = s;
     m.initialize(s, hyper);

@@ -12,6 +12,16 @@
 // batch. Only rank 0 prints, writes metrics and checkpoints; every rank
 // loads --resume. An input error on any rank ends the whole job.
 //
+// --no-drop-last keeps each epoch's last partial batch (drop_last=False):
+// padded with copies of its samples, the padded rows' labels set to the
+// loss's ignore_index, so that micro-batch's loss and gradient are the mean
+// over its real samples. Under gradient accumulation it is one of the
+// step's micro-batches and weighs as much as a full one (the step divides
+// by accum x ranks, as a PyTorch loop doing (loss / accum).backward()
+// does); data parallel, its real samples are split evenly over the ranks
+// and each rank's mean weighs the same (as DDP averages per-rank
+// gradients). Batch statistics (batch_norm) see the padded copies.
+//
 // A halted scaler (num::finishStep: the loss scale would fall below
 // --scale-floor, or --max-consecutive-skips skipped steps in a row) ends the
 // run with one error line and exit status 3 (kExitHalted), before any step
@@ -179,6 +189,7 @@ fingerprint(Model &model, const TrainOptions &o, uint64_t seed,
   add("seed", std::to_string(seed));
   add("steps", std::to_string(o.steps));
   add("epochs", std::to_string(o.epochs));
+  add("drop_last", std::to_string(o.dropLast));
   add("schedule", o.schedule == LrSchedule::Cosine ? "cosine" : "constant");
   add("min_lr", exact(o.minLr));
   add("warmup_steps", std::to_string(o.warmupSteps));
@@ -327,10 +338,12 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
   dp.checkRanksAgree(fingerprint(model, o, seed, hyper, resumed));
 
   model.initialize(seed, hyper);
+  int64_t initTracked = 0;
   if (!o.initWeights.empty() && !resumed)
-    loadInitWeights(o.initWeights, model);
+    initTracked = loadInitWeights(o.initWeights, model);
   TrainState st;
   st.seed = seed;
+  st.batchesTracked = initTracked;
   if (resumed) {
     restoreCheckpoint(ckpt, model, *resumed);
     st = *resumed;
@@ -365,19 +378,39 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
   int64_t total = 0;
   float finalLoss = st.lastLoss;
   if (train) {
+    // --drop-last is the default, unlike PyTorch's DataLoader: the batch
+    // shape is compiled in, so a kept partial batch is padded and its loss
+    // masked, which only a loss with an ignore_index input allows; and the
+    // steps of every earlier run (and their checkpoints' data positions)
+    // stay as they were. --no-drop-last keeps it (Dataset.h, Batcher).
+    const int64_t partial = train->numSamples % globalBatch;
+    const bool keepPartial = !o.dropLast && partial > 0;
+    if (keepPartial && !canMaskLoss(inputs))
+      fail("--no-drop-last",
+           "the model's loss has no integer input with an ignore_index "
+           "(a cross_entropy or nll_loss label) to mask the padded rows of "
+           "the last partial batch with; its loss would count them");
     data::Batcher batcher(*train, globalBatch, seed, /*shuffle=*/true);
     batcher.shard(dp.rank() * batch, batch);
+    if (keepPartial)
+      batcher.keepPartialBatch(dp.worldSize());
     batcher.seek(st.epoch, st.batchInEpoch);
     int64_t perEpoch = batcher.batchesPerEpoch();
     if (perEpoch == 0)
       fail("--data", std::to_string(train->numSamples) +
                          " training samples are fewer than one global batch "
-                         "of " + std::to_string(globalBatch));
-    if (root && train->numSamples % globalBatch)
+                         "of " + std::to_string(globalBatch) +
+                         (o.dropLast ? " (--no-drop-last keeps it)" : ""));
+    if (root && partial && (!keepPartial || partial < dp.worldSize()))
       std::printf("note: %lld training samples; the last partial batch of "
-                  "%lld is dropped each epoch\n",
-                  (long long)train->numSamples,
-                  (long long)(train->numSamples % globalBatch));
+                  "%lld is dropped each epoch%s\n",
+                  (long long)train->numSamples, (long long)partial,
+                  keepPartial ? " (fewer samples than ranks)" : "");
+    else if (root && keepPartial)
+      std::printf("note: %lld training samples; each epoch ends with a "
+                  "partial batch of %lld (padded to %lld and masked)\n",
+                  (long long)train->numSamples, (long long)partial,
+                  (long long)globalBatch);
     total = o.steps > 0 ? o.steps
                         : std::max<int64_t>(1, std::max<int64_t>(1, o.epochs) *
                                                    perEpoch / accum);
@@ -480,10 +513,12 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
       h.lr = learningRate(sched, it);
       model.beginStep(it);
       for (int micro = 0; micro < accum; ++micro) {
-        batcher.next(buf);
+        if (int64_t real = batcher.next(buf); real < batch)
+          maskPaddedRows(inputs, buf, batch, real);
         for (size_t i = 0; i < inputs.size(); ++i)
           ptrs[i] = buf[i].data();
         model.forwardBackward(ptrs.data(), micro);
+        ++st.batchesTracked; // batch_norm's num_batches_tracked
       }
       dp.allReduceGradients();
       bool last = it + 1 == total;

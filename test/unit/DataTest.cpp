@@ -357,3 +357,56 @@ TEST(Data, FashionMnistFromDebianPackage) {
 }
 
 } // namespace
+
+// --no-drop-last: 7 samples in batches of 3 end each epoch with a batch of
+// 1 real sample padded with copies of it (slot k holds real sample k mod R);
+// next() says how many are real.
+TEST(Data, BatcherKeepsPartialBatchPadded) {
+  TempDir d;
+  std::vector<float> x(7);
+  std::iota(x.begin(), x.end(), 0.0f);
+  test::writeBytes(d / "x.npy", test::npyBytes("<f4", {7}, test::rawBytes(x)));
+  Dataset ds = load({{"x", DType::F32, {1}}}, {"x=" + (d / "x.npy")});
+  Batcher b(ds, 3, 0, /*shuffle=*/false);
+  b.keepPartialBatch();
+  EXPECT_EQ(b.batchesPerEpoch(), 3);
+  std::vector<std::vector<uint8_t>> out;
+  EXPECT_EQ(b.next(out), 3);
+  EXPECT_EQ(b.next(out), 3);
+  EXPECT_EQ(b.next(out), 1);
+  EXPECT_EQ(as<float>(out[0]), (std::vector<float>{6, 6, 6}));
+  EXPECT_EQ(b.next(out), 3); // the next epoch
+  EXPECT_EQ(b.epoch(), 1);
+}
+
+// Data parallel: 11 samples in global batches of 6 (2 ranks x 3) leave 5 for
+// the last one, split 3 + 2 (rank 0 takes one more), each rank's slice
+// padded to 3. A remainder below the number of ranks is dropped.
+TEST(Data, BatcherSplitsPartialBatchOverRanks) {
+  TempDir d;
+  std::vector<float> x(11);
+  std::iota(x.begin(), x.end(), 0.0f);
+  test::writeBytes(d / "x.npy",
+                   test::npyBytes("<f4", {11}, test::rawBytes(x)));
+  Dataset ds = load({{"x", DType::F32, {1}}}, {"x=" + (d / "x.npy")});
+  Batcher r0(ds, 6, 0, false), r1(ds, 6, 0, false);
+  r0.shard(0, 3);
+  r1.shard(3, 3);
+  r0.keepPartialBatch(2);
+  r1.keepPartialBatch(2);
+  EXPECT_EQ(r0.batchesPerEpoch(), 2);
+  std::vector<std::vector<uint8_t>> out;
+  r0.seek(0, 1);
+  r1.seek(0, 1);
+  EXPECT_EQ(r0.next(out), 3);
+  EXPECT_EQ(as<float>(out[0]), (std::vector<float>{6, 7, 8}));
+  EXPECT_EQ(r1.next(out), 2);
+  EXPECT_EQ(as<float>(out[0]), (std::vector<float>{9, 10, 9}));
+  // 7 samples: a remainder of 1 for 2 ranks.
+  Dataset seven = ds;
+  seven.numSamples = 7;
+  Batcher s(seven, 6, 0, false);
+  s.shard(3, 3);
+  s.keepPartialBatch(2);
+  EXPECT_EQ(s.batchesPerEpoch(), 1);
+}

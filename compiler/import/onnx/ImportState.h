@@ -11,6 +11,7 @@
 #define AMPC_COMPILER_IMPORT_ONNX_IMPORTSTATE_H
 
 #include "compiler/import/onnx/OnnxFile.h"
+#include "compiler/import/onnx/Weights.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -32,6 +33,11 @@ public:
   int64_t opset;
   const Node *node = nullptr; // the node being imported
   int64_t nextDropoutKey = 0;
+  // A model imported for training (not a forward-only node test): Batch-
+  // Normalization becomes graph.batch_norm, its running statistics
+  // graph.buffer state whose values join |weights| (the --weights file).
+  bool forTraining = false;
+  std::vector<Weight> *weights = nullptr;
 
   mlir::MLIRContext *ctx() { return b.getContext(); }
   // The location of |node| (or of the file when none).

@@ -348,6 +348,8 @@ std::optional<ImportResult> Importer::run() {
       used.insert(in);
   for (const ValueInfo &out : g.outputs)
     used.insert(out.name);
+  s.forTraining = !o.forwardOnly;
+  s.weights = &weights;
   if (failed(addInputs(initNames)) || failed(addInitializers(used)) ||
       failed(addNodes()) || failed(addOutputs(block)))
     return std::nullopt;

@@ -1,8 +1,15 @@
 //===- Norm.cpp - Softmax, LogSoftmax, LayerNormalization
 //-------------------===//
+// BatchNormalization: graph.batch_norm with graph.buffer running statistics
+// when the model is imported for training (batchNormOp), else decomposed.
 #include "compiler/import/onnx/ImportState.h"
 
+#include "dialects/Graph/GraphAttrs.h"
+#include "dialects/Graph/GraphOps.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -182,6 +189,79 @@ LogicalResult runningStats(ImportState &s, Value mean, Value var) {
   return success();
 }
 
+// The graph.buffer named |name| holding the initializer |t| (a running
+// statistic), created after the model's inputs, parameters and buffers
+// (one per name: two nodes sharing a statistic share the buffer); its
+// values go to the weights file, which --init-weights loads.
+Value runningBuffer(ImportState &s, const std::string &name, const Tensor &t,
+                    bool ones) {
+  Block *block = s.b.getInsertionBlock();
+  Operation *before = nullptr;
+  for (Operation &op : *block) {
+    if (auto buf = dyn_cast<graph::BufferOp>(op))
+      if (buf.getName() == name)
+        return buf.getResult();
+    if (!before && !isa<graph::InputOp, graph::ParamOp, graph::BufferOp>(op))
+      before = &op;
+  }
+  OpBuilder::InsertionGuard guard(s.b);
+  if (before)
+    s.b.setInsertionPoint(before);
+  auto type = RankedTensorType::get(t.shape, s.b.getF32Type());
+  mlir::Attribute init =
+      ones ? mlir::Attribute(graph::OnesInitAttr::get(s.ctx()))
+           : mlir::Attribute(graph::ZerosInitAttr::get(s.ctx()));
+  auto buf = graph::BufferOp::create(s.b, s.namedLoc(name), type, name, init);
+  Weight w;
+  w.name = name;
+  w.shape = t.shape;
+  w.data.assign(t.f.begin(), t.f.end());
+  s.weights->push_back(std::move(w));
+  return buf.getResult();
+}
+
+// graph.batch_norm, for a model imported for training (with
+// training_mode 0 too: PyTorch exports eval-mode graphs, and training the
+// import is train mode): batch statistics in the training step, the running
+// statistics (graph.buffer, named as the initializers: PyTorch's
+// bn.running_mean) updated in place and used in evaluation, as
+// torch.nn.BatchNorm. ONNX's momentum m keeps m of the old statistic, PyTorch's
+// (graph.batch_norm's) is 1 - m, rounded to 6 decimals since ONNX stores m
+// as a float (0.9f gives 0.1, not 0.100000024). The running variance is
+// PyTorch's unbiased one (ONNX's training mode would keep the biased).
+// False when the node does not fit: a forward-only import (node tests), an
+// input not [N, C] or [N, C, H, W], statistics that are not initializers,
+// or a node whose running-statistics outputs are read.
+FailureOr<bool> batchNormOp(ImportState &s) {
+  if (!s.forTraining || !s.weights)
+    return false;
+  const Tensor *mean = s.constInput(3), *var = s.constInput(4);
+  if (!mean || !var || mean->type != kFloat || var->type != kFloat ||
+      mean->shape.size() != 1 || var->shape.size() != 1)
+    return false;
+  for (size_t k = 1; k < s.node->outputs.size(); ++k)
+    if (!s.node->outputs[k].empty() && s.usesOf(s.node->outputs[k]) > 0)
+      return false;
+  FailureOr<Value> x = s.input(0), scale = s.input(1), bias = s.input(2);
+  if (failed(x) || failed(scale) || failed(bias))
+    return failure();
+  size_t rank = shapeOf(*x).size();
+  if (rank != 2 && rank != 4)
+    return false;
+  Value rm = runningBuffer(s, s.node->inputs[3], *mean, /*ones=*/false);
+  Value rv = runningBuffer(s, s.node->inputs[4], *var, /*ones=*/true);
+  double momentum =
+      std::round((1.0 - s.floatAttr("momentum", 0.9)) * 1e6) / 1e6;
+  FailureOr<Value> y = s.emit(
+      "graph.batch_norm", {*x, rm, rv, *scale, *bias},
+      {s.attr("eps", s.b.getF64FloatAttr(s.floatAttr("epsilon", 1e-5))),
+       s.attr("momentum", s.b.getF64FloatAttr(momentum))});
+  if (failed(y))
+    return failure();
+  s.result(0, *y);
+  return true;
+}
+
 // y = (x - mean) / sqrt(var + eps) * scale + B per channel (dim 1). With
 // training_mode=1 mean and var are the batch's (biased variance, over every
 // dim but 1), so gradients flow through them as in PyTorch's train mode;
@@ -189,6 +269,11 @@ LogicalResult runningStats(ImportState &s, Value mean, Value var) {
 LogicalResult batchNorm(ImportState &s) {
   if (failed(s.onlyAttrs({"epsilon", "momentum", "training_mode", "spatial"})))
     return failure();
+  FailureOr<bool> mapped = batchNormOp(s);
+  if (failed(mapped))
+    return failure();
+  if (*mapped)
+    return success();
   bool training = s.intAttr("training_mode", 0);
   for (size_t i = 1; i < s.node->outputs.size(); ++i)
     if (!s.node->outputs[i].empty() && !training)

@@ -257,6 +257,20 @@ void ampc::emit::emitModelSpec(raw_indented_ostream &os, const Program &p,
     }
     os << "};\n";
   }
+  // batch_norm's num_batches_tracked counters (int64, kept by the runtime;
+  // GraphBatchNorm.cpp).
+  SmallVector<StringRef> counters;
+  model.walk([&](graph::BatchNormOp bn) {
+    if (auto c = bn->getAttrOfType<StringAttr>("num_batches_tracked"))
+      if (!llvm::is_contained(counters, c.getValue()))
+        counters.push_back(c.getValue());
+  });
+  if (!counters.empty()) {
+    os << "s.counters = {";
+    for (auto [i, c] : llvm::enumerate(counters))
+      os << (i ? ", " : "") << quoted(c);
+    os << "};\n";
+  }
   emitConfigFields(os, p, t, "s.config");
   os << "// Compiled-in defaults; runtime flags override them.\n";
   emitHyperDefaults(os, p, "s.defaults");

@@ -1,5 +1,6 @@
 // A small CNN with batch_norm (2-D after the conv, 1-D after the first
-// linear) for test/e2e/batch-norm.test: 32 images 1x8x8, 10 classes.
+// linear) for test/e2e/batch-norm.test: 32 images 1x8x8, 10 classes. Both
+// keep PyTorch's num_batches_tracked (checkpoint-torch.test loads it).
 graph.model @cnn_bn {
   %image = graph.input "image" : tensor<32x1x8x8xf32>
   %label = graph.input "label" : tensor<32xi64>
@@ -18,11 +19,11 @@ graph.model @cnn_bn {
   %f2b = graph.param "fc2.bias" init(#graph.zeros) : tensor<10xf32>
 
   %c = graph.conv2d %image, %cw {padding = array<i64: 1, 1>} : tensor<32x1x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<32x4x8x8xf32>
-  %n1 = graph.batch_norm %c, %bn1m, %bn1v, %bn1w, %bn1b : tensor<32x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<32x4x8x8xf32>
+  %n1 = graph.batch_norm %c, %bn1m, %bn1v, %bn1w, %bn1b {num_batches_tracked = "bn1.num_batches_tracked"} : tensor<32x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<32x4x8x8xf32>
   %r1 = graph.relu %n1 : tensor<32x4x8x8xf32>
   %flat = graph.reshape %r1 : tensor<32x4x8x8xf32> -> tensor<32x256xf32>
   %h = graph.linear %flat, %f1w : tensor<32x256xf32>, tensor<16x256xf32> -> tensor<32x16xf32>
-  %n2 = graph.batch_norm %h, %bn2m, %bn2v, %bn2w, %bn2b {momentum = 0.2} : tensor<32x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<32x16xf32>
+  %n2 = graph.batch_norm %h, %bn2m, %bn2v, %bn2w, %bn2b {momentum = 0.2, num_batches_tracked = "bn2.num_batches_tracked"} : tensor<32x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<32x16xf32>
   %r2 = graph.relu %n2 : tensor<32x16xf32>
   %logits = graph.linear %r2, %f2w, %f2b : tensor<32x16xf32>, tensor<10x16xf32>, tensor<10xf32> -> tensor<32x10xf32>
   %loss = graph.cross_entropy %logits, %label : tensor<32x10xf32>, tensor<32xi64> -> tensor<f32>

@@ -85,7 +85,7 @@ def read_safetensors(path):
     tensors = {}
     for name, info in header.items():
         b, e = info["data_offsets"]
-        assert info["dtype"] == "F32", info
+        assert info["dtype"] in ("F32", "I64"), info  # I64: num_batches_tracked
         tensors[name] = (info["shape"], body[b:e])
     return meta, tensors
 
