@@ -46,6 +46,7 @@ const KernelTable &ampc::interp::kernelTable() {
     registerAttentionKernels(t);
     registerBatchNormKernels(t);
     registerLossIndexKernels(t);
+    registerConvTransposeKernels(t);
     return t;
   }();
   return table;

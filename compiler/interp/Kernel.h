@@ -108,6 +108,7 @@ void registerLossKernels(KernelTable &table);
 void registerAttentionKernels(KernelTable &table);
 void registerBatchNormKernels(KernelTable &table);
 void registerLossIndexKernels(KernelTable &table);
+void registerConvTransposeKernels(KernelTable &table);
 
 // Normalises a possibly negative axis; -1 if out of range.
 inline int64_t normAxis(int64_t axis, int64_t rank) {
