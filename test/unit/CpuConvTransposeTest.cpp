@@ -65,15 +65,29 @@ TEST(CpuConvTranspose, VjpOpsMatchPyTorchGradients) {
   expectEqual(db, doubles(fx::db), "db");
 }
 
-// A half result rounds once, after the bias is added in float.
-TEST(CpuConvTranspose, HalfResultRoundsOnce) {
-  Operands o;
+// f16 operands and result (the bias added in float before the rounding):
+// every fixture value is exact in half, so the result is PyTorch's.
+TEST(CpuConvTranspose, HalfOperandsAndResult) {
   Tensor xh = fromValues(DType::F16, {2, 4, 3, 3}, doubles(fx::x()));
   Tensor wh = fromValues(DType::F16, {4, 3, 3, 2}, doubles(fx::w()));
   Tensor bh = fromValues(DType::F16, {6}, doubles(fx::b()));
   Tensor y(DType::F16, {2, 6, 6, 5});
   run("graph.conv_transpose2d", {&xh, &wh, &bh}, {&y}, convAttrs(true));
   expectEqual(y, doubles(fx::y), "y (f16; every value is exact in half)");
+}
+
+// The bias joins the float sum before the one rounding: x = w = 1 + 2^-10,
+// bias 2^-11 give 1 + 2^-9 + 2^-11 + 2^-20, which rounds up to
+// 1 + 3 * 2^-10; rounding the product first (1 + 2^-9) and then adding the
+// bias would land on a tie and round to even, 1 + 2^-9.
+TEST(CpuConvTranspose, HalfBiasRoundsOnce) {
+  double a = 1 + std::ldexp(1.0, -10);
+  Tensor x = fromValues(DType::F16, {1, 1, 1, 1}, {a});
+  Tensor w = fromValues(DType::F16, {1, 1, 1, 1}, {a});
+  Tensor b = fromValues(DType::F16, {1}, {std::ldexp(1.0, -11)});
+  Tensor y(DType::F16, {1, 1, 1, 1});
+  run("graph.conv_transpose2d", {&x, &w, &b}, {&y});
+  expectEqual(y, {1 + 3 * std::ldexp(1.0, -10)}, "y");
 }
 
 TEST(CpuConvTranspose, RejectsAMismatchedResult) {
