@@ -32,6 +32,13 @@ double ampc::estimateFlops(Operation *op) {
         double out = numel(o.getResult());
         return 2.0 * out * w[1] * w[2] * w[3] + (o.getBias() ? out : 0.0);
       })
+      .Case([](ConvTranspose2dOp o) {
+        // Each input element meets Cout/g * KH * KW weights.
+        ArrayRef<int64_t> w = shape(o.getWeight()); // [Cin, Cout/g, KH, KW]
+        double in = numel(o.getInput());
+        return 2.0 * in * w[1] * w[2] * w[3] +
+               (o.getBias() ? numel(o.getResult()) : 0.0);
+      })
       .Case([](ScaledDotProductAttentionOp o) {
         ArrayRef<int64_t> q = shape(o.getQuery()), k = shape(o.getKey()),
                           v = shape(o.getValue());

@@ -357,6 +357,28 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(gemm("cudnnConvolution", xw + res, res, flops, half));
     return;
   }
+  if (name == "graph.conv_transpose2d") {
+    // Conv.cu, backwardInput: cuDNN's backward-data pass; a bias as conv2d's
+    // (f16/bf16: written into y first, blended with beta = 1; f32: added in
+    // place after).
+    double flops = ampc::estimateFlops(op);
+    bool half = isHalf(op->getOperand(0));
+    if (op->getNumOperands() < 3) {
+      out.push_back(gemm("cudnnConvolution", in, res, flops, half));
+      return;
+    }
+    Value bias = op->getOperand(2), y = op->getResult(0);
+    double xw = tensorBytes(op->getOperand(0)) + tensorBytes(op->getOperand(1));
+    if (!isHalf(y)) {
+      out.push_back(gemm("cudnnConvolution", xw, res,
+                         flops - numel(y), half));
+      out.push_back(runtime("biasNarrow", tensorBytes(bias) + res, res, numel(y)));
+      return;
+    }
+    out.push_back(runtime("biasNarrow", tensorBytes(bias), res, 0));
+    out.push_back(gemm("cudnnConvolution", xw + res, res, flops, half));
+    return;
+  }
   if (name == "graph.scaled_dot_product_attention")
     return attention(op, false, out);
   if (name == "graph.scaled_dot_product_attention_backward")

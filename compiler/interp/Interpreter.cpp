@@ -47,6 +47,7 @@ const KernelTable &ampc::interp::kernelTable() {
     registerBatchNormKernels(t);
     registerLossIndexKernels(t);
     registerResampleKernels(t);
+    registerConvTransposeKernels(t);
     return t;
   }();
   return table;

@@ -109,6 +109,7 @@ void registerAttentionKernels(KernelTable &table);
 void registerBatchNormKernels(KernelTable &table);
 void registerLossIndexKernels(KernelTable &table);
 void registerResampleKernels(KernelTable &table);
+void registerConvTransposeKernels(KernelTable &table);
 
 // Normalises a possibly negative axis; -1 if out of range.
 inline int64_t normAxis(int64_t axis, int64_t rank) {

@@ -1073,4 +1073,37 @@ def Graph_UpsampleNearest2dOp : Graph_ComputeOp<"upsample_nearest2d", [Graph_VJP
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
+def Graph_ConvTranspose2dOp : Graph_ComputeOp<"conv_transpose2d", [Graph_VJP]> {
+  let summary = "2-D transposed convolution, NCHW (torch.nn.functional.conv_transpose2d)";
+  let description = [{
+    `input: [N, Cin, H, W]`, `weight: [Cin, Cout/groups, KH, KW]` (PyTorch's
+    layout for a transposed convolution), optional `bias: [Cout]`.
+    `stride`, `padding`, `output_padding` and `dilation` are [h, w] pairs
+    (defaults 1, 0, 0, 1); `groups` divides Cin and Cout. The result is
+    `[N, Cout, OH, OW]` with
+    `OH = (H - 1) * stride - 2 * padding + dilation * (KH - 1) + output_padding + 1`.
+    It is the input cotangent of the graph.conv2d with the same weight and
+    attributes (graph.conv2d_backward_input) plus the bias, and its VJP is that
+    conv2d (input) and graph.conv2d_backward_weight (weight). `output_padding`
+    must be smaller than `stride` (PyTorch also allows it below `dilation`
+    alone; that case is rejected here).
+
+    ```mlir
+    %y = graph.conv_transpose2d %x, %w, %b {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 1>} : tensor<8x16x7x7xf32>, tensor<16x8x3x3xf32>, tensor<8xf32> -> tensor<8x8x14x14xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
+      Optional<Graph_FloatTensor>:$bias,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$output_padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result)
+  }];
+}
+
 #endif // AMPC_GRAPH_OPS

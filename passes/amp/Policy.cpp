@@ -33,6 +33,7 @@ constexpr DefaultEntry kDefaults[] = {
     {"batch_matmul", Category::Lower, "gemm"},
     {"linear", Category::Lower, "gemm"},
     {"conv2d", Category::Lower, "conv"},
+    {"conv_transpose2d", Category::Lower, "conv"},
     {"scaled_dot_product_attention", Category::Lower, "attention"},
     {"softmax", Category::FP32, "softmax"},
     {"log_softmax", Category::FP32, "softmax"},

@@ -83,14 +83,16 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   fy.commit();
 }
 
-// dx from g [N,O,OH,OW] and weight; the result's shape is the input's.
-void conv2dBackwardInputKernel(std::span<const TensorRef> in,
-                               std::span<const TensorRef> out,
-                               const Attrs &attrs) {
-  constexpr std::string_view op = "graph.conv2d_backward_input";
-  const TensorRef &gy = required(op, in, 0), &w = required(op, in, 1);
-  const TensorRef &dx = required(op, out, 0);
+namespace {
+
+// dx from g [N,O,OH,OW] and weight (conv2d_backward_input), plus an optional
+// bias [C] in float before the one rounding (conv_transpose2d).
+void backwardInput(std::string_view op, const TensorRef &gy,
+                   const TensorRef &w, const TensorRef *bias,
+                   const TensorRef &dx, const Attrs &attrs) {
   ConvGeom g{convGeometry(op, dx, w, gy, attrs)};
+  if (bias && bias->numel() != g.c)
+    fail(op, "bias must be [Cout]");
   FloatIn fg(gy), fw(w);
   FloatOut fdx(dx, /*zeroed=*/true);
   std::vector<float> col(size_t(g.colRows() * g.colCols()));
@@ -102,7 +104,38 @@ void conv2dBackwardInputKernel(std::span<const TensorRef> in,
             0.0f, col.data(), g.colCols());
       col2im(g, col.data(), fdx.data() + (n * g.c + gr * g.cg) * g.h * g.w);
     }
+  if (bias) {
+    FloatIn fb(*bias);
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t c = 0; c < g.c; ++c) {
+        float *p = fdx.data() + (n * g.c + c) * g.h * g.w;
+        for (int64_t i = 0; i < g.h * g.w; ++i)
+          p[i] += fb[c];
+      }
+  }
   fdx.commit();
+}
+
+} // namespace
+
+// dx from g [N,O,OH,OW] and weight; the result's shape is the input's.
+void conv2dBackwardInputKernel(std::span<const TensorRef> in,
+                               std::span<const TensorRef> out,
+                               const Attrs &attrs) {
+  constexpr std::string_view op = "graph.conv2d_backward_input";
+  backwardInput(op, required(op, in, 0), required(op, in, 1), nullptr,
+                required(op, out, 0), attrs);
+}
+
+// conv_transpose2d(x [N,Cin,H,W], weight [Cin,Cout/g,KH,KW], bias?) is
+// conv2d_backward_input with x as the cotangent; output_padding only shows
+// in the result's shape.
+void convTranspose2dKernel(std::span<const TensorRef> in,
+                           std::span<const TensorRef> out,
+                           const Attrs &attrs) {
+  constexpr std::string_view op = "graph.conv_transpose2d";
+  backwardInput(op, required(op, in, 0), required(op, in, 1), optional(in, 2),
+                required(op, out, 0), attrs);
 }
 
 // dweight from x and g, summed over the batch in float.

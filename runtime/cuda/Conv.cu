@@ -50,9 +50,10 @@ __global__ void im2colKernel(Geom g, int64_t grp, const void *x, int tx,
   }
 }
 
-// dx[n][grp*cg + c][iy][ix] = sum of the FP32 columns that read it.
+// dx[n][grp*cg + c][iy][ix] = sum of the FP32 columns that read it, plus
+// bias[grp*cg + c] when there is one (conv_transpose2d).
 __global__ void col2imKernel(Geom g, int64_t grp, const float *col, void *dx,
-                             int tdx) {
+                             int tdx, const void *bias, int tb) {
   int64_t total = g.n * g.cg * g.h * g.w;
   AMPC_GRID_STRIDE(i, total) {
     int64_t ix = i % g.w, iy = (i / g.w) % g.h, c = (i / (g.w * g.h)) % g.cg,
@@ -76,6 +77,8 @@ __global__ void col2imKernel(Geom g, int64_t grp, const float *col, void *dx,
         s += col[(n * g.rows() + r) * g.cols() + oy * g.ow + ox];
       }
     }
+    if (bias)
+      s += ld(bias, tb, grp * g.cg + c);
     st(dx, tdx, ((n * g.c + grp * g.cg + c) * g.h + iy) * g.w + ix, s);
   }
 }
@@ -172,18 +175,38 @@ void conv2dKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   checkLaunch(op.data());
 }
 
-// in: g [N,O,OH,OW], weight; out: dx.
-void conv2dBackwardInputKernel(std::span<const TensorRef> in,
-                               std::span<const TensorRef> out,
-                               const Attrs &attrs, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.conv2d_backward_input";
-  const TensorRef &gy = required(op, in, 0), &w = required(op, in, 1);
-  const TensorRef &dx = required(op, out, 0);
+namespace {
+
+// dx from g [N,O,OH,OW] and weight (conv2d_backward_input), plus an optional
+// bias [C] added in FP32 before the one rounding (conv_transpose2d): on
+// cuDNN as conv2dCudnn does it (f16/bf16 dx holds the bias first, beta = 1;
+// f32 dx gets it added after), in col2im on the im2col path.
+void backwardInput(std::string_view op, const TensorRef &gy,
+                   const TensorRef &w, const TensorRef *bias,
+                   const TensorRef &dx, const Attrs &attrs,
+                   cudaStream_t stream) {
   Geom g{kernels::detail::convGeometry(op, dx, w, gy, attrs)};
-  if (ConvPlan *p = convPlan(ConvPass::BackwardData, g, dx.dtype, w.dtype,
-                             gy.dtype, stream, op))
-    if (convRun(*p, dx.data, w.data, gy.data, 0.0f, stream, op))
-      return;
+  if (bias && bias->numel() != g.c)
+    kernels::detail::fail(op, "bias must be [Cout]");
+  bool blend = bias && dx.dtype != DType::F32;
+  if (!blend || bias->dtype == dx.dtype)
+    if (ConvPlan *p = convPlan(ConvPass::BackwardData, g, dx.dtype, w.dtype,
+                               gy.dtype, stream, op)) {
+      if (blend)
+        biasNarrow<<<gridFor(dx.numel()), 256, 0, stream>>>(
+            nullptr, bias->data, int(bias->dtype), dx.data, int(dx.dtype),
+            g.c, g.h * g.w, dx.numel());
+      if (convRun(*p, dx.data, w.data, gy.data, blend ? 1.0f : 0.0f, stream,
+                  op)) {
+        if (bias && !blend)
+          biasNarrow<<<gridFor(dx.numel()), 256, 0, stream>>>(
+              static_cast<const float *>(dx.data), bias->data,
+              int(bias->dtype), dx.data, int(dx.dtype), g.c, g.h * g.w,
+              dx.numel());
+        checkLaunch(op.data());
+        return;
+      } // dx is rewritten whole by the im2col path
+    }
   size_t esz = dtypeSize(w.dtype), gsz = dtypeSize(gy.dtype);
   auto *col = static_cast<float *>(scratch(
       size_t(g.n * g.rows() * g.cols()) * sizeof(float), op, stream));
@@ -200,10 +223,32 @@ void conv2dBackwardInputKernel(std::span<const TensorRef> in,
     m.batch = g.n;
     gemm(m, stream, op);
     int64_t total = g.n * g.cg * g.h * g.w;
-    col2imKernel<<<gridFor(total), 256, 0, stream>>>(g, grp, col, dx.data,
-                                                     int(dx.dtype));
+    col2imKernel<<<gridFor(total), 256, 0, stream>>>(
+        g, grp, col, dx.data, int(dx.dtype), bias ? bias->data : nullptr,
+        bias ? int(bias->dtype) : 0);
   }
   checkLaunch(op.data());
+}
+
+} // namespace
+
+// in: g [N,O,OH,OW], weight; out: dx.
+void conv2dBackwardInputKernel(std::span<const TensorRef> in,
+                               std::span<const TensorRef> out,
+                               const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.conv2d_backward_input";
+  backwardInput(op, required(op, in, 0), required(op, in, 1), nullptr,
+                required(op, out, 0), attrs, stream);
+}
+
+// conv_transpose2d(x, weight [Cin,Cout/g,KH,KW], bias?): conv2d's input
+// cotangent with x as the cotangent; output_padding shows only in the shape.
+void convTranspose2dKernel(std::span<const TensorRef> in,
+                           std::span<const TensorRef> out, const Attrs &attrs,
+                           cudaStream_t stream) {
+  constexpr std::string_view op = "graph.conv_transpose2d";
+  backwardInput(op, required(op, in, 0), required(op, in, 1), optional(in, 2),
+                required(op, out, 0), attrs, stream);
 }
 
 // in: x, g; out: dw [O, Cg, KH, KW].

@@ -10,7 +10,9 @@
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Kernels.h"
 #include "runtime/numerics/Scaler.h"
+#include "test/unit/Inputs/conv_transpose_fixture.h"
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -825,6 +827,107 @@ TEST(CudaKernels, ArgmaxGatherCumsum) {
   for (int64_t axis : {0, 1})
     compareMixed("graph.cumsum", {x}, {HostT::zeros(DType::F32, {m, n})},
                  {{"axis", axis}, {"reverse", axis == 1}}, 1e-5f, 1e-5f);
+}
+
+// conv_transpose2d against runtime/cpu: FP32 with and without a bias on
+// square, rectangular (every attribute pair unequal, output_padding, groups)
+// and 1x1-stride geometries (cuDNN's backward-data pass, or im2col), each
+// twice (the second call takes the cached plan); then f16 operands, where a
+// bias is blended into cuDNN's result (or added in col2im): with the PyTorch
+// fixture's values every sum is exact, so the half results must equal the
+// CPU library's bit for bit.
+TEST(CudaKernels, ConvTranspose2d) {
+  REQUIRE_GPU();
+  struct Case {
+    int64_t n, cin, h, w, coutPerGroup, kh, kw, groups;
+    std::vector<int64_t> stride, padding, outputPadding, dilation;
+  };
+  const Case cases[] = {
+      {2, 6, 5, 5, 4, 3, 3, 1, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
+      {3, 4, 4, 6, 3, 3, 2, 2, {2, 3}, {1, 0}, {1, 2}, {1, 2}},
+      {1, 3, 7, 5, 2, 1, 1, 1, {1, 1}, {0, 0}, {0, 0}, {1, 1}},
+  };
+  for (const Case &k : cases) {
+    int64_t cout = k.coutPerGroup * k.groups;
+    int64_t oh = (k.h - 1) * k.stride[0] - 2 * k.padding[0] +
+                 k.dilation[0] * (k.kh - 1) + k.outputPadding[0] + 1;
+    int64_t ow = (k.w - 1) * k.stride[1] - 2 * k.padding[1] +
+                 k.dilation[1] * (k.kw - 1) + k.outputPadding[1] + 1;
+    std::vector<int64_t> xs{k.n, k.cin, k.h, k.w},
+        ws{k.cin, k.coutPerGroup, k.kh, k.kw}, ys{k.n, cout, oh, ow};
+    SCOPED_TRACE("conv_transpose2d " + std::to_string(k.h) + "x" +
+                 std::to_string(k.w) + " groups " + std::to_string(k.groups));
+    cpu::Attrs attrs{{"stride", k.stride},
+                     {"padding", k.padding},
+                     {"output_padding", k.outputPadding},
+                     {"dilation", k.dilation},
+                     {"groups", k.groups}};
+    auto x = randoms(size_t(k.n * k.cin * k.h * k.w), 1, 11),
+         w = randoms(size_t(k.cin * k.coutPerGroup * k.kh * k.kw), 1, 12),
+         b = randoms(size_t(cout), 1, 13);
+    for (int rep = 0; rep < 2; ++rep) {
+      compareOp("graph.conv_transpose2d", {x, w, b}, {xs, ws, {cout}}, ys,
+                attrs, 1e-4f, 1e-4f);
+      compareOp("graph.conv_transpose2d", {x, w}, {xs, ws}, ys, attrs, 1e-4f,
+                1e-4f);
+    }
+  }
+  namespace fx = conv_transpose_fixture;
+  auto halves = [](std::vector<int64_t> shape, const std::vector<float> &v) {
+    HostT t{DType::F16, std::move(shape), {}};
+    t.bytes.resize(v.size() * 2);
+    for (size_t i = 0; i < v.size(); ++i) {
+      __half h = __float2half_rn(v[i]);
+      std::memcpy(t.bytes.data() + 2 * i, &h, 2);
+    }
+    return t;
+  };
+  HostT x = halves({2, 4, 3, 3}, fx::x()), w = halves({4, 3, 3, 2}, fx::w()),
+        b = halves({6}, fx::b());
+  cpu::Attrs attrs{{"stride", {2, 1}},
+                   {"padding", {1, 0}},
+                   {"output_padding", {1, 0}},
+                   {"dilation", {1, 2}},
+                   {"groups", int64_t(2)}};
+  for (bool withBias : {true, false}) {
+    SCOPED_TRACE(withBias ? "f16 with bias" : "f16 without bias");
+    std::vector<HostT> ins = {x, w};
+    if (withBias)
+      ins.push_back(b);
+    HostT cpuY = HostT::zeros(DType::F16, {2, 6, 6, 5}), devY = cpuY;
+    std::vector<TensorRef> cin, gin;
+    std::vector<void *> dev;
+    for (HostT &t : ins) {
+      void *p = nullptr;
+      cuda::check(cudaMalloc(&p, t.bytes.size()), "malloc");
+      cuda::check(cudaMemcpy(p, t.bytes.data(), t.bytes.size(),
+                             cudaMemcpyHostToDevice), "h2d");
+      dev.push_back(p);
+      cin.push_back(cpu::makeRef(t.bytes.data(), t.dtype, t.shape));
+      gin.push_back(cpu::makeRef(p, t.dtype, t.shape));
+    }
+    void *py = nullptr;
+    cuda::check(cudaMalloc(&py, devY.bytes.size()), "malloc");
+    cuda::check(cudaMemset(py, 0xff, devY.bytes.size()), "memset");
+    TensorRef cy = cpu::makeRef(cpuY.bytes.data(), DType::F16, cpuY.shape),
+              gy = cpu::makeRef(py, DType::F16, devY.shape);
+    cpu::lookup("graph.conv_transpose2d")(cin, {&cy, 1}, attrs);
+    cuda::lookup("graph.conv_transpose2d")(gin, {&gy, 1}, attrs, nullptr);
+    cuda::check(cudaDeviceSynchronize(), "sync");
+    cuda::check(cudaMemcpy(devY.bytes.data(), py, devY.bytes.size(),
+                           cudaMemcpyDeviceToHost), "d2h");
+    for (size_t k = 0; k < fx::y.size(); ++k) {
+      __half hc, hg;
+      std::memcpy(&hc, cpuY.bytes.data() + 2 * k, 2);
+      std::memcpy(&hg, devY.bytes.data() + 2 * k, 2);
+      float want = fx::y[k] - (withBias ? 0.0f : fx::b()[(k / 30) % 6]);
+      ASSERT_EQ(__half2float(hc), want) << "cpu at " << k;
+      ASSERT_EQ(__half2float(hg), want) << "cuda at " << k;
+    }
+    cudaFree(py);
+    for (void *p : dev)
+      cudaFree(p);
+  }
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-//===- Conv.cpp - Conv, MaxPool, AveragePool, GlobalAveragePool
+//===- Conv.cpp - Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool
 //-------------===//
 #include "compiler/import/onnx/ImportState.h"
 
@@ -118,6 +118,105 @@ LogicalResult globalAvgPool(ImportState &s) {
   return success();
 }
 
+// ConvTranspose -> graph.conv_transpose2d. ONNX trims a transposed
+// convolution's full result (output_padding q included) by pad_begin b and
+// pad_end e per side; the graph op trims |padding| from both sides and then
+// adds output_padding at the end. So b, e, q map to padding b and
+// output_padding q + b - e when that lies in [0, stride); when it is
+// negative the result keeps output_padding 0 and a graph.slice cuts the
+// end. output_shape and auto_pad SAME_* fix b and e as ONNX's reference does.
+LogicalResult convTranspose(ImportState &s) {
+  if (failed(s.onlyAttrs({"auto_pad", "dilations", "group", "kernel_shape",
+                          "output_padding", "output_shape", "pads",
+                          "strides"})))
+    return failure();
+  FailureOr<Value> x = input4d(s), w = s.input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOf(*x), ws = shapeOf(*w);
+  if (ws.size() != 4)
+    return s.error("the weight must be [Cin, Cout/group, KH, KW]");
+  SmallVector<int64_t> stride = pairAttr(s, "strides"),
+                       dil = pairAttr(s, "dilations");
+  auto zeros = [](std::optional<std::vector<int64_t>> v, size_t n) {
+    return v ? SmallVector<int64_t>(v->begin(), v->end())
+             : SmallVector<int64_t>(n, 0);
+  };
+  SmallVector<int64_t> outPad = zeros(s.intsAttr("output_padding"), 2);
+  if (auto k = s.intsAttr("kernel_shape"))
+    if (k->size() != 2 || (*k)[0] != ws[2] || (*k)[1] != ws[3])
+      return s.error("kernel_shape does not match the weight's spatial "
+                     "dimensions");
+  if (stride.size() != 2 || dil.size() != 2 || outPad.size() != 2)
+    return s.error("strides, dilations and output_padding must have 2 values");
+  std::string autoPad = s.stringAttr("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return s.error("auto_pad " + autoPad + " is not supported");
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  SmallVector<int64_t> pads = zeros(
+      same || autoPad == "VALID" ? std::nullopt : s.intsAttr("pads"), 4);
+  if (pads.size() != 4)
+    return s.error("pads must have 4 values");
+  auto outShape = s.intsAttr("output_shape");
+  if (outShape && outShape->size() != 2)
+    return s.error("output_shape must have 2 values [H, W]");
+  SmallVector<int64_t> padding(2), outputPadding(2), keep = {-1, -1};
+  for (int i = 0; i < 2; ++i) {
+    // The full result before any trimming.
+    int64_t full =
+        stride[i] * (xs[2 + i] - 1) + outPad[i] + (ws[2 + i] - 1) * dil[i] + 1;
+    int64_t b = pads[i], e = pads[2 + i];
+    if (same) {
+      int64_t total = full - (outShape ? (*outShape)[i] : xs[2 + i] * stride[i]);
+      b = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      e = total - b;
+    } else if (outShape) {
+      e = full - b - (*outShape)[i]; // output_shape extends or cuts the end
+    }
+    int64_t q = outPad[i] + b - e;
+    if (b < 0 || q >= stride[i] || full - b - e < 1)
+      return s.error("pads [" + Twine(b) + ", " + Twine(e) +
+                     "] with output_padding " + Twine(outPad[i]) +
+                     " on axis " + Twine(2 + i) +
+                     " are not supported (needs pad_begin >= 0 and "
+                     "output_padding + pad_begin - pad_end < stride " +
+                     Twine(stride[i]) + ")");
+    if (q < 0)
+      keep[i] = full - b - e, q = 0;
+    padding[i] = b, outputPadding[i] = q;
+  }
+  SmallVector<Value> operands = {*x, *w};
+  if (s.hasInput(2)) {
+    FailureOr<Value> bias = s.input(2);
+    if (failed(bias))
+      return failure();
+    operands.push_back(*bias);
+  }
+  FailureOr<Value> r = s.emit(
+      "graph.conv_transpose2d", operands,
+      {s.attr("stride", s.b.getDenseI64ArrayAttr(stride)),
+       s.attr("padding", s.b.getDenseI64ArrayAttr(padding)),
+       s.attr("output_padding", s.b.getDenseI64ArrayAttr(outputPadding)),
+       s.attr("dilation", s.b.getDenseI64ArrayAttr(dil)),
+       s.attr("groups", s.b.getI64IntegerAttr(s.intAttr("group", 1)))});
+  if (failed(r))
+    return failure();
+  if (keep[0] >= 0 || keep[1] >= 0) {
+    SmallVector<int64_t> limits(shapeOf(*r));
+    for (int i = 0; i < 2; ++i)
+      if (keep[i] >= 0)
+        limits[2 + i] = keep[i];
+    r = s.emit("graph.slice", {*r},
+               {s.attr("starts", s.b.getDenseI64ArrayAttr({0, 0, 0, 0})),
+                s.attr("limits", s.b.getDenseI64ArrayAttr(limits))});
+    if (failed(r))
+      return failure();
+  }
+  s.result(0, *r);
+  return success();
+}
+
 } // namespace
 
 void registerConvOps(OpTable &t) {
@@ -125,6 +224,7 @@ void registerConvOps(OpTable &t) {
   t["MaxPool"] = [](ImportState &s) { return pool(s, "max_pool2d"); };
   t["AveragePool"] = [](ImportState &s) { return pool(s, "avg_pool2d"); };
   t["GlobalAveragePool"] = globalAvgPool;
+  t["ConvTranspose"] = convTranspose;
 }
 
 } // namespace ampc::onnx

@@ -3,7 +3,7 @@
 
 Needs PyTorch, onnx and onnxruntime (scripts/setup.sh installs them into the
 build venv with AMPC_WITH_TORCH=1). For each model (MODELS below: mlp, cnn,
-gpt, attn) it writes into OUT/MODEL/:
+gpt, attn, deconv) it writes into OUT/MODEL/:
 
   model.onnx          torch.onnx.export of the nn.Module (the legacy
                       TorchScript exporter, dynamo=False, opset 17; see
@@ -125,10 +125,26 @@ class GPT(nn.Module):
         return self.head(self.ln_f(self.block(self.tok(idx) + self.pos)))
 
 
+class Deconv(nn.Module):
+    """A small encoder-decoder: a strided Conv2d down, a ConvTranspose2d
+    (stride 2, padding 1, output_padding 1) back up, then a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.up = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1,
+                                     output_padding=1)
+        self.fc = nn.Linear(4 * 8 * 8, 5)
+
+    def forward(self, x):
+        x = F.relu(self.up(F.relu(self.down(x))))
+        return self.fc(torch.flatten(x, 1))
+
+
 def batch(name, g):
     if name == "mlp":
         return torch.randn(8, 16, generator=g), torch.randint(0, 4, (8,), generator=g)
-    if name == "cnn":
+    if name in ("cnn", "deconv"):
         return torch.randn(4, 3, 8, 8, generator=g), torch.randint(0, 5, (4,), generator=g)
     if name == "attn":
         return torch.randn(4, 8, 16, generator=g), torch.randint(0, 6, (4, 8), generator=g)
@@ -136,7 +152,8 @@ def batch(name, g):
     return idx[:, :-1].contiguous(), idx[:, 1:].contiguous()
 
 
-MODELS = {"mlp": MLP, "cnn": CNN, "gpt": GPT, "attn": HandAttention}
+MODELS = {"mlp": MLP, "cnn": CNN, "gpt": GPT, "attn": HandAttention,
+          "deconv": Deconv}
 
 
 def write_safetensors(path, tensors, metadata):
