@@ -207,6 +207,9 @@ void DataParallel::checkRanksAgree(const Fingerprint &fields) {
   std::exit(2);
 }
 
-void DataParallel::abort(const std::string &message) { comm_->abort(message); }
+void DataParallel::abort(const std::string &message) {
+  comm_->abort(message);
+  std::abort(); // GCC does not carry [[noreturn]] through the virtual call
+}
 
 } // namespace ampc::rt
