@@ -6,21 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/ShapeText.h"
 #include "runtime/numerics/Resample.h"
 
 using namespace mlir;
 using namespace ampc::graph;
+using namespace ampc::graph::detail;
 
 namespace {
-
-RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-std::string shapeStr(ArrayRef<int64_t> s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
 
 // The adaptive pool result shape of |x| or why there is none.
 FailureOr<SmallVector<int64_t>> adaptiveShape(ArrayRef<int64_t> x,

@@ -26,15 +26,12 @@
 
 namespace ampc::num {
 
-inline float expFloat(float x) {
-  // Clamped with comparisons, which are false for NaN: NaN stays NaN.
-  float c = x < -104.0f ? -104.0f : x;
-  c = c > 89.0f ? 89.0f : c;
-  // Round to nearest by the 1.5 * 2^23 shifter (|c| log2 e < 2^22).
-  const float shifter = 12582912.0f;
-  float fn = (c * 1.44269504088896341f + shifter) - shifter;
-  int32_t n = int32_t(fn);
-  float r = c - fn * 0.693359375f;
+namespace detail {
+// e^(x - fn ln2) for |x - fn ln2| <= ln2/2, fn a whole number: Cephes'
+// expf core (shared with Tanh.h), ln2 in two parts so that fn times the
+// first is exact, then the degree-6 polynomial.
+inline float expReduced(float x, float fn) {
+  float r = x - fn * 0.693359375f;
   r = r - fn * -2.12194440e-4f;
   float z = r * r;
   float y = 1.9875691500e-4f;
@@ -44,7 +41,19 @@ inline float expFloat(float x) {
   y = y * r + 1.6666665459e-1f;
   y = y * r + 5.0000001201e-1f;
   y = y * z + r;
-  y = y + 1.0f;
+  return y + 1.0f;
+}
+} // namespace detail
+
+inline float expFloat(float x) {
+  // Clamped with comparisons, which are false for NaN: NaN stays NaN.
+  float c = x < -104.0f ? -104.0f : x;
+  c = c > 89.0f ? 89.0f : c;
+  // Round to nearest by the 1.5 * 2^23 shifter (|c| log2 e < 2^22).
+  const float shifter = 12582912.0f;
+  float fn = (c * 1.44269504088896341f + shifter) - shifter;
+  int32_t n = int32_t(fn);
+  float y = detail::expReduced(c, fn);
   // 2^n = 2^a 2^b, a = n >> 1 (floor), b = n - a: both in [-75, 65].
   int32_t a = n >> 1, b = n - a;
   int32_t abits = (a + 127) << 23, bbits = (b + 127) << 23;

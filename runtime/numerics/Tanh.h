@@ -19,6 +19,8 @@
 #ifndef AMPC_RUNTIME_NUMERICS_TANH_H
 #define AMPC_RUNTIME_NUMERICS_TANH_H
 
+#include "runtime/numerics/Exp.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -32,17 +34,7 @@ inline float expSmallNonNegative(float x) {
   float fx = x * 1.44269504088896341f + 0.5f;
   int32_t n = int32_t(fx); // x >= 0: truncation is floor
   float fn = float(n);
-  float r = x - fn * 0.693359375f;
-  r = r - fn * -2.12194440e-4f;
-  float z = r * r;
-  float y = 1.9875691500e-4f;
-  y = y * r + 1.3981999507e-3f;
-  y = y * r + 8.3334519073e-3f;
-  y = y * r + 4.1665795894e-2f;
-  y = y * r + 1.6666665459e-1f;
-  y = y * r + 5.0000001201e-1f;
-  y = y * z + r;
-  y = y + 1.0f;
+  float y = detail::expReduced(x, fn);
   int32_t bits = (n + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
