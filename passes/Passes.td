@@ -30,12 +30,14 @@ def GraphAutocast : Pass<"graph-autocast", "mlir::ModuleOp"> {
     `graph.model` gets a precision from, in order of priority: its
     `precision` pin in the model file; a pin in the policy file (by op name
     or FILE:LINE[:COL]); its category in the policy: `lower` (the half type:
-    matmul, batch_matmul, linear, conv2d, attention), `fp32` (softmax,
-    log_softmax, layer_norm, rms_norm, exp, log, pow, rsqrt, losses,
-    reduce_sum/mean), `promote` (the widest float input: add, sub, mul, div,
-    concat) or `follow` (the first float input's type: activations, shape
-    ops, pooling, dropout, embedding, reduce_max). Ops the policy does not
-    list promote.
+    matmul, batch_matmul, linear, conv2d, conv_transpose2d, attention),
+    `fp32` (softmax, log_softmax, the norms, exp, log, pow, rsqrt,
+    reciprocal, softplus, losses, reduce_sum, cumsum, upsample_nearest2d),
+    `promote` (the widest float input: add, sub, mul, div, maximum, minimum,
+    where, concat) or `follow` (the first float input's type: activations,
+    shape ops, pooling, dropout, embedding, reduce_max, reduce_mean, argmax,
+    gather). Ops the policy does not list promote. docs/amp-policy.md lists
+    every op with the PyTorch list it comes from.
 
     `graph.cast` ops are inserted where an operand is not in the op's
     precision; one cast per value and type (so each FP32 parameter gets one
