@@ -14,6 +14,11 @@ config.test_exec_root = os.path.join(config.ampc_obj_root, "test")
 path = [config.ampc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])]
 config.environment["PATH"] = os.pathsep.join(path)
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --dump-input=fail"
+# One OpenBLAS thread per training binary: lit already runs one test per
+# core, and OpenBLAS's idle threads spin (on CI's two cores the resnet test
+# took 2.3x the CPU time with two). Tests assert values, not speed; set
+# OPENBLAS_NUM_THREADS to test another count.
+config.environment["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS", "1")
 
 config.substitutions.append(("%examples", os.path.join(config.ampc_src_root, "examples")))
 config.substitutions.append(("%src", config.ampc_src_root))
