@@ -23,8 +23,8 @@ inline constexpr int64_t kFusedNormMaxD = 1024;
 // The kernels in use: the test override, else AMPC_CUDA_NORM.
 NormKernels normKernels();
 
-// Tests: run |k| until the next call (nullptr-like reset: pass the
-// environment's choice back with resetNormKernels).
+// Tests: use |k| from now on, whatever AMPC_CUDA_NORM says;
+// resetNormKernels gives the choice back to the environment.
 void setNormKernels(NormKernels k);
 void resetNormKernels();
 
