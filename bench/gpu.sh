@@ -178,6 +178,12 @@ run() {
     # The same conv2d checks on the im2col path (cuDNN's fallback).
     gtest cuda-kernels-im2col env AMPC_CUDA_CONV=im2col \
       "$work/bin/ampc-cuda-tests" --gtest_filter='CudaKernels.Conv2d*'
+    # The previous norm kernels and the element-wise epilogue (A/B: what a
+    # failure of the fused/packed ones is compared with).
+    gtest cuda-norm-rows env AMPC_CUDA_NORM=rows "$work/bin/ampc-cuda-tests" \
+      --gtest_filter='CudaKernels.SoftmaxAndLayerNorm:CudaKernels.NormBackward*'
+    gtest cuda-epilogue-scalar env AMPC_CUDA_EPILOGUE=scalar \
+      "$work/bin/ampc-cuda-tests" --gtest_filter='CudaEpilogue.AdamW*:CudaEpilogue.Halts*:CudaEpilogue.PerTensor*'
     for t in "$work"/cmp/*/; do
       t=${t%/}
       gtest "gpu-vs-cpu.$(basename "$t")" "$PY" "$work/compare_targets.py" --run-only "$t"

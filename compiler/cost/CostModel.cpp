@@ -156,19 +156,42 @@ void attention(Operation *op, bool backward, std::vector<Launch> &out) {
                      tensorBytes(dk), 2 * scores * d, half));
 }
 
-// Norm.cu: normRows for the statistics (float2 per row), normBackwardRows
-// for dx, column sums for the weight (and bias) gradients.
+// Norm.cu's fused kernels (runtime/cuda/Norm.h): rows of up to
+// kFusedNormMaxD elements, one warp per row.
+constexpr int64_t kFusedNormMaxD = 1024;
+bool fusedNorm(int64_t d) { return d >= 1 && d <= kFusedNormMaxD; }
+
+// Norm.cu, fused: normBackwardWarp reads x, w and g once, writes dx and
+// per-chunk (g * xhat, g) column sums (float2; at most 512 chunks of at
+// least 8 rows, rowChunks() there); columnFinish adds the chunks into the
+// weight (and bias) gradients. Wider rows: normRows for the statistics
+// (float2 per row), normBackwardRows for dx, column sums for the weight (and
+// bias) gradients.
 void normBackward(Operation *op, bool rms, std::vector<Launch> &out) {
   Value x = op->getOperand(0), w = op->getOperand(1), g = op->getOperand(2);
   int64_t d = shape(x).back();
   int64_t m = int64_t(numel(x)) / std::max<int64_t>(d, 1);
   double n = numel(x), stats = double(m) * 8;
+  double dparams = tensorBytes(op->getResult(1)) +
+                   (rms ? 0.0 : tensorBytes(op->getResult(2)));
+  if (fusedNorm(d)) {
+    int64_t chunks =
+        std::max<int64_t>(1, std::min<int64_t>(512, (m + 7) / 8));
+    int64_t per = (m + chunks - 1) / chunks;
+    chunks = (m + per - 1) / per;
+    double partials = double(chunks) * double(d) * 8;
+    out.push_back(runtime("normBackwardWarp",
+                          tensorBytes(x) + tensorBytes(w) + tensorBytes(g),
+                          tensorBytes(op->getResult(0)) + partials,
+                          (rms ? 16 : 18) * n));
+    out.push_back(runtime("columnFinish", partials, dparams,
+                          double(d) * double(chunks)));
+    return;
+  }
   out.push_back(runtime("normRows", tensorBytes(x), stats, (rms ? 2 : 4) * n));
   out.push_back(runtime("normBackwardRows",
                         tensorBytes(x) + tensorBytes(w) + tensorBytes(g) + stats,
                         tensorBytes(op->getResult(0)), 10 * n));
-  double dparams = tensorBytes(op->getResult(1)) +
-                   (rms ? 0.0 : tensorBytes(op->getResult(2)));
   columnSums(m, d, tensorBytes(x) + tensorBytes(g) + stats, dparams, 4 * n,
              out);
 }
@@ -384,7 +407,12 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
   if (name == "graph.scaled_dot_product_attention_backward")
     return attention(op, true, out);
   if (name == "graph.layer_norm" || name == "graph.rms_norm") {
-    out.push_back(runtime("normRows", in, res, ampc::estimateFlops(op)));
+    // Norm.cu: one warp per row (normRowsWarp), or a block per row when the
+    // rows are wider than the fused kernel holds.
+    out.push_back(runtime(fusedNorm(shape(op->getOperand(0)).back())
+                              ? "normRowsWarp"
+                              : "normRows",
+                          in, res, ampc::estimateFlops(op)));
     return;
   }
   if (name == "graph.layer_norm_backward")

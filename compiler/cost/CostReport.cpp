@@ -51,7 +51,8 @@ Launch hostLaunch(std::string name, std::string op, std::string where,
 
 // DeviceModel::step(): setInputs, the epilogue's two passes over every
 // parameter (runtime/cuda/Epilogue.cu; FP32 gradients, no half copy), the
-// statistics copied to pinned memory.
+// statistics copied to pinned memory. Packed (16-byte) or element accesses
+// move the same bytes: each pass reads and writes every element once.
 void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
                     int64_t numTensors, std::vector<Launch> &out) {
   train::ConfigAttr config = epilogue.getConfig();

@@ -1,11 +1,14 @@
 //===- Epilogue.cu - Unscale, check, norm, clip, optimizer, scaler ---------===//
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Common.cuh"
+#include "runtime/cuda/Packed.cuh"
 #include "runtime/numerics/Optimizer.h"
 #include "runtime/numerics/Scaler.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -33,43 +36,60 @@ struct Table {
   int32_t *flags;     // [numTensors] non-finite, cleared by the finaliser
   int64_t *counts;    // [numTensors] steps non-finite
   unsigned char *report; // Epilogue::report()
+  bool packed;           // every tensor 16-byte aligned (Packed.cuh)
 };
 
-__device__ __forceinline__ float unscaled(const void *g, int dt, int64_t i,
-                                          float inv) {
-  return ld(g, dt, i) * inv;
+// Elements [begin, vecEnd) of a chunk go kPack at a time when packed.
+__device__ __forceinline__ int64_t packedEnd(const Chunk &c, bool packed) {
+  return packed ? c.begin + (c.end - c.begin) / kPack * kPack : c.begin;
 }
 
 __global__ void __launch_bounds__(kThreads)
     pass1(Table t, EpilogueConfig cfg, DeviceState *s) {
   __shared__ bool last;
-  const Chunk c = t.chunks[blockIdx.x];
-  const EpilogueTensor &e = t.tensors[c.tensor];
   // Every block derives the same inverse scale from the same inputs.
   float inv = s->gradDivisor == 1.0f
                   ? num::invScale(s->scaler.scale)
                   : float(1.0 / (double(s->scaler.scale) *
                                  double(s->gradDivisor)));
   int dt = int(cfg.gradType);
-  float sum = 0.0f;
-  bool bad = false;
-  for (int64_t i = c.begin + threadIdx.x; i < c.end; i += blockDim.x) {
-    float raw = ld(e.grad, dt, i);
-    bad |= !num::isFiniteFloat(raw);
-    float v = raw * inv;
-    sum += v * v;
-  }
-  sum = blockSum(sum);
-  bool anyBad = blockSum(bad ? 1.0f : 0.0f) > 0.0f;
-  if (threadIdx.x == 0) {
-    t.partials[blockIdx.x] = sum;
-    if (anyBad) {
-      atomicOr(reinterpret_cast<int *>(&s->skip), 1); // skip: found_inf
-      atomicOr(reinterpret_cast<int *>(&t.flags[c.tensor]), 1);
+  for (int ci = blockIdx.x; ci < t.numChunks; ci += gridDim.x) {
+    const Chunk c = t.chunks[ci];
+    const EpilogueTensor &e = t.tensors[c.tensor];
+    float sum = 0.0f;
+    bool bad = false;
+    const int64_t vecEnd = packedEnd(c, t.packed);
+    for (int64_t i = c.begin + int64_t(threadIdx.x) * kPack; i < vecEnd;
+         i += int64_t(blockDim.x) * kPack) {
+      float raw[kPack];
+      ld8(e.grad, dt, i, true, kPack, raw);
+#pragma unroll
+      for (int k = 0; k < kPack; ++k) {
+        bad |= !num::isFiniteFloat(raw[k]);
+        float v = raw[k] * inv;
+        sum += v * v;
+      }
     }
+    for (int64_t i = vecEnd + threadIdx.x; i < c.end; i += blockDim.x) {
+      float raw = ld(e.grad, dt, i);
+      bad |= !num::isFiniteFloat(raw);
+      float v = raw * inv;
+      sum += v * v;
+    }
+    sum = blockSum(sum);
+    bool anyBad = blockSum(bad ? 1.0f : 0.0f) > 0.0f;
+    if (threadIdx.x == 0) {
+      t.partials[ci] = sum;
+      if (anyBad) {
+        atomicOr(reinterpret_cast<int *>(&s->skip), 1); // skip: found_inf
+        atomicOr(reinterpret_cast<int *>(&t.flags[c.tensor]), 1);
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
     __threadfence();
     unsigned done = atomicAdd(&s->blocksDone, 1u);
-    last = done == unsigned(t.numChunks) - 1;
+    last = done == gridDim.x - 1;
   }
   __syncthreads();
   if (!last)
@@ -140,47 +160,82 @@ __global__ void __launch_bounds__(kThreads)
   s->blocksDone = 0; // ready for the next step
 }
 
+// One element of pass 2: unscale, clip, update (SGD or Adam/AdamW).
+struct Update {
+  float inv, coef, clip;
+  bool clipNorm, clipValue, sgd, first, momentum;
+  num::SgdCoeffs sk;
+  num::AdamCoeffs ak;
+  __device__ float operator()(float raw, float p, float &m, float &v) const {
+    float g = raw * inv;
+    if (clipNorm)
+      g = g * coef;
+    if (clipValue)
+      g = fminf(fmaxf(g, -clip), clip);
+    if (sgd) {
+      float unused = 0.0f; // no buffer without momentum
+      return num::sgdUpdate(p, g, momentum ? m : unused, sk, first);
+    }
+    return num::adamUpdate(p, g, m, v, ak);
+  }
+};
+
 __global__ void __launch_bounds__(kThreads)
     pass2(Table t, EpilogueConfig cfg, DeviceState *s) {
   if (s->skip)
     return; // an overflowing (or refused: halted) step changes nothing
-  const Chunk c = t.chunks[blockIdx.x];
-  const EpilogueTensor &e = t.tensors[c.tensor];
   const rt::Hyper &h = s->hyper;
-  const float inv = s->invScale, coef = s->clipCoef;
-  const int dt = int(cfg.gradType), ht = int(cfg.halfType);
-  const float clip = h.clipValue;
   using Opt = EpilogueConfig::Optimizer;
-  if (cfg.optimizer == Opt::Sgd) {
-    const num::SgdCoeffs k = num::sgdCoeffs(h.lr, h.momentum, h.dampening,
-                                            h.weightDecay, cfg.nesterov);
-    const bool first = s->firstStep;
-    for (int64_t i = c.begin + threadIdx.x; i < c.end; i += blockDim.x) {
-      float g = unscaled(e.grad, dt, i, inv);
-      if (cfg.clipNorm)
-        g = g * coef;
-      if (cfg.clipValue)
-        g = fminf(fmaxf(g, -clip), clip);
-      float unused = 0.0f; // no buffer without momentum
-      float p = num::sgdUpdate(e.param[i], g, k.mom != 0.0f ? e.m[i] : unused,
-                               k, first);
+  Update u;
+  u.inv = s->invScale;
+  u.coef = s->clipCoef;
+  u.clip = h.clipValue;
+  u.clipNorm = cfg.clipNorm;
+  u.clipValue = cfg.clipValue;
+  u.sgd = cfg.optimizer == Opt::Sgd;
+  u.first = s->firstStep;
+  u.sk = num::sgdCoeffs(h.lr, h.momentum, h.dampening, h.weightDecay,
+                        cfg.nesterov);
+  u.momentum = u.sk.mom != 0.0f;
+  u.ak = s->adam;
+  // Which state the optimizer reads and writes besides the master.
+  const bool useM = !u.sgd || u.momentum, useV = !u.sgd;
+  const int dt = int(cfg.gradType), ht = int(cfg.halfType);
+  for (int ci = blockIdx.x; ci < t.numChunks; ci += gridDim.x) {
+    const Chunk c = t.chunks[ci];
+    const EpilogueTensor &e = t.tensors[c.tensor];
+    const int64_t vecEnd = packedEnd(c, t.packed);
+    for (int64_t i = c.begin + int64_t(threadIdx.x) * kPack; i < vecEnd;
+         i += int64_t(blockDim.x) * kPack) {
+      float g[kPack], p[kPack], m[kPack] = {}, v[kPack] = {};
+      ld8(e.grad, dt, i, true, kPack, g);
+      ld8f(e.param, i, true, kPack, p);
+      if (useM)
+        ld8f(e.m, i, true, kPack, m);
+      if (useV)
+        ld8f(e.v, i, true, kPack, v);
+#pragma unroll
+      for (int k = 0; k < kPack; ++k)
+        p[k] = u(g[k], p[k], m[k], v[k]);
+      st8f(e.param, i, true, kPack, p);
+      if (useM)
+        st8f(e.m, i, true, kPack, m);
+      if (useV)
+        st8f(e.v, i, true, kPack, v);
+      if (e.half)
+        st8(e.half, ht, i, true, kPack, p);
+    }
+    for (int64_t i = vecEnd + threadIdx.x; i < c.end; i += blockDim.x) {
+      float m = useM ? e.m[i] : 0.0f, v = useV ? e.v[i] : 0.0f;
+      float p = u(ld(e.grad, dt, i), e.param[i], m, v);
       e.param[i] = p;
+      if (useM)
+        e.m[i] = m;
+      if (useV)
+        e.v[i] = v;
       if (e.half)
         st(e.half, ht, i, p);
     }
-    return;
-  }
-  const num::AdamCoeffs k = s->adam;
-  for (int64_t i = c.begin + threadIdx.x; i < c.end; i += blockDim.x) {
-    float g = unscaled(e.grad, dt, i, inv);
-    if (cfg.clipNorm)
-      g = g * coef;
-    if (cfg.clipValue)
-      g = fminf(fmaxf(g, -clip), clip);
-    float p = num::adamUpdate(e.param[i], g, e.m[i], e.v[i], k);
-    e.param[i] = p;
-    if (e.half)
-      st(e.half, ht, i, p);
   }
 }
 
@@ -204,10 +259,58 @@ Layout layoutOf(int numTensors, int numChunks) {
   return l;
 }
 
+// AMPC_CUDA_EPILOGUE: unset, "" or "packed": packed accesses where the
+// tensors allow; "scalar": element accesses everywhere (A/B timing).
+bool scalarForced() {
+  static const bool forced = [] {
+    const char *v = std::getenv("AMPC_CUDA_EPILOGUE");
+    if (!v || !*v || std::strcmp(v, "packed") == 0)
+      return false;
+    if (std::strcmp(v, "scalar") == 0)
+      return true;
+    std::fprintf(stderr,
+                 "error: AMPC_CUDA_EPILOGUE=%s: expected 'packed' or 'scalar'\n",
+                 v);
+    std::exit(1);
+  }();
+  return forced;
+}
+
+// Whether every pointer the passes touch allows packed accesses (chunks
+// start at multiples of kEpilogueChunk elements, so the base decides).
+bool allPacked(const std::vector<EpilogueTensor> &ts,
+               const EpilogueConfig &cfg) {
+  for (const EpilogueTensor &e : ts)
+    if (!packedOk(e.grad, cfg.gradType) || !packedOk(e.param, DType::F32) ||
+        (e.m && !packedOk(e.m, DType::F32)) ||
+        (e.v && !packedOk(e.v, DType::F32)) ||
+        (e.half && !packedOk(e.half, cfg.halfType)))
+      return false;
+  return true;
+}
+
+// SM count x the blocks of |kernel| one SM keeps resident, at most
+// |chunks| (and |maxBlocks| when set).
+int gridOf(const void *kernel, int chunks, int maxBlocks) {
+  int dev = 0, sms = 1, perSm = 1;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
+        "SM count");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel,
+                                                      kThreads, 0),
+        "epilogue occupancy");
+  int blocks = std::max(1, sms * std::max(perSm, 1));
+  if (maxBlocks > 0)
+    blocks = std::min(blocks, maxBlocks);
+  return std::max(1, std::min(blocks, chunks));
+}
+
 } // namespace
 
-Epilogue::Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config)
+Epilogue::Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config,
+                   EpilogueOptions options)
     : config_(config), numTensors_(int(tensors.size())) {
+  packed_ = options.packed && !scalarForced() && allPacked(tensors, config);
   std::vector<Chunk> chunks;
   std::vector<int32_t> firsts;
   for (int k = 0; k < numTensors_; ++k) {
@@ -219,6 +322,12 @@ Epilogue::Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config)
   }
   firsts.push_back(int32_t(chunks.size()));
   numChunks_ = int(chunks.size());
+  if (numChunks_ > 0) {
+    blocks1_ = gridOf(reinterpret_cast<const void *>(pass1), numChunks_,
+                      options.maxBlocks);
+    blocks2_ = gridOf(reinterpret_cast<const void *>(pass2), numChunks_,
+                      options.maxBlocks);
+  }
   Layout l = layoutOf(numTensors_, numChunks_);
   check(cudaMalloc(&table_, l.total), "cudaMalloc(epilogue table)");
   char *base = static_cast<char *>(table_);
@@ -300,9 +409,10 @@ void Epilogue::run(DeviceState *state, cudaStream_t stream) const {
           partials_ + numChunks_,
           flags_,
           counts_,
-          report_};
-  pass1<<<numChunks_, kThreads, 0, stream>>>(t, config_, state);
-  pass2<<<numChunks_, kThreads, 0, stream>>>(t, config_, state);
+          report_,
+          packed_};
+  pass1<<<blocks1_, kThreads, 0, stream>>>(t, config_, state);
+  pass2<<<blocks2_, kThreads, 0, stream>>>(t, config_, state);
   checkLaunch("fused epilogue");
 }
 

@@ -32,6 +32,16 @@
 // reads only at log steps) and counts, per tensor, the steps it was
 // non-finite in (read at the end of a run). Then it clears the flags.
 //
+// Memory access: each pass is a grid sized to the device (SM count x the
+// blocks per SM the kernel can keep resident) looping over the chunks
+// (grid-stride). Where every tensor is 16-byte aligned (checked when the
+// epilogue is built) a thread moves 8 elements at a time: one 16-byte
+// access for a half gradient or copy, two for FP32 gradients, master and
+// moments; a chunk's last len % 8 elements go one by one. Otherwise, or
+// with AMPC_CUDA_EPILOGUE=scalar, every access is one element (the previous
+// kernels' loads). The updates are the same per element either way; only
+// the order of a chunk's sum of squares differs (which thread adds what).
+//
 // Determinism: chunk partial sums are block sums in a fixed order and are
 // combined in chunk order, so the norm is the same run to run (it is not
 // bit-equal to the CPU target's pairwise order).
@@ -82,10 +92,20 @@ struct EpilogueTensor {
 
 using kernels::EpilogueConfig;
 
+// How the passes run (tests and A/B timing; the defaults are the fast path).
+struct EpilogueOptions {
+  // Packed accesses when every tensor is aligned; false: element accesses.
+  // AMPC_CUDA_EPILOGUE=scalar (read once) turns them off for every epilogue.
+  bool packed = true;
+  // At most this many blocks per pass (0: SM count x resident blocks).
+  int maxBlocks = 0;
+};
+
 class Epilogue {
 public:
   // Builds the chunk table in device memory (call outside stream capture).
-  Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config);
+  Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config,
+           EpilogueOptions options = {});
   ~Epilogue();
   Epilogue(const Epilogue &) = delete;
   Epilogue &operator=(const Epilogue &) = delete;
@@ -108,10 +128,16 @@ public:
 
   int64_t numParams() const { return numel_; }
   int numChunks() const { return numChunks_; }
+  // Whether the passes take packed accesses, and their grids.
+  bool packed() const { return packed_; }
+  int pass1Blocks() const { return blocks1_; }
+  int pass2Blocks() const { return blocks2_; }
 
 private:
   EpilogueConfig config_;
   int numTensors_ = 0, numChunks_ = 0;
+  bool packed_ = false;
+  int blocks1_ = 0, blocks2_ = 0;
   int64_t numel_ = 0;
   void *table_ = nullptr;   // device: tensors, chunks
   float *partials_ = nullptr; // device: per-chunk sums, per-tensor norms

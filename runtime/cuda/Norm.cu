@@ -1,14 +1,23 @@
 //===- Norm.cu - softmax, layer norm, RMS norm and their backward ---------===//
 //
-// FP32 math on any input type, one rounding per result. One block per row,
-// block-wide sums in a fixed order, column sums for the weight and bias
-// gradients (ColumnSums.cuh): every result here is deterministic run to run.
+// FP32 math on any input type, one rounding per result, sums in a fixed
+// order: every result here is deterministic run to run. The norms have two
+// sets of kernels (Norm.h): the fused ones, one warp per row with packed
+// loads, the backward's weight/bias column sums accumulated per chunk of
+// rows in the same kernel; and the previous ones, one block per row with
+// the column sums of ColumnSums.cuh.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/cuda/Norm.h"
 #include "runtime/cuda/ColumnSums.cuh"
 #include "runtime/cuda/Common.cuh"
+#include "runtime/cuda/Packed.cuh"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace ampc::cuda {
@@ -129,6 +138,275 @@ struct NormParamTerms {
   }
 };
 
+// ---- The fused kernels: one warp per row -------------------------------
+//
+// Lane l holds the 8-element groups l, l + 32, ... (K of them) of its row in
+// registers, so x (and g) are read once per launch. Packed accesses need
+// d % 8 == 0 and 16-byte aligned tensors (checked on the host, per tensor).
+
+constexpr int kRowWarps = 8; // rows in flight per block
+// The backward's chunks: at most this many (each at least kRowWarps rows),
+// their [chunks, d] float2 partials summed by columnFinish.
+constexpr int64_t kMaxRowChunks = 512;
+
+enum PackedBits : unsigned { kPX = 1, kPW = 2, kPB = 4, kPY = 8, kPG = 16 };
+
+// Valid elements of group |q| of a row of |d|.
+__device__ __forceinline__ int groupCount(int64_t q, int64_t d) {
+  int64_t j = q * kPack;
+  return j >= d ? 0 : int(d - j < kPack ? d - j : kPack);
+}
+
+// Mean (0 for RMS) and rstd of the row in |v|, by the CPU's formula: the
+// two-pass mean and biased variance, or the mean of squares for RMS.
+template <int K>
+__device__ __forceinline__ float2 rowStats(const float (&v)[K][kPack],
+                                           int lane, int64_t d, float eps,
+                                           bool rms) {
+  float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+#pragma unroll
+    for (int e = 0; e < kPack; ++e)
+      s += rms ? v[k][e] * v[k][e] : v[k][e]; // padding is 0
+  s = warpSum(s);
+  if (rms)
+    return make_float2(0.0f, 1.0f / sqrtf(s / float(d) + eps));
+  float mean = s / float(d), var = 0.0f;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    int n = groupCount(lane + 32 * k, d);
+#pragma unroll
+    for (int e = 0; e < kPack; ++e) {
+      float c = e < n ? v[k][e] - mean : 0.0f;
+      var += c * c;
+    }
+  }
+  var = warpSum(var) / float(d);
+  return make_float2(mean, 1.0f / sqrtf(var + eps));
+}
+
+template <int K>
+__global__ void __launch_bounds__(kRowWarps * 32)
+    normRowsWarp(const void *x, int tx, const void *w, int tw, const void *b,
+                 int tb, void *y, int ty, int64_t m, int64_t d, float eps,
+                 bool rms, unsigned packed) {
+  const int lane = threadIdx.x & 31;
+  const int64_t row = int64_t(blockIdx.x) * kRowWarps + (threadIdx.x >> 5);
+  if (row >= m)
+    return; // whole warps only: nothing below syncs the block
+  const int64_t base = row * d;
+  float v[K][kPack];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    int64_t q = lane + 32 * k;
+    int n = groupCount(q, d);
+    ld8(x, tx, base + q * kPack, (packed & kPX) && n == kPack, n, v[k]);
+  }
+  const float2 st = rowStats<K>(v, lane, d, eps, rms);
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    int64_t q = lane + 32 * k;
+    int n = groupCount(q, d);
+    if (n == 0)
+      continue;
+    float wv[kPack], bv[kPack], out[kPack];
+    if (w)
+      ld8(w, tw, q * kPack, (packed & kPW) && n == kPack, n, wv);
+    if (b)
+      ld8(b, tb, q * kPack, (packed & kPB) && n == kPack, n, bv);
+#pragma unroll
+    for (int e = 0; e < kPack; ++e) {
+      float o = (v[k][e] - st.x) * st.y;
+      if (w)
+        o *= wv[e];
+      if (b)
+        o += bv[e];
+      out[e] = o;
+    }
+    st8(y, ty, base + q * kPack, (packed & kPY) && n == kPack, n, out);
+  }
+}
+
+// dx of each row of chunk blockIdx.x (one warp per row), and the chunk's
+// column sums (g * xhat, g) into partial[blockIdx.x * d + j]: each warp sums
+// its rows in row order, then the warps are added in warp order.
+template <int K>
+__global__ void __launch_bounds__(kRowWarps * 32)
+    normBackwardWarp(const void *x, int tx, const void *w, int tw,
+                     const void *g, int tg, void *dx, int tdx, int64_t m,
+                     int64_t d, float eps, bool rms, int64_t rowsPerChunk,
+                     float2 *partial, unsigned packed) {
+  __shared__ float2 sums[kFusedNormMaxD];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t r0 = int64_t(blockIdx.x) * rowsPerChunk;
+  const int64_t r1 = r0 + rowsPerChunk < m ? r0 + rowsPerChunk : m;
+  float aw[K][kPack], ab[K][kPack];
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+#pragma unroll
+    for (int e = 0; e < kPack; ++e)
+      aw[k][e] = ab[k][e] = 0.0f;
+  for (int64_t r = r0 + warp; r < r1; r += kRowWarps) {
+    const int64_t base = r * d;
+    float xv[K][kPack], gv[K][kPack];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      int64_t q = lane + 32 * k;
+      int n = groupCount(q, d);
+      ld8(x, tx, base + q * kPack, (packed & kPX) && n == kPack, n, xv[k]);
+      ld8(g, tg, base + q * kPack, (packed & kPG) && n == kPack, n, gv[k]);
+    }
+    const float2 st = rowStats<K>(xv, lane, d, eps, rms);
+    float sgw = 0.0f, sgwx = 0.0f;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      int64_t q = lane + 32 * k;
+      int n = groupCount(q, d);
+      float wv[kPack];
+      ld8(w, tw, q * kPack, (packed & kPW) && n == kPack, n, wv);
+#pragma unroll
+      for (int e = 0; e < kPack; ++e) {
+        // Padding: g = 0 and w = 0, so it adds nothing below.
+        float xhat = (xv[k][e] - st.x) * st.y;
+        xv[k][e] = xhat;
+        float gw = gv[k][e] * wv[e];
+        sgw += gw;
+        sgwx += gw * xhat;
+        aw[k][e] += gv[k][e] * xhat;
+        ab[k][e] += gv[k][e];
+      }
+    }
+    sgw = warpSum(sgw);
+    sgwx = warpSum(sgwx);
+    if (!dx)
+      continue;
+    const float mgw = rms ? 0.0f : sgw / float(d), mgwx = sgwx / float(d);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      int64_t q = lane + 32 * k;
+      int n = groupCount(q, d);
+      if (n == 0)
+        continue;
+      float wv[kPack], out[kPack];
+      ld8(w, tw, q * kPack, (packed & kPW) && n == kPack, n, wv);
+#pragma unroll
+      for (int e = 0; e < kPack; ++e)
+        out[e] = st.y * (gv[k][e] * wv[e] - mgw - xv[k][e] * mgwx);
+      st8(dx, tdx, base + q * kPack, (packed & kPY) && n == kPack, n, out);
+    }
+  }
+  if (!partial)
+    return; // uniform: no weight or bias gradient wanted
+  for (int wp = 0; wp < kRowWarps; ++wp) {
+    if (warp == wp) {
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        int64_t q = lane + 32 * k;
+        int n = groupCount(q, d);
+#pragma unroll
+        for (int e = 0; e < kPack; ++e) {
+          if (e >= n)
+            continue;
+          float2 &s = sums[q * kPack + e];
+          s = wp == 0 ? make_float2(aw[k][e], ab[k][e])
+                      : make_float2(s.x + aw[k][e], s.y + ab[k][e]);
+        }
+      }
+    }
+    __syncthreads();
+  }
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
+    partial[int64_t(blockIdx.x) * d + j] = sums[j];
+}
+
+// Groups of 8 per lane for rows of |d|: 1..4, or 0 when d is too wide.
+int lanesGroups(int64_t d) {
+  if (d < 1 || d > kFusedNormMaxD)
+    return 0;
+  int64_t groups = (d + kPack - 1) / kPack;
+  return int((groups + 31) / 32);
+}
+
+struct RowChunks {
+  int64_t chunks, rowsPerChunk;
+};
+
+// The backward's chunks of rows (compiler/cost/CostModel.cpp mirrors it).
+RowChunks rowChunks(int64_t m) {
+  int64_t chunks = std::max<int64_t>(
+      1, std::min<int64_t>(kMaxRowChunks, (m + kRowWarps - 1) / kRowWarps));
+  int64_t per = (m + chunks - 1) / chunks;
+  return {(m + per - 1) / per, per};
+}
+
+// Bit |bit| when |t| may take packed accesses (rows of d % 8 == 0).
+unsigned packedBit(const TensorRef *t, int64_t d, unsigned bit) {
+  return t && d % kPack == 0 && packedOk(t->data, t->dtype) ? bit : 0u;
+}
+
+void launchNormRowsWarp(int k, dim3 grid, cudaStream_t stream,
+                        const void *x, int tx, const void *w, int tw,
+                        const void *b, int tb, void *y, int ty, int64_t m,
+                        int64_t d, float eps, bool rms, unsigned packed) {
+  auto kernel = k == 1   ? normRowsWarp<1>
+                : k == 2 ? normRowsWarp<2>
+                : k == 3 ? normRowsWarp<3>
+                         : normRowsWarp<4>;
+  kernel<<<grid, kRowWarps * 32, 0, stream>>>(x, tx, w, tw, b, tb, y, ty, m,
+                                              d, eps, rms, packed);
+}
+
+// The fused forward; false when the rows are too wide for it.
+bool normForwardFused(const TensorRef &x, const TensorRef *w,
+                      const TensorRef *b, const TensorRef &y, int64_t m,
+                      int64_t d, float eps, bool rms, cudaStream_t stream) {
+  int k = lanesGroups(d);
+  if (k == 0 || normKernels() != NormKernels::Fused)
+    return false;
+  unsigned packed = packedBit(&x, d, kPX) | packedBit(w, d, kPW) |
+                    packedBit(b, d, kPB) | packedBit(&y, d, kPY);
+  launchNormRowsWarp(k, dim3(unsigned((m + kRowWarps - 1) / kRowWarps)),
+                     stream, x.data, int(x.dtype), w ? w->data : nullptr,
+                     w ? int(w->dtype) : 0, b ? b->data : nullptr,
+                     b ? int(b->dtype) : 0, y.data, int(y.dtype), m, d, eps,
+                     rms, packed);
+  return true;
+}
+
+// The fused backward: normBackwardWarp, then columnFinish over the chunks.
+bool normBackwardFused(std::string_view op, const TensorRef &x,
+                       const TensorRef &w, const TensorRef &g,
+                       const TensorRef *dx, const TensorRef *dw,
+                       const TensorRef *db, int64_t m, int64_t d, float eps,
+                       bool rms, cudaStream_t stream) {
+  int k = lanesGroups(d);
+  if (k == 0 || normKernels() != NormKernels::Fused)
+    return false;
+  RowChunks c = rowChunks(m);
+  float2 *partial = nullptr;
+  if (dw || db)
+    partial = static_cast<float2 *>(
+        scratch(size_t(c.chunks * d) * sizeof(float2), op, stream));
+  unsigned packed = packedBit(&x, d, kPX) | packedBit(&w, d, kPW) |
+                    packedBit(&g, d, kPG) | packedBit(dx, d, kPY);
+  auto kernel = k == 1   ? normBackwardWarp<1>
+                : k == 2 ? normBackwardWarp<2>
+                : k == 3 ? normBackwardWarp<3>
+                         : normBackwardWarp<4>;
+  kernel<<<unsigned(c.chunks), kRowWarps * 32, 0, stream>>>(
+      x.data, int(x.dtype), w.data, int(w.dtype), g.data, int(g.dtype),
+      dx ? dx->data : nullptr, dx ? int(dx->dtype) : 0, m, d, eps, rms,
+      c.rowsPerChunk, partial, packed);
+  if (partial)
+    columnFinish<<<unsigned((d + 255) / 256), 256, 0, stream>>>(
+        partial, c.chunks, d, 1.0f, dw ? dw->data : nullptr,
+        dw ? int(dw->dtype) : 0, db ? db->data : nullptr,
+        db ? int(db->dtype) : 0);
+  checkLaunch(op.data());
+  return true;
+}
+
 void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
                   std::span<const TensorRef> out, const Attrs &attrs,
                   cudaStream_t stream) {
@@ -151,6 +429,8 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
   }
   float eps =
       float(attrs.getFloat("eps", rms ? kernels::machineEpsilon(x.dtype) : 1e-5));
+  if (normBackwardFused(op, x, w, g, dx, dw, db, m, d, eps, rms, stream))
+    return;
   size_t statsBytes = (size_t(m) * sizeof(float2) + 255) & ~size_t(255);
   char *s = static_cast<char *>(scratch(
       statsBytes + (dw || db ? columnScratch(m, d) : 0), op, stream));
@@ -171,6 +451,31 @@ void normBackward(std::string_view op, bool rms, std::span<const TensorRef> in,
 }
 
 } // namespace
+
+namespace {
+// -1: the environment decides; else a NormKernels value (tests).
+std::atomic<int> normOverride{-1};
+} // namespace
+
+NormKernels normKernels() {
+  int o = normOverride.load(std::memory_order_relaxed);
+  if (o >= 0)
+    return NormKernels(o);
+  static const NormKernels fromEnv = [] {
+    const char *v = std::getenv("AMPC_CUDA_NORM");
+    if (!v || !*v || std::strcmp(v, "fused") == 0)
+      return NormKernels::Fused;
+    if (std::strcmp(v, "rows") == 0)
+      return NormKernels::Rows;
+    std::fprintf(stderr,
+                 "error: AMPC_CUDA_NORM=%s: expected 'fused' or 'rows'\n", v);
+    std::exit(1);
+  }();
+  return fromEnv;
+}
+
+void setNormKernels(NormKernels k) { normOverride.store(int(k)); }
+void resetNormKernels() { normOverride.store(-1); }
 
 void softmaxKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                    const Attrs &attrs, cudaStream_t stream) {
@@ -193,10 +498,15 @@ void layerNormKernel(std::span<const TensorRef> in,
   int64_t m = kernels::detail::lastDimRows(op, x, d, {w, b});
   if (m == 0)
     return;
+  float eps = float(attrs.getFloat("eps", 1e-5));
+  if (normForwardFused(x, w, b, y, m, d, eps, false, stream)) {
+    checkLaunch(op.data());
+    return;
+  }
   normRows<<<unsigned(m), kThreads, 0, stream>>>(
       x.data, int(x.dtype), w ? w->data : nullptr, w ? int(w->dtype) : 0,
       b ? b->data : nullptr, b ? int(b->dtype) : 0, y.data, int(y.dtype), d,
-      float(attrs.getFloat("eps", 1e-5)), false, nullptr);
+      eps, false, nullptr);
   checkLaunch(op.data());
 }
 
@@ -210,10 +520,14 @@ void rmsNormKernel(std::span<const TensorRef> in,
   int64_t m = kernels::detail::lastDimRows(op, x, d, {w});
   if (m == 0)
     return;
+  float eps = float(attrs.getFloat("eps", kernels::machineEpsilon(x.dtype)));
+  if (normForwardFused(x, w, nullptr, y, m, d, eps, true, stream)) {
+    checkLaunch(op.data());
+    return;
+  }
   normRows<<<unsigned(m), kThreads, 0, stream>>>(
       x.data, int(x.dtype), w ? w->data : nullptr, w ? int(w->dtype) : 0,
-      nullptr, 0, y.data, int(y.dtype), d,
-      float(attrs.getFloat("eps", kernels::machineEpsilon(x.dtype))), true, nullptr);
+      nullptr, 0, y.data, int(y.dtype), d, eps, true, nullptr);
   checkLaunch(op.data());
 }
 
