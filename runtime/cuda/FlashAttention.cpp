@@ -106,21 +106,27 @@ std::string ineligible(const TensorRef &q, std::initializer_list<DType> others,
 
 #if !AMPC_HAVE_CUDNN_FRONTEND
 
-bool flashForward(const TensorRef &, const TensorRef &, const TensorRef &,
-                  const TensorRef &, float, bool, bool, cudaStream_t,
+bool flashForward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                  const TensorRef &o, float, bool, bool masked, cudaStream_t,
                   std::string_view op) {
   AttentionPath mode = attentionPath();
-  return mode != AttentionPath::Math &&
-         refuse(mode, op, "built without cuDNN's frontend");
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = ineligible(q, {k.dtype, v.dtype, o.dtype}, {},
+                               shapeOf(q, k, v), masked);
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
 }
 
-bool flashBackward(const TensorRef &, const TensorRef &, const TensorRef &,
-                   const TensorRef &, const TensorRef *, const TensorRef *,
-                   const TensorRef *, float, bool, bool, cudaStream_t,
+bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                   const TensorRef &g, const TensorRef *, const TensorRef *,
+                   const TensorRef *, float, bool, bool masked, cudaStream_t,
                    std::string_view op) {
   AttentionPath mode = attentionPath();
-  return mode != AttentionPath::Math &&
-         refuse(mode, op, "built without cuDNN's frontend");
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = ineligible(q, {k.dtype, v.dtype, g.dtype}, {},
+                               shapeOf(q, k, v), masked);
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
 }
 
 #else
