@@ -395,3 +395,40 @@ bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
 #endif // AMPC_HAVE_CUDNN_FRONTEND
 
 } // namespace ampc::cuda::detail
+
+#if AMPC_HAVE_CUDNN_FRONTEND
+// The frontend's experimental OSS engine (an sm100 RMSNorm+SiLU kernel our
+// graphs never use) calls NVRTC. Answering "unavailable" here, instead of
+// linking the toolkit's 109 MB libnvrtc into every CUDA binary, keeps the
+// binaries' dependencies what they were (bench/gpu.sh BUNDLE=1 copies each).
+extern "C" {
+nvrtcResult nvrtcCreateProgram(nvrtcProgram *, const char *, const char *, int,
+                               const char *const *, const char *const *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcDestroyProgram(nvrtcProgram *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcCompileProgram(nvrtcProgram, int, const char *const *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram, size_t *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetProgramLog(nvrtcProgram, char *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetCUBINSize(nvrtcProgram, size_t *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetCUBIN(nvrtcProgram, char *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetPTXSize(nvrtcProgram, size_t *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetPTX(nvrtcProgram, char *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+}
+#endif
