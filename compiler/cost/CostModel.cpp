@@ -148,11 +148,10 @@ bool flashAttention(Operation *op, bool backward, std::vector<Launch> &out) {
     others.push_back(dtypeOf(op->getOperand(3)));
   for (Value r : op->getResults())
     others.push_back(dtypeOf(r));
-  bool eligible = true; // the shared rule, one operand type at a time
+  // The shared rule, one operand type at a time.
   for (ampc::rt::DType t : others)
-    eligible &= ampc::kernels::flashAttentionEligible(dtypeOf(q), {t}, d, e, masked);
-  if (!eligible)
-    return false;
+    if (!ampc::kernels::flashAttentionEligible(dtypeOf(q), {t}, d, e, masked))
+      return false;
   int64_t t = qs[qs.size() - 2], s = shape(k)[shape(k).size() - 2];
   double rows = numel(q) / double(d); // query rows over all heads
   // Scores kept per (batch, head): query i sees keys 0..i under the
