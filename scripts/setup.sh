@@ -46,6 +46,34 @@ if [ "${AMPC_WITH_TORCH:-0}" = 1 ] &&
   "$VENV/bin/pip" install -q --disable-pip-version-check torch onnx onnxruntime onnxscript
 fi
 
+# cuDNN's frontend headers (header-only C++; flash attention on the CUDA
+# target) from PyPI's nvidia-cudnn-frontend wheel, a zip whose include/ is
+# all we keep, in $BUILD/_deps/cudnn_frontend/include (CMake looks there).
+# Without network the build goes on and attention keeps the math path.
+CUDNN_FE=$BUILD/_deps/cudnn_frontend
+CUDNN_FE_VERSION=${AMPC_CUDNN_FRONTEND_VERSION:-1.32.0}
+if [ ! -f "$CUDNN_FE/include/cudnn_frontend.h" ]; then
+  echo "[setup] fetching the cuDNN frontend headers (pip: nvidia-cudnn-frontend==$CUDNN_FE_VERSION)"
+  fe_tmp=$(mktemp -d)
+  if "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps \
+       --only-binary=:all: -d "$fe_tmp" "nvidia-cudnn-frontend==$CUDNN_FE_VERSION" &&
+     "$VENV/bin/python" - "$fe_tmp" "$CUDNN_FE" <<'PY'
+import glob, os, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]
+with zipfile.ZipFile(wheel) as z:
+    names = [n for n in z.namelist() if n.startswith("include/")]
+    if "include/cudnn_frontend.h" not in names:
+        sys.exit("no include/cudnn_frontend.h in " + wheel)
+    z.extractall(sys.argv[2], names)
+PY
+  then
+    :
+  else
+    echo "[setup] warning: no cuDNN frontend headers (offline?): attention on the CUDA target uses the math path"
+  fi
+  rm -rf "$fe_tmp"
+fi
+
 # The CUDA target is compiled (not run) when the toolkit is there.
 export PATH="$PATH:/usr/local/cuda/bin"
 

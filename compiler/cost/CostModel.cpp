@@ -10,6 +10,7 @@
 
 #include "compiler/amp/Flops.h"
 #include "dialects/Kernel/KernelOps.h"
+#include "runtime/kernels/AttentionPath.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -114,6 +115,69 @@ void columnSums(int64_t m, int64_t d, double read, double written,
   double partials = double(chunks) * double(d) * 8;
   out.push_back(runtime("columnPartials", read, partials, flops));
   out.push_back(runtime("columnFinish", partials, written, double(d) * chunks));
+}
+
+ampc::rt::DType dtypeOf(Value v) {
+  Type e = tensorType(v).getElementType();
+  if (e.isF16())
+    return ampc::rt::DType::F16;
+  if (e.isBF16())
+    return ampc::rt::DType::BF16;
+  if (e.isF32())
+    return ampc::rt::DType::F32;
+  return ampc::rt::DType::I64; // never eligible
+}
+
+// Attention's flash path on the CUDA target (FlashAttention.cpp, chosen by
+// runtime/kernels/AttentionPath.h as the runtime does): cuDNN's fused SDPA,
+// one library call that reads q, k, v and writes o; the scores never leave
+// the chip. The backward recomputes the forward with its statistics (o and
+// an FP32 log-sum-exp per query row), then cuDNN's backward reads q, k, v,
+// o, g and the statistics, writes dq, dk, dv, and goes through an FP32 dQ
+// accumulator and an FP32 rowsum(dO * O) per row in its workspace (each
+// written and read once). FLOPs as the math path's GEMMs, but over the
+// scores a causal mask keeps (cuDNN skips the masked tiles; the math path
+// computes them all).
+bool flashAttention(Operation *op, bool backward, std::vector<Launch> &out) {
+  Value q = op->getOperand(0), k = op->getOperand(1), v = op->getOperand(2);
+  ArrayRef<int64_t> qs = shape(q), vs = shape(v);
+  int64_t d = qs.back(), e = vs.back();
+  bool masked = op->getNumOperands() > (backward ? 4u : 3u);
+  std::vector<ampc::rt::DType> others = {dtypeOf(k), dtypeOf(v)};
+  if (backward)
+    others.push_back(dtypeOf(op->getOperand(3)));
+  for (Value r : op->getResults())
+    others.push_back(dtypeOf(r));
+  // The shared rule, one operand type at a time.
+  for (ampc::rt::DType t : others)
+    if (!ampc::kernels::flashAttentionEligible(dtypeOf(q), {t}, d, e, masked))
+      return false;
+  int64_t t = qs[qs.size() - 2], s = shape(k)[shape(k).size() - 2];
+  double rows = numel(q) / double(d); // query rows over all heads
+  // Scores kept per (batch, head): query i sees keys 0..i under the
+  // (top-left) causal mask.
+  double kept = double(t) * double(s);
+  if (op->hasAttr("causal"))
+    kept = t <= s ? double(t) * double(t + 1) / 2
+                  : double(s) * double(s + 1) / 2 + double(t - s) * double(s);
+  double scores = rows / double(t) * kept;
+  double qkv = tensorBytes(q) + tensorBytes(k) + tensorBytes(v);
+  double fwdFlops = 2 * scores * double(d + e);
+  double oBytes = rows * double(e) * elementBytes(q), stats = rows * 4;
+  if (!backward) {
+    out.push_back(gemm("cudnnFlashAttention", qkv,
+                       tensorBytes(op->getResult(0)), fwdFlops, true));
+    return true;
+  }
+  out.push_back(gemm("cudnnFlashAttention (recompute)", qkv, oBytes + stats,
+                     fwdFlops, true));
+  double dqAccumulator = numel(q) * 4, rowDot = rows * 4;
+  out.push_back(gemm("cudnnFlashAttentionBackward",
+                     qkv + oBytes + tensorBytes(op->getOperand(3)) + stats +
+                         dqAccumulator + rowDot,
+                     sumBytes(op->getResults()) + dqAccumulator + rowDot,
+                     2 * scores * double(3 * d + 2 * e), true));
+  return true;
 }
 
 // Attention.cu: the math path, scores materialised in FP32 plus a half copy.
@@ -402,10 +466,13 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(gemm("cudnnConvolution", xw + res, res, flops, half));
     return;
   }
-  if (name == "graph.scaled_dot_product_attention")
-    return attention(op, false, out);
-  if (name == "graph.scaled_dot_product_attention_backward")
-    return attention(op, true, out);
+  if (name == "graph.scaled_dot_product_attention" ||
+      name == "graph.scaled_dot_product_attention_backward") {
+    bool backward = name.ends_with("_backward");
+    if (state.target == Target::Cuda && flashAttention(op, backward, out))
+      return;
+    return attention(op, backward, out);
+  }
   if (name == "graph.layer_norm" || name == "graph.rms_norm") {
     // Norm.cu: one warp per row (normRowsWarp), or a block per row when the
     // rows are wider than the fused kernel holds.

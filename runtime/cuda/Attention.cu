@@ -13,8 +13,13 @@
 // head serves are consecutive, so they are one GEMM's rows (AttnGeom), and
 // dK, dV sum over them inside the GEMMs.
 //
+// Eligible calls (runtime/kernels/AttentionPath.h: half, no mask tensor)
+// take cuDNN's flash attention instead (FlashAttention.h); this math path
+// is the fallback and, with AMPC_CUDA_ATTENTION=math, the reference.
+//
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
+#include "runtime/cuda/FlashAttention.h"
 #include "runtime/cuda/Gemm.h"
 
 #include <cmath>
@@ -143,6 +148,9 @@ void attentionKernel(std::span<const TensorRef> in,
   const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
                   &v = required(op, in, 2), &o = required(op, out, 0);
   Geo g = kernels::detail::attentionForward(op, q, k, v, o, attrs);
+  if (flashForward(q, k, v, o, g.scale, g.causal, optional(in, 3) != nullptr,
+                   stream, op))
+    return;
   Buffers b = buffers(g, v.dtype, false, op, stream);
   probabilities(g, q, k, optional(in, 3), b, v.dtype, op, stream);
   Gemm m; // O = P V
@@ -166,6 +174,9 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
                   *dv = optional(out, 2);
   Geo g =
       kernels::detail::attentionBackward(op, q, k, v, gy, dq, dk, dv, attrs);
+  if (flashBackward(q, k, v, gy, dq, dk, dv, g.scale, g.causal,
+                    optional(in, 4) != nullptr, stream, op))
+    return;
   DType low = q.dtype;
   Buffers b = buffers(g, low, true, op, stream);
   probabilities(g, q, k, optional(in, 4), b, low, op, stream);

@@ -1,0 +1,434 @@
+//===- FlashAttention.cpp - Attention on cuDNN's fused flash SDPA ---------===//
+//
+// cuDNN's fused scaled-dot-product attention through its frontend's graph
+// API: q, k, v, o in f16 or bf16, FP32 softmax and statistics, causal masks
+// top-left aligned (key j > query i masked: set_causal_mask, as ours and
+// PyTorch's is_causal), grouped-query attention as fewer heads on k and v
+// (the query heads a kv head serves are consecutive, as cuDNN expects).
+//
+// The backward op gets q, k, v and g only (runtime/kernels/Ops.def), so it
+// runs the forward again with its statistics (O and the per-row log-sum-exp
+// into scratch) before cuDNN's backward: traffic O(T * D) per row, no IR
+// change. The backward asks for cuDNN's deterministic algorithm first (no
+// atomics in dQ, as conv2d's algorithms) and takes the default one where
+// that is not supported.
+//
+// Graphs are built once per shape, dtype, scale and mask, then cached; the
+// workspace is the library's scratch memory, so after the warm-up step a
+// call allocates nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cuda/FlashAttention.h"
+#include "runtime/cuda/Common.h"
+#include "runtime/kernels/AttentionPath.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#ifndef AMPC_HAVE_CUDNN_FRONTEND
+#define AMPC_HAVE_CUDNN_FRONTEND 0
+#endif
+
+#if AMPC_HAVE_CUDNN_FRONTEND
+#include <cudnn_frontend.h>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#endif
+
+namespace ampc::cuda::detail {
+
+AttentionPath attentionPath() {
+  const char *v = std::getenv("AMPC_CUDA_ATTENTION");
+  if (!v || !*v || std::strcmp(v, "auto") == 0)
+    return AttentionPath::Auto;
+  if (std::strcmp(v, "math") == 0)
+    return AttentionPath::Math;
+  if (std::strcmp(v, "flash") == 0)
+    return AttentionPath::Flash;
+  std::fprintf(stderr,
+               "error: AMPC_CUDA_ATTENTION=%s: expected 'auto', 'math' or "
+               "'flash'\n",
+               v);
+  std::exit(1);
+}
+
+bool flashCompiled() { return AMPC_HAVE_CUDNN_FRONTEND != 0; }
+
+namespace {
+
+// False (the math path), or with AMPC_CUDA_ATTENTION=flash an error.
+bool refuse(AttentionPath mode, std::string_view op, const std::string &why) {
+  if (mode == AttentionPath::Flash)
+    fail(op, "AMPC_CUDA_ATTENTION=flash: " + why);
+  return false;
+}
+
+// cuDNN's [B, H, T, D] view of q [.., Hq, T, D], k and v [.., Hkv, S, *].
+struct Shape {
+  int64_t b = 1, hq = 1, hkv = 1, t, s, d, e;
+};
+
+Shape shapeOf(const TensorRef &q, const TensorRef &k, const TensorRef &v) {
+  int r = q.rank;
+  Shape s;
+  s.t = q.shape[r - 2], s.d = q.shape[r - 1];
+  s.s = k.shape[r - 2], s.e = v.shape[r - 1];
+  if (r >= 3)
+    s.hq = q.shape[r - 3], s.hkv = k.shape[r - 3];
+  for (int i = 0; i < r - 3; ++i)
+    s.b *= q.shape[i];
+  return s;
+}
+
+// The shared eligibility rule plus what only the run time sees: cuDNN
+// needs 16-byte aligned tensors.
+std::string ineligible(const TensorRef &q, std::initializer_list<DType> others,
+                       std::initializer_list<const TensorRef *> refs,
+                       const Shape &s, bool masked) {
+  if (!kernels::flashAttentionEligible(q.dtype, others, s.d, s.e, masked))
+    return "not eligible (needs f16/bf16 q, k, v and results of one type, "
+           "head dims multiples of 8 up to 128, no mask tensor)";
+  for (const TensorRef *t : refs)
+    if (t && reinterpret_cast<uintptr_t>(t->data) % 16)
+      return "a tensor is not 16-byte aligned";
+  return {};
+}
+
+} // namespace
+
+#if !AMPC_HAVE_CUDNN_FRONTEND
+
+bool flashForward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                  const TensorRef &o, float, bool, bool masked, cudaStream_t,
+                  std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = ineligible(q, {k.dtype, v.dtype, o.dtype}, {},
+                               shapeOf(q, k, v), masked);
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
+}
+
+bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                   const TensorRef &g, const TensorRef *, const TensorRef *,
+                   const TensorRef *, float, bool, bool masked, cudaStream_t,
+                   std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = ineligible(q, {k.dtype, v.dtype, g.dtype}, {},
+                               shapeOf(q, k, v), masked);
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
+}
+
+#else
+
+namespace {
+
+namespace fe = cudnn_frontend;
+using TensorAttrs = std::shared_ptr<fe::graph::Tensor_attributes>;
+
+enum Uid : int64_t { kQ = 1, kK, kV, kO, kStats, kG, kDQ, kDK, kDV };
+enum Pass : int64_t { kForward, kForwardStats, kBackward };
+
+struct Plan {
+  std::shared_ptr<fe::graph::Graph> graph;
+  int64_t workspace = 0;
+  bool usable = false;
+  std::string why; // cuDNN's reason when not usable
+};
+
+std::mutex gMutex; // the handle, the cache, cudnnSetStream + the call
+cudnnHandle_t gHandle = nullptr;
+bool gHandleFailed = false;
+
+cudnnHandle_t handle() {
+  if (gHandle || gHandleFailed)
+    return gHandle;
+  cudnnStatus_t s = cudnnCreate(&gHandle);
+  if (s != CUDNN_STATUS_SUCCESS) {
+    std::fprintf(stderr,
+                 "warning: cuDNN unavailable (%s): attention uses the math "
+                 "path\n",
+                 cudnnGetErrorString(s));
+    gHandle = nullptr;
+    gHandleFailed = true;
+  }
+  return gHandle;
+}
+
+fe::DataType_t ioType(DType t) {
+  return t == DType::F16 ? fe::DataType_t::HALF : fe::DataType_t::BFLOAT16;
+}
+
+// A contiguous [b, h, t, d] tensor of the graph's io type.
+TensorAttrs input(fe::graph::Graph &g, const char *name, Uid uid, int64_t b,
+                  int64_t h, int64_t t, int64_t d) {
+  return g.tensor(fe::graph::Tensor_attributes()
+                      .set_name(name)
+                      .set_uid(uid)
+                      .set_dim({b, h, t, d})
+                      .set_stride({h * t * d, t * d, d, 1}));
+}
+
+void output(const TensorAttrs &x, Uid uid, int64_t b, int64_t h, int64_t t,
+            int64_t d) {
+  x->set_output(true).set_uid(uid).set_dim({b, h, t, d}).set_stride(
+      {h * t * d, t * d, d, 1});
+}
+
+// The FP32 log-sum-exp per query row, [b, h, t, 1].
+void statsLayout(fe::graph::Tensor_attributes &x, const Shape &s) {
+  x.set_uid(kStats)
+      .set_data_type(fe::DataType_t::FLOAT)
+      .set_dim({s.b, s.hq, s.t, 1})
+      .set_stride({s.hq * s.t, s.t, 1, 1});
+}
+
+std::shared_ptr<fe::graph::Graph> newGraph(DType t) {
+  auto g = std::make_shared<fe::graph::Graph>();
+  g->set_io_data_type(ioType(t))
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  return g;
+}
+
+void buildForward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
+                  float scale, bool causal, bool stats) {
+  TensorAttrs q = input(*g, "q", kQ, s.b, s.hq, s.t, s.d);
+  TensorAttrs k = input(*g, "k", kK, s.b, s.hkv, s.s, s.d);
+  TensorAttrs v = input(*g, "v", kV, s.b, s.hkv, s.s, s.e);
+  auto attrs = fe::graph::SDPA_attributes()
+                   .set_name("ampc_flash_forward")
+                   .set_generate_stats(stats)
+                   .set_causal_mask(causal)
+                   .set_attn_scale(scale);
+  auto [o, lse] = g->sdpa(q, k, v, attrs);
+  output(o, kO, s.b, s.hq, s.t, s.e);
+  if (stats) {
+    lse->set_output(true);
+    statsLayout(*lse, s);
+  }
+}
+
+void buildBackward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
+                   float scale, bool causal, bool deterministic) {
+  TensorAttrs q = input(*g, "q", kQ, s.b, s.hq, s.t, s.d);
+  TensorAttrs k = input(*g, "k", kK, s.b, s.hkv, s.s, s.d);
+  TensorAttrs v = input(*g, "v", kV, s.b, s.hkv, s.s, s.e);
+  TensorAttrs o = input(*g, "o", kO, s.b, s.hq, s.t, s.e);
+  TensorAttrs gy = input(*g, "g", kG, s.b, s.hq, s.t, s.e);
+  fe::graph::Tensor_attributes lseAttrs;
+  lseAttrs.set_name("stats");
+  statsLayout(lseAttrs, s);
+  TensorAttrs lse = g->tensor(lseAttrs);
+  auto attrs = fe::graph::SDPA_backward_attributes()
+                   .set_name("ampc_flash_backward")
+                   .set_causal_mask(causal)
+                   .set_attn_scale(scale)
+                   .set_deterministic_algorithm(deterministic);
+  auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, gy, lse, attrs);
+  output(dq, kDQ, s.b, s.hq, s.t, s.d);
+  output(dk, kDK, s.b, s.hkv, s.s, s.d);
+  output(dv, kDV, s.b, s.hkv, s.s, s.e);
+}
+
+// Validation, heuristics (mode A), cuDNN's support check and the plan;
+// the message of the first step that fails, or "".
+std::string finish(Plan &p, std::shared_ptr<fe::graph::Graph> g,
+                   cudnnHandle_t h) {
+  fe::error_t e = g->validate();
+  if (e.is_good())
+    e = g->build_operation_graph(h);
+  if (e.is_good())
+    e = g->create_execution_plans({fe::HeurMode_t::A});
+  if (e.is_good())
+    e = g->check_support();
+  if (e.is_good())
+    e = g->build_plans();
+  int64_t ws = 0;
+  if (e.is_good())
+    e = g->get_workspace_size(ws);
+  if (e.is_bad())
+    return e.get_message().empty() ? "cuDNN refused the graph"
+                                   : e.get_message();
+  p.graph = std::move(g);
+  p.workspace = ws;
+  p.usable = true;
+  return {};
+}
+
+using Key = std::array<int64_t, 11>;
+
+// The cached plan of |pass| (gMutex held); made on first use, outside
+// stream capture only.
+Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
+           cudaStream_t stream, std::string_view op) {
+  uint32_t scaleBits = 0;
+  std::memcpy(&scaleBits, &scale, sizeof scaleBits);
+  Key key{int64_t(pass), int64_t(t), s.b, s.hq,  s.hkv,         s.t,
+          s.s,           s.d,        s.e, causal, int64_t(scaleBits)};
+  static std::map<Key, Plan> cache;
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
+      capture != cudaStreamCaptureStatusNone)
+    fail(op, "a cuDNN attention graph cannot be built during stream capture "
+             "(run one step before capturing)");
+  Plan &p = cache[key];
+  cudnnHandle_t h = handle();
+  if (!h) {
+    p.why = "cuDNN could not be initialised";
+    return p;
+  }
+  if (pass != kBackward) {
+    auto g = newGraph(t);
+    buildForward(g, s, scale, causal, pass == kForwardStats);
+    p.why = finish(p, std::move(g), h);
+    return p;
+  }
+  auto g = newGraph(t);
+  buildBackward(g, s, scale, causal, /*deterministic=*/true);
+  if (!finish(p, std::move(g), h).empty()) {
+    g = newGraph(t);
+    buildBackward(g, s, scale, causal, /*deterministic=*/false);
+    p.why = finish(p, std::move(g), h);
+  }
+  return p;
+}
+
+constexpr size_t align256(size_t n) { return (n + 255) & ~size_t(255); }
+
+void execute(const Plan &p, std::unordered_map<int64_t, void *> &pack,
+             void *workspace, cudaStream_t stream, std::string_view op) {
+  cudnnStatus_t st = cudnnSetStream(gHandle, stream);
+  if (st != CUDNN_STATUS_SUCCESS)
+    fail(op, std::string("cudnnSetStream: ") + cudnnGetErrorString(st));
+  fe::error_t e = p.graph->execute(gHandle, pack, workspace);
+  if (e.is_bad())
+    fail(op, "cuDNN flash attention: " + e.get_message());
+}
+
+} // namespace
+
+bool flashForward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                  const TensorRef &o, float scale, bool causal, bool masked,
+                  cudaStream_t stream, std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  Shape s = shapeOf(q, k, v);
+  std::string why = ineligible(q, {k.dtype, v.dtype, o.dtype}, {&q, &k, &v, &o},
+                               s, masked);
+  if (!why.empty())
+    return refuse(mode, op, why);
+  std::lock_guard<std::mutex> lock(gMutex);
+  Plan &p = plan(kForward, q.dtype, s, scale, causal, stream, op);
+  if (!p.usable)
+    return refuse(mode, op, "cuDNN: " + p.why);
+  void *ws = p.workspace ? scratch(size_t(p.workspace), op, stream) : nullptr;
+  std::unordered_map<int64_t, void *> pack{
+      {kQ, q.data}, {kK, k.data}, {kV, v.data}, {kO, o.data}};
+  execute(p, pack, ws, stream, op);
+  return true;
+}
+
+bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                   const TensorRef &g, const TensorRef *dq,
+                   const TensorRef *dk, const TensorRef *dv, float scale,
+                   bool causal, bool masked, cudaStream_t stream,
+                   std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  Shape s = shapeOf(q, k, v);
+  DType t = q.dtype;
+  std::string why = ineligible(
+      q, {k.dtype, v.dtype, g.dtype, dq ? dq->dtype : t, dk ? dk->dtype : t,
+          dv ? dv->dtype : t},
+      {&q, &k, &v, &g, dq, dk, dv}, s, masked);
+  if (!why.empty())
+    return refuse(mode, op, why);
+  std::lock_guard<std::mutex> lock(gMutex);
+  Plan &fwd = plan(kForwardStats, t, s, scale, causal, stream, op);
+  if (!fwd.usable)
+    return refuse(mode, op, "cuDNN: " + fwd.why);
+  Plan &bwd = plan(kBackward, t, s, scale, causal, stream, op);
+  if (!bwd.usable)
+    return refuse(mode, op, "cuDNN: " + bwd.why);
+  // Scratch: O, the statistics, the gradients nobody asked for, then the
+  // larger of the two workspaces.
+  size_t es = dtypeSize(t);
+  size_t oBytes = align256(size_t(s.b * s.hq * s.t * s.e) * es);
+  size_t statsBytes = align256(size_t(s.b * s.hq * s.t) * sizeof(float));
+  size_t dqBytes = dq ? 0 : align256(size_t(q.numel()) * es);
+  size_t dkBytes = dk ? 0 : align256(size_t(k.numel()) * es);
+  size_t dvBytes = dv ? 0 : align256(size_t(v.numel()) * es);
+  size_t fixed = oBytes + statsBytes + dqBytes + dkBytes + dvBytes;
+  size_t ws = size_t(std::max(fwd.workspace, bwd.workspace));
+  char *base = static_cast<char *>(scratch(fixed + ws, op, stream));
+  char *o = base, *lse = o + oBytes, *spare = lse + statsBytes;
+  void *dqPtr = dq ? dq->data : spare;
+  void *dkPtr = dk ? dk->data : spare + dqBytes;
+  void *dvPtr = dv ? dv->data : spare + dqBytes + dkBytes;
+  void *workspace = ws ? base + fixed : nullptr;
+  std::unordered_map<int64_t, void *> fpack{
+      {kQ, q.data}, {kK, k.data}, {kV, v.data}, {kO, o}, {kStats, lse}};
+  execute(fwd, fpack, workspace, stream, op);
+  std::unordered_map<int64_t, void *> bpack{
+      {kQ, q.data}, {kK, k.data}, {kV, v.data}, {kO, o},      {kG, g.data},
+      {kStats, lse}, {kDQ, dqPtr}, {kDK, dkPtr}, {kDV, dvPtr}};
+  execute(bwd, bpack, workspace, stream, op);
+  return true;
+}
+
+#endif // AMPC_HAVE_CUDNN_FRONTEND
+
+} // namespace ampc::cuda::detail
+
+#if AMPC_HAVE_CUDNN_FRONTEND
+// The frontend's experimental OSS engine (an sm100 RMSNorm+SiLU kernel our
+// graphs never use) calls NVRTC. Answering "unavailable" here, instead of
+// linking the toolkit's 109 MB libnvrtc into every CUDA binary, keeps the
+// binaries' dependencies what they were (bench/gpu.sh BUNDLE=1 copies each).
+extern "C" {
+nvrtcResult nvrtcCreateProgram(nvrtcProgram *, const char *, const char *, int,
+                               const char *const *, const char *const *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcDestroyProgram(nvrtcProgram *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcCompileProgram(nvrtcProgram, int, const char *const *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram, size_t *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetProgramLog(nvrtcProgram, char *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetCUBINSize(nvrtcProgram, size_t *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetCUBIN(nvrtcProgram, char *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetPTXSize(nvrtcProgram, size_t *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+nvrtcResult nvrtcGetPTX(nvrtcProgram, char *) {
+  return NVRTC_ERROR_INTERNAL_ERROR;
+}
+}
+#endif

@@ -1,0 +1,53 @@
+//===- FlashAttention.h - Attention on cuDNN's fused flash SDPA -*- C++ -*-===//
+//
+// Attention.cu asks here first; false means "take the math path". The
+// cuDNN frontend (header-only, heavy) is included by FlashAttention.cpp
+// alone, compiled by the host compiler; without the frontend (or cuDNN) in
+// the build, these always answer false.
+//
+// Which calls may take the flash path is runtime/kernels/AttentionPath.h
+// (shared with the cost model). AMPC_CUDA_ATTENTION: unset, "" or "auto":
+// flash where eligible and cuDNN supports it, else math; "math": always the
+// math path; "flash": an ineligible or unsupported call is an error (tests).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_CUDA_FLASHATTENTION_H
+#define AMPC_RUNTIME_CUDA_FLASHATTENTION_H
+
+#include "runtime/cuda/Kernels.h"
+
+#include <string_view>
+
+namespace ampc::cuda::detail {
+
+enum class AttentionPath { Auto, Math, Flash };
+
+// AMPC_CUDA_ATTENTION, read at each call (a misspelt value is an error).
+AttentionPath attentionPath();
+
+// True when the library was built with cuDNN and its frontend.
+bool flashCompiled();
+
+// o = softmax(scale q k^T, causal or not) v on cuDNN (q [.., Hq, T, D],
+// k [.., Hkv, S, D], v [.., Hkv, S, E], o [.., Hq, T, E], contiguous; the
+// geometry already checked; |masked|: the call has a mask tensor). False,
+// with nothing enqueued, when the call is not eligible or cuDNN does not support it; with AMPC_CUDA_ATTENTION=flash
+// that is an error instead. Graphs are built once per shape, dtype, scale
+// and mask and cached; a new one outside stream capture only (the warm-up
+// step), as scratch growth.
+bool flashForward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                  const TensorRef &o, float scale, bool causal, bool masked,
+                  cudaStream_t stream, std::string_view op);
+
+// dq, dk, dv (each may be null) of flashForward for the cotangent g: the
+// forward again with its softmax statistics (O and the FP32 log-sum-exp per
+// row in scratch), then cuDNN's backward. False as flashForward.
+bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                   const TensorRef &g, const TensorRef *dq,
+                   const TensorRef *dk, const TensorRef *dv, float scale,
+                   bool causal, bool masked, cudaStream_t stream,
+                   std::string_view op);
+
+} // namespace ampc::cuda::detail
+
+#endif
