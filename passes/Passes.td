@@ -198,4 +198,36 @@ def GraphDesugar : Pass<"graph-desugar", "mlir::ModuleOp"> {
   }];
 }
 
+def GraphAbsorbCasts : Pass<"graph-absorb-casts", "mlir::ModuleOp"> {
+  let summary = "Let FP32-computing ops read and write f16/bf16 directly";
+  let description = [{
+    The ops whose kernels compute in FP32 from any operand type and round
+    each result once from FP32 (`graph::computesInFP32`: cross_entropy with
+    class-index labels, cross_entropy_backward, layer_norm, rms_norm and
+    their backward ops) absorb (a) the exact widening `graph.cast`s
+    (f16/bf16 -> f32) feeding their operands (not a norm backward's
+    weight: dweight has its type) and (b) the narrowing cast (f32 ->
+    f16/bf16) of result 0 when every use of that result is such a cast.
+    Widening is exact and the kernel rounds the FP32 value the cast would
+    have rounded, so results are bitwise unchanged (the interpreter rounds
+    these ops' half results through FP32 too); only the traffic of the
+    casts goes (on GPT-2 small, the FP32 copy of the logits and of their
+    gradient). rms_norm's default eps (the machine epsilon of the type it
+    runs in) is spelled out first, so the op keeps its FP32 eps. The ops
+    keep their `amp.precision = "fp32"` and rule: `ampc explain` (which
+    runs autocast only, before this pass) and the IR dumps still say they
+    ran in FP32. Casts from f64 or to integers, and FP32 results with any
+    other use, are left alone. Runs after the backward is built, before
+    elementwise fusion.
+
+    ```mlir
+    // before
+    %z32 = graph.cast %z : tensor<8x50257xbf16> -> tensor<8x50257xf32>
+    %l = graph.cross_entropy %z32, %y : tensor<8x50257xf32>, tensor<8xi64> -> tensor<f32>
+    // after
+    %l = graph.cross_entropy %z, %y : tensor<8x50257xbf16>, tensor<8xi64> -> tensor<f32>
+    ```
+  }];
+}
+
 #endif // AMPC_PASSES

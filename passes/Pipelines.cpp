@@ -71,6 +71,7 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   pm.addPass(createTrainBuildStep(step));
   pm.addPass(createTrainFuseEpilogue());
   pm.addPass(createCSEPass()); // one cast per parameter and step
+  pm.addPass(createGraphAbsorbCasts()); // after CSE: one cast per value
   pm.addPass(createKernelFuseElementwise());
   pm.addPass(createKernelPlanMemory());
 }

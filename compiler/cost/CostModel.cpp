@@ -265,16 +265,21 @@ void normBackward(Operation *op, bool rms, std::vector<Launch> &out) {
 void crossEntropy(Operation *op, bool backward, std::vector<Launch> &out) {
   Value logits = op->getOperand(0), labels = op->getOperand(1);
   double rows = numel(labels), n = numel(logits);
+  if (backward) {
+    // Loss.cu's default backward (AMPC_CUDA_CE_BACKWARD=fused): the counted
+    // rows from the labels, then one launch per row for its max, sum of
+    // exps and gradient (the row's re-reads counted once: from cache).
+    out.push_back(runtime("ceCount", tensorBytes(labels), 4, rows));
+    out.push_back(runtime("ceBackwardFused",
+                          tensorBytes(logits) + tensorBytes(labels) +
+                              tensorBytes(op->getOperand(2)) + 4,
+                          tensorBytes(op->getResult(0)), 8 * n));
+    return;
+  }
   out.push_back(runtime("ceRows", tensorBytes(logits) + tensorBytes(labels),
                         16 * rows, 5 * n));
-  out.push_back(runtime("ceFinish", 12 * rows,
-                        backward ? 4.0 : tensorBytes(op->getResult(0)),
+  out.push_back(runtime("ceFinish", 12 * rows, tensorBytes(op->getResult(0)),
                         3 * rows));
-  if (backward)
-    out.push_back(runtime("ceBackwardRows",
-                          tensorBytes(logits) + tensorBytes(labels) +
-                              tensorBytes(op->getOperand(2)) + 4 * rows + 4,
-                          tensorBytes(op->getResult(0)), 4 * n));
 }
 
 // Embedding.cu: memset, keys, CUB's onesweep radix sort (a histogram, a

@@ -97,6 +97,13 @@ Interpreter::runOp(Operation *op, ArrayRef<Tensor> operands) {
              << shapeToString(t.shape) << " result, the op declares "
              << shapeToString(shape);
     t.type = elemTypeOf(r.getType());
+    // An op computing in FP32 rounds its f16/bf16 result from FP32, as its
+    // kernels do (and as an FP32 result and a narrowing cast did before
+    // graph-absorb-casts removed the cast).
+    if (t.isFloat() && t.type != ElemType::F32 && graph::computesInFP32(op) &&
+        options.numerics != Numerics::FP64)
+      for (double &x : t.f)
+        x = roundTo(x, ElemType::F32, options.numerics);
     roundTensor(t, options.numerics);
   }
   return results;

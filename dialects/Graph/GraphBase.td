@@ -50,6 +50,14 @@ class Graph_SameTypeOp<string mnemonic, list<Trait> traits = []>
     : Graph_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
                                               InferTypeOpInterface])>;
 
+// Compute ops whose kernels compute in FP32 whatever their operand and
+// result types (graph-absorb-casts lets them read and write f16/bf16
+// directly): a result type is compatible with the inferred one when only
+// its float element type differs (isCompatibleReturnTypes, GraphShapes.cpp).
+class Graph_FP32ComputeOp<string mnemonic, list<Trait> traits = []>
+    : Graph_Op<mnemonic, !listconcat(traits, [Pure,
+                                              InferTypeOpAdaptorWithIsCompatible])>;
+
 def Graph_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Graph_IntTensor : RankedTensorOf<[I32, I64]>;
 def Graph_AnyTensor : RankedTensorOf<[F32, F16, BF16, I32, I64]>;

@@ -256,13 +256,13 @@ LogicalResult EmbeddingBackwardOp::verify() {
 }
 
 LogicalResult CrossEntropyBackwardOp::verify() {
-  if (failed(sameType(*this, getLogits(), "logits", getDlogits(), "dlogits")) ||
-      failed(sameElementType(*this, getLogits(), "logits", getG(), "g")))
-    return failure();
+  // Any float types: the op computes in FP32 (graph-absorb-casts).
   auto z = tensorOf(getLogits());
   if (z.getRank() < 1)
     return emitOpError() << "logits need a class axis";
-  if (failed(checkShape(*this, "labels (logits without the class axis)",
+  if (failed(checkShape(*this, "dlogits (the logits' shape)", getDlogits(),
+                        z.getShape())) ||
+      failed(checkShape(*this, "labels (logits without the class axis)",
                         getLabels(), z.getShape().drop_back())) ||
       failed(checkShape(*this, "g (the scalar loss cotangent)", getG(), {})))
     return failure();
@@ -326,15 +326,16 @@ LogicalResult ReduceMaxBackwardOp::verify() {
 // Normalization and attention
 //===----------------------------------------------------------------------===//
 
+// x, weight, g and dx may have any float types (the ops compute in FP32,
+// graph-absorb-casts); the shapes must agree.
 template <typename OpT>
 static LogicalResult verifyNormBackward(OpT op) {
-  if (failed(sameType(op, op.getX(), "x", op.getG(), "g")) ||
-      failed(sameType(op, op.getX(), "x", op.getDx(), "dx")) ||
-      failed(sameElementType(op, op.getX(), "x", op.getWeight(), "weight")) ||
+  auto x = tensorOf(op.getX());
+  if (failed(checkShape(op, "g (x's shape)", op.getG(), x.getShape())) ||
+      failed(checkShape(op, "dx (x's shape)", op.getDx(), x.getShape())) ||
       failed(sameType(op, op.getWeight(), "weight", op.getDweight(),
                       "dweight")))
     return failure();
-  auto x = tensorOf(op.getX());
   if (x.getRank() < 1)
     return op.emitOpError() << "needs x of rank >= 1";
   if (failed(checkShape(op, "weight", op.getWeight(), {x.getShape().back()})))

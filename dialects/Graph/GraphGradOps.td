@@ -259,7 +259,9 @@ def Graph_CrossEntropyBackwardOp : Graph_GradOp<"cross_entropy_backward"> {
     not equal to `ignore_index`, `C` the class count, `e` the label
     smoothing: row i gets `g / n * (softmax(logits_i) - (1 - e) onehot(y_i)
     - e / C)`, and rows with an ignored label get 0 (PyTorch's mean
-    reduction; n = 0 gives NaN like the forward).
+    reduction; n = 0 gives NaN like the forward). Computes in FP32
+    whatever its operand types: logits, g and dlogits may each be f32, f16
+    or bf16 (graph-absorb-casts removes the casts around it).
 
     ```mlir
     %dz = graph.cross_entropy_backward %z, %y, %g : tensor<64x10xf32>, tensor<64xi64>, tensor<f32> -> tensor<64x10xf32>
@@ -320,7 +322,9 @@ def Graph_LayerNormBackwardOp : Graph_GradOp<"layer_norm_backward"> {
     With xhat = (x - mean) * rstd over the last axis:
     `dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat))` where
     `gw = g * weight`; `dweight = sum(g * xhat)` and `dbias = sum(g)` over
-    all leading axes.
+    all leading axes. Computes in FP32 whatever its operand types: x,
+    weight, g and dx may each be f32, f16 or bf16 (graph-absorb-casts
+    removes the casts around it); dweight and dbias have weight's type.
 
     ```mlir
     %dx, %dw, %db = graph.layer_norm_backward %x, %w, %g {eps = 1.0e-05} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>
@@ -343,7 +347,8 @@ def Graph_RmsNormBackwardOp : Graph_GradOp<"rms_norm_backward"> {
     cotangent of the result. With r = rsqrt(mean(x^2) + eps) over the last
     axis: `dx = r * (gw - x * r^2 * mean(gw * x))` where `gw = g * weight`;
     `dweight = sum(g * x * r)` over all leading axes. Without `eps`, the
-    machine epsilon of x's type, as rms_norm.
+    machine epsilon of x's type, as rms_norm. Computes in FP32 whatever
+    its operand types, as layer_norm_backward.
 
     ```mlir
     %dx, %dw = graph.rms_norm_backward %x, %w, %g {eps = 1.0e-06} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>

@@ -48,6 +48,13 @@ std::string attentionOperandError(mlir::Value q, mlir::Value k, mlir::Value v,
 // matmul/batch_matmul -> 2-D matmul or batch_matmul on equal batches.
 void desugar(mlir::Operation *root);
 
+// True for the ops whose kernels (CPU, CUDA, the reference interpreter)
+// compute in FP32 whatever their operand and result types, rounding each
+// result once from FP32: cross_entropy (class-index labels), layer_norm,
+// rms_norm and their backward ops. graph-absorb-casts lets them read and
+// write f16/bf16 directly.
+bool computesInFP32(mlir::Operation *op);
+
 } // namespace ampc::graph
 
 #define GET_OP_CLASSES

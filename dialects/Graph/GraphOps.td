@@ -477,11 +477,14 @@ class Graph_SoftmaxLikeOp<string mnemonic, string what>
 def Graph_SoftmaxOp : Graph_SoftmaxLikeOp<"softmax", "Softmax">;
 def Graph_LogSoftmaxOp : Graph_SoftmaxLikeOp<"log_softmax", "Log-softmax">;
 
-def Graph_LayerNormOp : Graph_ComputeOp<"layer_norm", [AttrSizedOperandSegments, Graph_VJP]> {
+def Graph_LayerNormOp : Graph_FP32ComputeOp<"layer_norm", [AttrSizedOperandSegments, Graph_VJP]> {
   let summary = "Layer normalization over the last dimension";
   let description = [{
     `(x - mean) / sqrt(var + eps) * weight + bias` over the last axis, with
     the biased variance (PyTorch). `weight` and `bias` are optional `[D]`.
+    Computes in FP32 whatever its operand types: the input, weight, bias
+    and result may each be f32, f16 or bf16 (graph-absorb-casts removes
+    the casts around it; the result is rounded once from FP32).
 
     ```mlir
     %y = graph.layer_norm %x, %g, %b {eps = 1.0e-05} : tensor<4x8x32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<4x8x32xf32>
@@ -497,13 +500,16 @@ def Graph_LayerNormOp : Graph_ComputeOp<"layer_norm", [AttrSizedOperandSegments,
   }];
 }
 
-def Graph_RmsNormOp : Graph_ComputeOp<"rms_norm", [Graph_VJP]> {
+def Graph_RmsNormOp : Graph_FP32ComputeOp<"rms_norm", [Graph_VJP]> {
   let summary = "RMS normalization over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + eps) * weight`; `weight` is optional `[D]`.
     Without `eps`, eps is the machine epsilon of the type the op runs in
     (torch.nn.RMSNorm's `torch.finfo(x.dtype).eps`: 2^-23 for f32, 2^-10 for
-    f16, 2^-7 for bf16), so it follows autocast's decision.
+    f16, 2^-7 for bf16), so it follows autocast's decision. Computes in
+    FP32 whatever its operand types: the input, weight and result may each
+    be f32, f16 or bf16 (graph-absorb-casts removes the casts around it and
+    then spells eps out, so eps stays that of the type it ran in).
 
     ```mlir
     %y = graph.rms_norm %x, %g {eps = 1.0e-06} : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
@@ -622,7 +628,7 @@ def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "Maximum">;
 // Losses
 //===----------------------------------------------------------------------===//
 
-def Graph_CrossEntropyOp : Graph_ComputeOp<"cross_entropy", [Graph_VJP]> {
+def Graph_CrossEntropyOp : Graph_FP32ComputeOp<"cross_entropy", [Graph_VJP]> {
   let summary = "Softmax cross entropy with class-index or probability labels, mean reduction";
   let description = [{
     `logits: [..., C]` (classes on the last axis), `labels: [...]` integer
@@ -634,6 +640,10 @@ def Graph_CrossEntropyOp : Graph_ComputeOp<"cross_entropy", [Graph_VJP]> {
     logits' type. Each row's loss is `-sum_c t_c log_softmax(z)_c` (with
     smoothing `t = (1 - e) t + e / C`), averaged over all rows
     (`ignore_index` does not apply), as PyTorch.
+
+    Computes in FP32 whatever its operand types: with class-index labels,
+    the logits and the result may each be f32, f16 or bf16
+    (graph-absorb-casts removes the casts around it).
 
     ```mlir
     %l = graph.cross_entropy %z, %y : tensor<64x10xf32>, tensor<64xi64> -> tensor<f32>

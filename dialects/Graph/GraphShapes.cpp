@@ -334,12 +334,36 @@ LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
 // Normalization
 //===----------------------------------------------------------------------===//
 
+// The ops computing in FP32 (Graph_FP32ComputeOp): a result may differ from
+// the inferred type in its float element type only.
+static bool sameShapesFloatElements(TypeRange inferred, TypeRange actual) {
+  if (inferred.size() != actual.size())
+    return false;
+  for (auto [a, b] : llvm::zip(inferred, actual)) {
+    auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+    if (!ta || !tb || ta.getShape() != tb.getShape() ||
+        !isa<FloatType>(ta.getElementType()) ||
+        !isa<FloatType>(tb.getElementType()))
+      return false;
+  }
+  return true;
+}
+
+bool LayerNormOp::isCompatibleReturnTypes(TypeRange l, TypeRange r) {
+  return sameShapesFloatElements(l, r);
+}
+bool RmsNormOp::isCompatibleReturnTypes(TypeRange l, TypeRange r) {
+  return sameShapesFloatElements(l, r);
+}
+bool CrossEntropyOp::isCompatibleReturnTypes(TypeRange l, TypeRange r) {
+  return sameShapesFloatElements(l, r);
+}
+
+// weight and bias may have any float type: the op computes in FP32.
 static LogicalResult checkAffine(StringRef op, StringRef what, Loc loc,
                                  Value input, Value v) {
   if (!v)
     return success();
-  if (failed(sameElementType(loc, input, v, op)))
-    return failure();
   int64_t d = tensorOf(input).getShape().back();
   auto t = tensorOf(v);
   if (t.getRank() != 1 || t.getDimSize(0) != d)

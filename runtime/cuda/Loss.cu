@@ -8,6 +8,9 @@
 #include "runtime/numerics/Elementwise.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace ampc::cuda {
 
@@ -91,6 +94,71 @@ __global__ void ceBackwardRows(const void *x, int tx, const void *labels,
     }
     st(dx, tdx, base + j, t);
   }
+}
+
+// The count of rows ceFinish gives the backward (same threads, same order,
+// so the same float), without reading the logits.
+__global__ void ceCount(const void *labels, int tl, int64_t rows, int64_t c,
+                        int64_t ignore, float *count) {
+  float k = 0.0f;
+  for (int64_t r = threadIdx.x; r < rows; r += blockDim.x) {
+    int64_t y = ldId(labels, tl, r);
+    k += y != ignore && y >= 0 && y < c ? 1.0f : 0.0f;
+  }
+  k = blockSum(k);
+  if (threadIdx.x == 0)
+    *count = k;
+}
+
+// ceRows' max and log-sum-exp and ceBackwardRows' gradient in one launch per
+// row: the row's later reads come mostly from cache instead of a second
+// launch (and lse never goes through memory). The same arithmetic in the
+// same order as the two kernels, so bitwise the same dlogits.
+__global__ void ceBackwardFused(const void *x, int tx, const void *labels,
+                                int tl, const void *g, int tg,
+                                const float *count, void *dx, int tdx,
+                                int64_t c, int64_t ignore, float hit,
+                                float uniform) {
+  int64_t r = blockIdx.x, base = r * c;
+  int64_t y = ldId(labels, tl, r);
+  bool ok = y != ignore && y >= 0 && y < c; // the same for the whole block
+  if (!ok) {
+    for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
+      st(dx, tdx, base + j, 0.0f);
+    return;
+  }
+  float mx = -INFINITY;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
+    mx = fmaxf(mx, ld(x, tx, base + j));
+  mx = blockMax(mx);
+  float s = 0.0f;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
+    s += expf(ld(x, tx, base + j) - mx);
+  s = blockSum(s);
+  float lse = mx + logf(s);
+  float coef = ld(g, tg, 0) / *count;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
+    float t = expf(ld(x, tx, base + j) - lse) - uniform;
+    if (j == y)
+      t -= hit;
+    st(dx, tdx, base + j, coef * t);
+  }
+}
+
+// AMPC_CUDA_CE_BACKWARD: unset, "" or "fused": ceCount + ceBackwardFused
+// (two launches); "rows": ceRows + ceFinish + ceBackwardRows, the path
+// before (kept to isolate a difference on a GPU). Read at each call, so a
+// test can run both.
+bool ceBackwardFusedPath() {
+  const char *v = std::getenv("AMPC_CUDA_CE_BACKWARD");
+  if (!v || !*v || std::strcmp(v, "fused") == 0)
+    return true;
+  if (std::strcmp(v, "rows") == 0)
+    return false;
+  std::fprintf(stderr,
+               "error: AMPC_CUDA_CE_BACKWARD=%s: expected 'fused' or 'rows'\n",
+               v);
+  std::exit(1);
 }
 
 struct Ce {
@@ -208,9 +276,22 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
   constexpr std::string_view op = "graph.cross_entropy_backward";
   const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
   const TensorRef &g = required(op, in, 2), &dx = required(op, out, 0);
-  Ce p = ceSetup(
-      op, kernels::detail::crossEntropyBackward(op, logits, lab, g, dx, attrs),
-      logits, lab, stream);
+  const kernels::detail::CrossEntropyShape shape =
+      kernels::detail::crossEntropyBackward(op, logits, lab, g, dx, attrs);
+  if (ceBackwardFusedPath()) {
+    auto *count = static_cast<float *>(scratch(sizeof(float), op, stream));
+    ceCount<<<1, 1024, 0, stream>>>(lab.data, int(lab.dtype), shape.rows,
+                                    shape.classes, shape.ignore, count);
+    if (shape.rows > 0)
+      ceBackwardFused<<<unsigned(shape.rows), kThreads, 0, stream>>>(
+          logits.data, int(logits.dtype), lab.data, int(lab.dtype), g.data,
+          int(g.dtype), count, dx.data, int(dx.dtype), shape.classes,
+          shape.ignore, float(1.0 - shape.smoothing),
+          float(shape.smoothing / double(shape.classes)));
+    checkLaunch(op.data());
+    return;
+  }
+  Ce p = ceSetup(op, shape, logits, lab, stream);
   ceFinish<<<1, 1024, 0, stream>>>(p.nll, p.smooth, p.counted, p.rows,
                                    p.smoothing, p.classes, nullptr, 0,
                                    p.count);
