@@ -230,4 +230,39 @@ def GraphAbsorbCasts : Pass<"graph-absorb-casts", "mlir::ModuleOp"> {
   }];
 }
 
+def GraphFoldGemmTranspose : Pass<"graph-fold-gemm-transpose", "mlir::ModuleOp"> {
+  let summary = "Read transposed GEMM operands in place through the transpose flags";
+  let description = [{
+    A `graph.matmul` or `graph.batch_matmul` operand defined by a
+    `graph.transpose` that swaps exactly its last two axes is replaced by
+    the transpose's input, and the op's `lhs_transposed` / `rhs_transposed`
+    flag is toggled (a transpose of an operand already read transposed
+    clears it). The GEMM libraries read the operand in place (cuBLASLt's
+    and cblas' transpose flags), so the strided copy disappears: the
+    backward of every linear/matmul (dW = g^T x, dA = g B^T) wrote one.
+    A transpose left without users is erased; one with other users stays.
+    Other permutations are not touched. The training pipeline runs it after
+    autodiff, before fusion and memory planning.
+  }];
+}
+
+def GraphCollapseDataMovement : Pass<"graph-collapse-data-movement", "mlir::ModuleOp"> {
+  let summary = "Collapse slice/reshape/transpose chains into one strided copy";
+  let description = [{
+    Attention heads are split out of a fused qkv projection as `slice ->
+    reshape -> transpose` and joined back in the backward as `transpose ->
+    reshape -> slice_backward`: two strided copies per tensor. Where the
+    composition is one strided view of the source it becomes one op:
+    `reshape(slice(x))` becomes `slice(reshape(x))` when the reshape only
+    splits sliced dimensions at aligned offsets (a reshape aliases its
+    operand), `transpose(slice(x))` becomes a `graph.slice` with `perm`,
+    and the backward's `slice_backward(reshape(h))` and
+    `slice_backward(transpose(g))` the same way round. Pure data movement:
+    the results are bitwise the same. Chains that are not one view (a
+    reshape merging dimensions, a split sliced dimension with a stride or a
+    start off the split) stay as they are. The training pipeline runs it
+    after autodiff, before fusion and memory planning.
+  }];
+}
+
 #endif // AMPC_PASSES

@@ -5,6 +5,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 
 std::string ampc::effectiveLossScale(const TrainPipelineOptions &o) {
@@ -51,6 +53,10 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   }
   if (!o.gradGiven)
     pm.addPass(createGraphAutodiff());
+  if (o.foldDataMovement || std::getenv("AMPC_FOLD_DATA_MOVEMENT")) {
+    pm.addPass(createGraphFoldGemmTranspose());
+    pm.addPass(createGraphCollapseDataMovement());
+  }
 
   std::string ls = effectiveLossScale(o);
   TrainBuildStepOptions step;

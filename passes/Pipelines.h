@@ -71,6 +71,15 @@ struct TrainPipelineOptions
                          llvm::cl::desc("Skip autocast and autodiff: the "
                                         "module has @<model>_grad"),
                          llvm::cl::init(false)};
+  // graph-fold-gemm-transpose and graph-collapse-data-movement after
+  // autodiff. Off by default until the tests that pin the pipeline's output
+  // (cost rows, memory plans, emitted code, the bitwise goldens) are
+  // re-recorded with them; AMPC_FOLD_DATA_MOVEMENT=1 turns them on too.
+  Option<bool> foldDataMovement{
+      *this, "fold-data-movement",
+      llvm::cl::desc("Transposes into GEMM flags, slice/reshape/transpose "
+                     "chains into one strided copy"),
+      llvm::cl::init(false)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

@@ -18,9 +18,12 @@ static ArrayRef<int64_t> shape(Value v) {
 
 double ampc::estimateFlops(Operation *op) {
   return llvm::TypeSwitch<Operation *, double>(op)
-      // [.., M, K] x [.., K, N]: 2*K flops per output element.
+      // [.., M, K] x [.., K, N]: 2*K flops per output element (K is the
+      // lhs's second-last axis when it is stored transposed).
       .Case<MatmulOp, BatchMatmulOp>([](auto o) {
-        return 2.0 * numel(o.getResult()) * shape(o.getLhs()).back();
+        ArrayRef<int64_t> l = shape(o.getLhs());
+        return 2.0 * numel(o.getResult()) *
+               (o.getLhsTransposed() ? l[l.size() - 2] : l.back());
       })
       .Case([](LinearOp o) {
         double out = numel(o.getResult());

@@ -295,6 +295,13 @@ LogicalResult SliceBackwardOp::verify() {
                            << ") and stride >= 1";
     shape.push_back((limits[i] - starts[i] + strides[i] - 1) / strides[i]);
   }
+  if (auto perm = getPerm()) {
+    FailureOr<SmallVector<int64_t>> permuted = permuteShape(shape, *perm);
+    if (failed(permuted))
+      return emitOpError() << "perm " << shapeStr(*perm)
+                           << " is not a permutation of " << r << " axes";
+    shape = *permuted;
+  }
   return checkShape(*this, "g (the slice result's shape)", getG(), shape);
 }
 

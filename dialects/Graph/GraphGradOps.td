@@ -281,15 +281,18 @@ def Graph_CrossEntropyBackwardOp : Graph_GradOp<"cross_entropy_backward"> {
 def Graph_SliceBackwardOp : Graph_GradOp<"slice_backward"> {
   let summary = "Cotangent of slice's input: g scattered back, zeros elsewhere";
   let description = [{
-    The result type spells the sliced input's type; `starts`, `limits` and
-    `strides` (default 1) are those of the forward `graph.slice`.
+    The result type spells the sliced input's type; `starts`, `limits`,
+    `strides` (default 1) and `perm` (g is the slice permuted: g's
+    dimension i is slice dimension `perm[i]`) are those of the forward
+    `graph.slice`.
 
     ```mlir
     %dx = graph.slice_backward %g {starts = array<i64: 0, 2>, limits = array<i64: 4, 6>} : tensor<4x4xf32> -> tensor<4x8xf32>
     ```
   }];
   let arguments = (ins Graph_FloatTensor:$g, DenseI64ArrayAttr:$starts,
-      DenseI64ArrayAttr:$limits, OptionalAttr<DenseI64ArrayAttr>:$strides);
+      DenseI64ArrayAttr:$limits, OptionalAttr<DenseI64ArrayAttr>:$strides,
+      OptionalAttr<DenseI64ArrayAttr>:$perm);
   let results = (outs Graph_FloatTensor:$dx);
   let assemblyFormat = "$g attr-dict `:` type($g) `->` type($dx)";
 }

@@ -127,8 +127,19 @@ def Graph_MatmulOp : Graph_ComputeOp<"matmul", [Graph_VJP]> {
     %c = graph.matmul %a, %b : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
     %d = graph.matmul %x, %b : tensor<2x3x4x8xf32>, tensor<8x16xf32> -> tensor<2x3x4x16xf32>
     ```
+
+    `lhs_transposed` / `rhs_transposed` (unit attributes) make the operand
+    the transpose of its last two axes, as the GEMM's transpose flag: with
+    `lhs_transposed` the lhs is `[..., K, M]`, with `rhs_transposed` the
+    rhs is `[..., N, K]`. `graph-fold-gemm-transpose` sets them where an
+    operand was a graph.transpose of its last two axes.
+
+    ```mlir
+    %e = graph.matmul %at, %b {lhs_transposed} : tensor<8x4xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    ```
   }];
-  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs,
+      UnitAttr:$lhs_transposed, UnitAttr:$rhs_transposed);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
@@ -146,8 +157,12 @@ def Graph_BatchMatmulOp : Graph_ComputeOp<"batch_matmul", [Graph_VJP]> {
     %c = graph.batch_matmul %a, %b : tensor<2x4x8xf32>, tensor<2x8x3xf32> -> tensor<2x4x3xf32>
     %d = graph.batch_matmul %x, %y : tensor<2x1x4x8xf32>, tensor<3x8x5xf32> -> tensor<2x3x4x5xf32>
     ```
+
+    `lhs_transposed` / `rhs_transposed` as on graph.matmul: the operand is
+    the transpose of its last two axes (`[..., K, M]`, `[..., N, K]`).
   }];
-  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs,
+      UnitAttr:$lhs_transposed, UnitAttr:$rhs_transposed);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
@@ -578,14 +593,19 @@ def Graph_SliceOp : Graph_ComputeOp<"slice", [Graph_VJP]> {
   let summary = "Strided slice";
   let description = [{
     Per dimension: elements `start, start+stride, ...` below `limit`.
-    `strides` defaults to 1.
+    `strides` defaults to 1. The optional `perm` permutes the slice as
+    graph.transpose does (result dimension i is slice dimension `perm[i]`),
+    so slice, reshape and transpose chains are one strided copy
+    (`graph-collapse-data-movement` writes it).
 
     ```mlir
     %y = graph.slice %x {starts = array<i64: 0, 2>, limits = array<i64: 4, 6>} : tensor<4x8xf32> -> tensor<4x4xf32>
+    %z = graph.slice %x {starts = array<i64: 0, 2>, limits = array<i64: 4, 6>, perm = array<i64: 1, 0>} : tensor<4x8xf32> -> tensor<4x4xf32>
     ```
   }];
   let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$starts,
-      DenseI64ArrayAttr:$limits, OptionalAttr<DenseI64ArrayAttr>:$strides);
+      DenseI64ArrayAttr:$limits, OptionalAttr<DenseI64ArrayAttr>:$strides,
+      OptionalAttr<DenseI64ArrayAttr>:$perm);
   let results = (outs Graph_AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }

@@ -58,8 +58,10 @@ LogicalResult sameAsInput(Value input, Types &types) {
 // batch dimensions broadcast as in numpy (torch.matmul for operands of rank
 // >= 2). graph-desugar turns broadcast batches into explicit broadcast_to
 // (or a flattened 2-D matmul), so kernels see equal batch dimensions.
+// lhs_transposed / rhs_transposed: the operand holds the transpose of its
+// last two axes ([..., K, M], [..., N, K]).
 static LogicalResult inferMatmul(StringRef op, Loc loc, Value lhs, Value rhs,
-                                 Types &types) {
+                                 bool lt, bool rt, Types &types) {
   auto l = tensorOf(lhs), r = tensorOf(rhs);
   if (l.getRank() < 2 || r.getRank() < 2)
     return fail(loc, op + " needs operands of rank >= 2, got " +
@@ -67,29 +69,37 @@ static LogicalResult inferMatmul(StringRef op, Loc loc, Value lhs, Value rhs,
                          shapeStr(r.getShape()));
   if (failed(sameElementType(loc, lhs, rhs, op)))
     return failure();
-  if (l.getShape().back() != r.getShape()[r.getRank() - 2])
+  int64_t lr = l.getRank(), rr = r.getRank();
+  int64_t m = l.getShape()[lt ? lr - 1 : lr - 2];
+  int64_t lk = l.getShape()[lt ? lr - 2 : lr - 1];
+  int64_t rk = r.getShape()[rt ? rr - 1 : rr - 2];
+  int64_t n = r.getShape()[rt ? rr - 2 : rr - 1];
+  if (lk != rk)
     return fail(loc, op + " contraction mismatch: " + shapeStr(l.getShape()) +
-                         " x " + shapeStr(r.getShape()));
+                         (lt ? " (transposed)" : "") + " x " +
+                         shapeStr(r.getShape()) + (rt ? " (transposed)" : ""));
   SmallVector<int64_t> batch;
   if (!OpTrait::util::getBroadcastedShape(l.getShape().drop_back(2),
                                           r.getShape().drop_back(2), batch))
     return fail(loc, op + " batch dimensions do not broadcast: " +
                          shapeStr(l.getShape()) + " x " +
                          shapeStr(r.getShape()));
-  batch.push_back(l.getShape()[l.getRank() - 2]);
-  batch.push_back(r.getShape().back());
+  batch.push_back(m);
+  batch.push_back(n);
   types.push_back(RankedTensorType::get(batch, l.getElementType()));
   return success();
 }
 
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                          Types &types) {
-  return inferMatmul("matmul", loc, a.getLhs(), a.getRhs(), types);
+  return inferMatmul("matmul", loc, a.getLhs(), a.getRhs(),
+                     a.getLhsTransposed(), a.getRhsTransposed(), types);
 }
 
 LogicalResult BatchMatmulOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                                               Types &types) {
-  return inferMatmul("batch_matmul", loc, a.getLhs(), a.getRhs(), types);
+  return inferMatmul("batch_matmul", loc, a.getLhs(), a.getRhs(),
+                     a.getLhsTransposed(), a.getRhsTransposed(), types);
 }
 
 LogicalResult LinearOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
@@ -472,6 +482,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
                            Twine(limits[i]) + ") <= size (" +
                            Twine(x.getDimSize(i)) + ") and stride >= 1");
     shape.push_back((limits[i] - starts[i] + strides[i] - 1) / strides[i]);
+  }
+  if (auto perm = a.getPerm()) {
+    FailureOr<SmallVector<int64_t>> permuted = permuteShape(shape, *perm);
+    if (failed(permuted))
+      return fail(loc, "slice perm " + shapeStr(*perm) +
+                           " is not a permutation of " + Twine(r) + " axes");
+    shape = *permuted;
   }
   types.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();

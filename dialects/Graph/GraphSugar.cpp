@@ -120,17 +120,27 @@ Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
   return ReshapeOp::create(b, loc, t.clone(shape), v);
 }
 
+Value transposeLast2(OpBuilder &b, Location loc, Value v);
+
 // A matmul/batch_matmul in the form the kernels take, or null when |op|
 // already is: 2-D matmul, or batch_matmul with equal batch dimensions.
+// Transpose flags stay on those forms; the broadcasting forms materialise
+// the transposes first.
 Value lowerMatmul(OpBuilder &b, Operation *op) {
   Value l = op->getOperand(0), r = op->getOperand(1);
   ArrayRef<int64_t> ls = shapeOf(l), rs = shapeOf(r);
   bool isMatmul = isa<MatmulOp>(op);
+  bool lt = op->hasAttr("lhs_transposed"), rt = op->hasAttr("rhs_transposed");
   if (ls.size() == 2 && rs.size() == 2)
-    return isMatmul ? Value() : Value(MatmulOp::create(b, op->getLoc(), l, r));
+    return isMatmul ? Value()
+                    : Value(MatmulOp::create(b, op->getLoc(), l, r, lt, rt));
   if (!isMatmul && ls.size() == rs.size() && ls.drop_back(2) == rs.drop_back(2))
     return Value();
   Location loc = op->getLoc();
+  if (lt)
+    l = transposeLast2(b, loc, l), ls = shapeOf(l);
+  if (rt)
+    r = transposeLast2(b, loc, r), rs = shapeOf(r);
   ArrayRef<int64_t> out = shapeOf(op->getResult(0));
   int64_t m = ls[ls.size() - 2], k = ls.back(), n = rs.back();
   if (rs.size() == 2) {

@@ -6,35 +6,75 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
 
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
 namespace ampc::cpu {
 
 using namespace detail;
 
+// lhs_transposed / rhs_transposed are cblas' transpose flags: the operand
+// is read in place, never copied transposed. AMPC_CPU_GEMM_TRANSPOSE=copy
+// copies it transposed first and runs the untransposed GEMM (what the
+// compiler emitted before the flags), to tell OpenBLAS's summation order
+// apart from a real difference.
+static bool copyTransposed() {
+  static const bool v = [] {
+    const char *e = std::getenv("AMPC_CPU_GEMM_TRANSPOSE");
+    return e && std::string_view(e) == "copy";
+  }();
+  return v;
+}
+
+// C[z] = op(A[z]) op(B[z]) over |batch| row-major matrices.
+static void batchedGemm(const float *a, const float *b, float *c,
+                        const MatmulShape &s, bool ta, bool tb) {
+  int64_t m = s.m, k = s.k, n = s.n;
+  std::vector<float> at, bt;
+  if (copyTransposed() && (ta || tb)) {
+    // [batch, rows, cols] -> [batch, cols, rows].
+    auto transpose = [&](const float *x, std::vector<float> &y, int64_t rows,
+                         int64_t cols) {
+      y.resize(size_t(s.batch * rows * cols));
+      for (int64_t z = 0; z < s.batch; ++z)
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j)
+            y[size_t((z * cols + j) * rows + i)] = x[(z * rows + i) * cols + j];
+    };
+    if (ta)
+      transpose(a, at, k, m), a = at.data(), ta = false;
+    if (tb)
+      transpose(b, bt, n, k), b = bt.data(), tb = false;
+  }
+  for (int64_t z = 0; z < s.batch; ++z)
+    sgemm(ta, tb, m, n, k, 1.0f, a + z * m * k, ta ? m : k, b + z * k * n,
+          tb ? k : n, 0.0f, c + z * m * n, n);
+}
+
 void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &) {
+                  const Attrs &attrs) {
   constexpr std::string_view op = "graph.matmul";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &c = required(op, out, 0);
-  MatmulShape s = matmulShape(op, a, b, c);
-  int64_t m = s.m, k = s.k, n = s.n;
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
   FloatIn fa(a), fb(b);
   FloatOut fc(c);
-  sgemm(false, false, m, n, k, 1.0f, fa.data(), k, fb.data(), n, 0.0f,
-        fc.data(), n);
+  batchedGemm(fa.data(), fb.data(), fc.data(), s, ta, tb);
   fc.commit();
 }
 
 void batchMatmulKernel(std::span<const TensorRef> in,
-                       std::span<const TensorRef> out, const Attrs &) {
+                       std::span<const TensorRef> out, const Attrs &attrs) {
   constexpr std::string_view op = "graph.batch_matmul";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &c = required(op, out, 0);
-  auto [batch, m, k, n] = batchMatmulShape(op, a, b, c);
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  MatmulShape s = batchMatmulShape(op, a, b, c, ta, tb);
   FloatIn fa(a), fb(b);
   FloatOut fc(c);
-  for (int64_t i = 0; i < batch; ++i)
-    sgemm(false, false, m, n, k, 1.0f, fa.data() + i * m * k, k,
-          fb.data() + i * k * n, n, 0.0f, fc.data() + i * m * n, n);
+  batchedGemm(fa.data(), fb.data(), fc.data(), s, ta, tb);
   fc.commit();
 }
 

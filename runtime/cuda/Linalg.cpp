@@ -8,7 +8,13 @@
 #include "runtime/cuda/Common.h"
 #include "runtime/cuda/Gemm.h"
 
+#include <cstdlib>
+
 namespace ampc::cuda {
+
+// Shape.cu: the old path's transposed copy.
+void transposeKernel(std::span<const TensorRef>, std::span<const TensorRef>,
+                     const Attrs &, cudaStream_t);
 
 using namespace detail;
 using kernels::detail::batchMatmulShape;
@@ -16,34 +22,89 @@ using kernels::detail::linearShape;
 using kernels::detail::MatmulShape;
 using kernels::detail::matmulShape;
 
-void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.matmul";
-  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
-  const TensorRef &c = required(op, out, 0);
-  MatmulShape s = matmulShape(op, a, b, c);
-  Gemm g;
-  g.m = s.m, g.k = s.k, g.n = s.n;
-  g.a = a.data, g.aType = a.dtype, g.lda = g.k;
-  g.b = b.data, g.bType = b.dtype, g.ldb = g.n;
-  g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
+// lhs_transposed / rhs_transposed become cuBLASLt's transA / transB, so the
+// operand is read in place. AMPC_CUDA_GEMM_TRANSPOSE=copy takes the old path
+// instead (a strided transpose copy of the operand, then an untransposed
+// GEMM), to isolate a bug on the next GPU run.
+static bool copyTransposed() {
+  static const bool v = [] {
+    const char *e = std::getenv("AMPC_CUDA_GEMM_TRANSPOSE");
+    return e && std::string_view(e) == "copy";
+  }();
+  return v;
+}
+
+// The old path: each transposed operand is first copied transposed (the
+// graph.transpose kernel, into library scratch), then an untransposed GEMM.
+static void gemmViaCopy(Gemm g, cudaStream_t stream, std::string_view op) {
+  auto bytes = [&](DType t, int64_t rows, int64_t cols) {
+    return (size_t(g.batch * rows * cols) * dtypeSize(t) + 255) / 256 * 256;
+  };
+  size_t aBytes = g.transA ? bytes(g.aType, g.k, g.m) : 0;
+  size_t bBytes = g.transB ? bytes(g.bType, g.n, g.k) : 0;
+  char *s = static_cast<char *>(scratch(aBytes + bBytes, op, stream));
+  // [batch, rows, cols] at |src| -> [batch, cols, rows] at |dst|.
+  auto copyT = [&](const void *src, void *dst, DType t, int64_t rows,
+                   int64_t cols) {
+    TensorRef x, y;
+    x.data = const_cast<void *>(src), y.data = dst;
+    x.dtype = y.dtype = t;
+    x.rank = y.rank = 3;
+    x.shape[0] = y.shape[0] = g.batch;
+    x.shape[1] = rows, x.shape[2] = cols;
+    y.shape[1] = cols, y.shape[2] = rows;
+    transposeKernel({&x, 1}, {&y, 1}, Attrs{{"perm", {0, 2, 1}}}, stream);
+  };
+  if (g.transA) {
+    copyT(g.a, s, g.aType, g.k, g.m);
+    g.a = s, g.transA = false, g.lda = g.k;
+  }
+  if (g.transB) {
+    copyT(g.b, s + aBytes, g.bType, g.n, g.k);
+    g.b = s + aBytes, g.transB = false, g.ldb = g.n;
+  }
   gemm(g, stream, op);
 }
 
+static void runGemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
+  if ((g.transA || g.transB) && copyTransposed())
+    gemmViaCopy(g, stream, op);
+  else
+    gemm(g, stream, op);
+}
+
+void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.matmul";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &c = required(op, out, 0);
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
+  Gemm g;
+  g.m = s.m, g.k = s.k, g.n = s.n;
+  g.transA = ta, g.transB = tb;
+  g.a = a.data, g.aType = a.dtype, g.lda = ta ? g.m : g.k;
+  g.b = b.data, g.bType = b.dtype, g.ldb = tb ? g.k : g.n;
+  g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
+  runGemm(g, stream, op);
+}
+
 void batchMatmulKernel(std::span<const TensorRef> in,
-                       std::span<const TensorRef> out, const Attrs &,
+                       std::span<const TensorRef> out, const Attrs &attrs,
                        cudaStream_t stream) {
   constexpr std::string_view op = "graph.batch_matmul";
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &c = required(op, out, 0);
-  MatmulShape s = batchMatmulShape(op, a, b, c);
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  MatmulShape s = batchMatmulShape(op, a, b, c, ta, tb);
   Gemm g;
   g.m = s.m, g.k = s.k, g.n = s.n;
-  g.a = a.data, g.aType = a.dtype, g.lda = g.k, g.strideA = g.m * g.k;
-  g.b = b.data, g.bType = b.dtype, g.ldb = g.n, g.strideB = g.k * g.n;
+  g.transA = ta, g.transB = tb;
+  g.a = a.data, g.aType = a.dtype, g.lda = ta ? g.m : g.k, g.strideA = g.m * g.k;
+  g.b = b.data, g.bType = b.dtype, g.ldb = tb ? g.k : g.n, g.strideB = g.k * g.n;
   g.c = c.data, g.cType = c.dtype, g.ldc = g.n, g.strideC = g.m * g.n;
   g.batch = s.batch;
-  gemm(g, stream, op);
+  runGemm(g, stream, op);
 }
 
 // y = x W^T + b over the flattened leading dimensions of x; the bias is

@@ -147,15 +147,20 @@ AttnMask attentionMask(std::string_view op, const TensorRef &q,
 }
 
 MatmulShape matmulShape(std::string_view op, const TensorRef &a,
-                        const TensorRef &b, const TensorRef &c) {
-  if (a.rank != 2 || b.rank != 2 || c.rank != 2 || a.shape[1] != b.shape[0] ||
-      c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
+                        const TensorRef &b, const TensorRef &c, bool ta,
+                        bool tb) {
+  if (a.rank != 2 || b.rank != 2 || c.rank != 2)
     fail(op, "expected [M, K] x [K, N] -> [M, N]");
-  return {1, a.shape[0], a.shape[1], b.shape[1]};
+  int64_t m = a.shape[ta ? 1 : 0], k = a.shape[ta ? 0 : 1];
+  int64_t kb = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
+  if (k != kb || c.shape[0] != m || c.shape[1] != n)
+    fail(op, "expected [M, K] x [K, N] -> [M, N]");
+  return {1, m, k, n};
 }
 
 MatmulShape batchMatmulShape(std::string_view op, const TensorRef &a,
-                             const TensorRef &b, const TensorRef &c) {
+                             const TensorRef &b, const TensorRef &c, bool ta,
+                             bool tb) {
   int r = a.rank;
   if (r < 3 || b.rank != r || c.rank != r)
     fail(op, "expected operands of equal rank >= 3");
@@ -165,8 +170,9 @@ MatmulShape batchMatmulShape(std::string_view op, const TensorRef &a,
       fail(op, "batch dimensions differ");
     batch *= a.shape[d];
   }
-  int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
-  if (b.shape[r - 2] != k || c.shape[r - 2] != m || c.shape[r - 1] != n)
+  int64_t m = a.shape[ta ? r - 1 : r - 2], k = a.shape[ta ? r - 2 : r - 1];
+  int64_t kb = b.shape[tb ? r - 1 : r - 2], n = b.shape[tb ? r - 2 : r - 1];
+  if (kb != k || c.shape[r - 2] != m || c.shape[r - 1] != n)
     fail(op, "expected [..., M, K] x [..., K, N] -> [..., M, N]");
   return {batch, m, k, n};
 }
@@ -202,12 +208,24 @@ SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
   if (int(s.starts.size()) != x.rank || int(limits.size()) != x.rank ||
       int(s.steps.size()) != x.rank || y.rank != x.rank)
     fail(op, "starts/limits/strides must have one entry per dimension");
-  for (int d = 0; d < x.rank; ++d) {
-    int64_t st = s.steps[d];
+  s.perm = attrs.getInts("perm", {});
+  if (s.perm.empty())
+    for (int d = 0; d < x.rank; ++d)
+      s.perm.push_back(d);
+  bool used[kMaxRank] = {};
+  if (int(s.perm.size()) != x.rank)
+    fail(op, "perm must have one entry per dimension");
+  for (int64_t p : s.perm) {
+    if (p < 0 || p >= x.rank || used[p])
+      fail(op, "perm is not a permutation");
+    used[p] = true;
+  }
+  for (int i = 0; i < x.rank; ++i) {
+    int64_t d = s.perm[i], st = s.steps[d];
     if (st < 1 || s.starts[d] < 0 || limits[d] > x.shape[d])
       fail(op, "slice out of range");
     int64_t n = limits[d] > s.starts[d] ? (limits[d] - s.starts[d] + st - 1) / st : 0;
-    if (n != y.shape[d])
+    if (n != y.shape[i])
       fail(op, "result shape does not match the slice");
   }
   return s;
@@ -263,10 +281,11 @@ StridedCopy sliceCopy(std::string_view op, const TensorRef &x,
   StridedCopy c = copyOver(y);
   int64_t xs[kMaxRank];
   strides(x, xs);
-  for (int d = 0; d < x.rank; ++d) {
+  for (int d = 0; d < x.rank; ++d)
     c.srcBase += s.starts[d] * xs[d];
-    c.src[d] = xs[d] * s.steps[d];
-  }
+  // Result dimension i walks slice dimension perm[i].
+  for (int i = 0; i < x.rank; ++i)
+    c.src[i] = xs[s.perm[i]] * s.steps[s.perm[i]];
   return c;
 }
 

@@ -124,14 +124,18 @@ AttnGeom attentionBackward(std::string_view op, const TensorRef &q,
                            const Attrs &attrs);
 
 // matmul [M, K] x [K, N] -> [M, N]; batch_matmul the same over equal
-// leading (batch) dimensions, batch = their product.
+// leading (batch) dimensions, batch = their product. |ta| / |tb| (the
+// lhs_transposed / rhs_transposed attributes): a is stored [K, M], b
+// [N, K].
 struct MatmulShape {
   int64_t batch, m, k, n;
 };
 MatmulShape matmulShape(std::string_view op, const TensorRef &a,
-                        const TensorRef &b, const TensorRef &c);
+                        const TensorRef &b, const TensorRef &c,
+                        bool ta = false, bool tb = false);
 MatmulShape batchMatmulShape(std::string_view op, const TensorRef &a,
-                             const TensorRef &b, const TensorRef &c);
+                             const TensorRef &b, const TensorRef &c,
+                             bool ta = false, bool tb = false);
 // linear: x [..., K], weight [N, K], optional bias [N] -> y with M*N
 // elements, M the product of x's leading dimensions (batch = 1).
 MatmulShape linearShape(std::string_view op, const TensorRef &x,
@@ -216,8 +220,10 @@ EmbeddingShape embeddingBackwardShape(std::string_view op,
 // graph.slice / slice_backward: starts and strides of |x| (the sliced
 // operand) after checking limits, ranges and |y|'s shape. Without these
 // checks a bad slice reads or writes out of bounds (on the device too).
+// With the optional `perm`, y's dimension i is the slice's dimension
+// perm[i] (identity when absent).
 struct SliceSpec {
-  std::vector<int64_t> starts, steps;
+  std::vector<int64_t> starts, steps, perm;
 };
 SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
                     const TensorRef &y, const Attrs &attrs);

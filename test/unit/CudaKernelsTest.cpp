@@ -963,3 +963,39 @@ TEST(CudaKernels, AdaptivePoolAndNearestUpsample) {
               {k.ys}, k.xs, k.attrs, 0, 0);
   }
 }
+
+// lhs_transposed / rhs_transposed as cuBLASLt's transA / transB (or, with
+// AMPC_CUDA_GEMM_TRANSPOSE=copy, the old transpose-copy path) against
+// cblas' flags on the CPU, every flag pair, 2-D and batched.
+TEST(CudaKernels, GemmTransposedOperands) {
+  REQUIRE_GPU();
+  const int64_t m = 33, k = 20, n = 17;
+  for (int f = 0; f < 4; ++f) {
+    bool ta = f & 1, tb = f & 2;
+    SCOPED_TRACE("ta=" + std::to_string(ta) + " tb=" + std::to_string(tb));
+    std::vector<int64_t> as = ta ? std::vector<int64_t>{k, m}
+                                 : std::vector<int64_t>{m, k};
+    std::vector<int64_t> bs = tb ? std::vector<int64_t>{n, k}
+                                 : std::vector<int64_t>{k, n};
+    cpu::Attrs attrs{{"lhs_transposed", ta}, {"rhs_transposed", tb}};
+    compareOp("graph.matmul", {randoms(m * k), randoms(k * n, 1, 2)}, {as, bs},
+              {m, n}, attrs, 1e-4f, 1e-4f);
+    std::vector<int64_t> bas = {3, as[0], as[1]}, bbs = {3, bs[0], bs[1]};
+    compareOp("graph.batch_matmul",
+              {randoms(3 * m * k, 1, 3), randoms(3 * k * n, 1, 4)}, {bas, bbs},
+              {3, m, n}, attrs, 1e-4f, 1e-4f);
+  }
+}
+
+// graph.slice / slice_backward with perm (the attention head split in one
+// strided copy): bit for bit the CPU's.
+TEST(CudaKernels, SliceWithPerm) {
+  REQUIRE_GPU();
+  cpu::Attrs attrs{{"starts", {0, 0, 4, 0}},
+                   {"limits", {2, 5, 8, 3}},
+                   {"perm", {0, 2, 1, 3}}};
+  compareOp("graph.slice", {randoms(2 * 5 * 12 * 3)}, {{2, 5, 12, 3}},
+            {2, 4, 5, 3}, attrs, 0, 0);
+  compareOp("graph.slice_backward", {randoms(2 * 4 * 5 * 3)}, {{2, 4, 5, 3}},
+            {2, 5, 12, 3}, attrs, 0, 0);
+}

@@ -11,26 +11,35 @@ using namespace ampc::interp;
 
 namespace {
 
-// C[b] = A[b] (MxK) * B[b] (KxN) for |batch| row-major matrices.
+// C[b] = op(A[b]) (MxK) * op(B[b]) (KxN) for |batch| row-major matrices;
+// op transposes A (stored KxM) when |ta|, B (stored NxK) when |tb|.
 void gemm(const OpContext &ctx, const double *a, const double *b, double *c,
-          int64_t batch, int64_t m, int64_t k, int64_t n) {
-  for (int64_t p = 0; p < batch; ++p)
+          int64_t batch, int64_t m, int64_t k, int64_t n, bool ta, bool tb) {
+  for (int64_t p = 0; p < batch; ++p) {
+    const double *pa = a + p * m * k, *pb = b + p * k * n;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         Accum acc(ctx);
         for (int64_t l = 0; l < k; ++l)
-          acc.add(a[(p * m + i) * k + l] * b[(p * k + l) * n + j]);
+          acc.add((ta ? pa[l * m + i] : pa[i * k + l]) *
+                  (tb ? pb[j * k + l] : pb[l * n + j]));
         c[(p * m + i) * n + j] = acc.get();
       }
+  }
 }
 
+// matmul and batch_matmul (equal batch dimensions: graph-desugar made them
+// so), with the lhs_transposed / rhs_transposed flags.
 KernelResult matmul(const OpContext &ctx, std::span<const Tensor> in) {
   Tensor out = ctx.makeResult();
-  const Shape &a = in[0].shape, &b = in[1].shape;
+  const Shape &a = in[0].shape;
   int64_t r = in[0].rank();
+  bool ta = ctx.getFlag("lhs_transposed"), tb = ctx.getFlag("rhs_transposed");
   int64_t batch = numElements(Shape(a.begin(), a.end() - 2));
-  gemm(ctx, in[0].f.data(), in[1].f.data(), out.f.data(), batch, a[r - 2],
-       a[r - 1], b[r - 1]);
+  int64_t m = ta ? a[r - 1] : a[r - 2], k = ta ? a[r - 2] : a[r - 1];
+  int64_t n = out.shape.back();
+  gemm(ctx, in[0].f.data(), in[1].f.data(), out.f.data(), batch, m, k, n, ta,
+       tb);
   return one(std::move(out));
 }
 

@@ -57,17 +57,27 @@ KernelResult transpose(const OpContext &ctx, std::span<const Tensor> in) {
 }
 
 struct SliceSpec {
-  std::vector<int64_t> starts, strides;
+  std::vector<int64_t> starts, strides, perm;
   explicit SliceSpec(const OpContext &ctx, size_t rank)
       : starts(ctx.getInts("starts", {})),
         strides(ctx.getOptionalInts("strides")
-                    .value_or(std::vector<int64_t>(rank, 1))) {}
-  // The input multi-index of result element |idx|.
+                    .value_or(std::vector<int64_t>(rank, 1))),
+        perm(ctx.getOptionalInts("perm").value_or(identity(rank))) {}
+  // The input multi-index of result element |idx| (result dimension i is
+  // slice dimension perm[i]).
   std::vector<int64_t> source(const std::vector<int64_t> &idx) const {
     std::vector<int64_t> s(idx.size());
-    for (size_t d = 0; d < idx.size(); ++d)
-      s[d] = starts[d] + idx[d] * strides[d];
+    for (size_t i = 0; i < idx.size(); ++i) {
+      int64_t d = perm[i];
+      s[d] = starts[d] + idx[i] * strides[d];
+    }
     return s;
+  }
+  static std::vector<int64_t> identity(size_t rank) {
+    std::vector<int64_t> p(rank);
+    for (size_t i = 0; i < rank; ++i)
+      p[i] = int64_t(i);
+    return p;
   }
 };
 

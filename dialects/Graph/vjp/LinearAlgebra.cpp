@@ -10,21 +10,39 @@ using namespace mlir;
 using namespace ampc::graph;
 using namespace ampc::graph::vjp;
 
+// dA and dB of C = op(A) op(B) with op(X) = X or X^T (last two axes) by
+// the transpose flags. Without flags the VJP spells the transposes out
+// (graph-fold-gemm-transpose turns them into flags); with flags it writes
+// the flags directly:
+//   A^T B:   dA = B g^T,      dB = A g
+//   A B^T:   dA = g B,        dB = g^T A
+//   A^T B^T: dA = B^T g^T,    dB = g^T A^T
+template <typename GemmOp>
+static SmallVector<Value> gemmVJP(OpBuilder &b, Location loc, Value a,
+                                  Value bb, Value g, bool lt, bool rt) {
+  if (!lt && !rt)
+    return {GemmOp::create(b, loc, g, transposeLast2(b, loc, bb)),
+            GemmOp::create(b, loc, transposeLast2(b, loc, a), g)};
+  if (lt && !rt)
+    return {GemmOp::create(b, loc, bb, g, false, true),
+            GemmOp::create(b, loc, a, g)};
+  if (!lt && rt)
+    return {GemmOp::create(b, loc, g, bb),
+            GemmOp::create(b, loc, g, a, true, false)};
+  return {GemmOp::create(b, loc, bb, g, true, true),
+          GemmOp::create(b, loc, g, a, true, true)};
+}
+
 SmallVector<Value> MatmulOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
-  Location loc = getLoc();
-  Value g = cotangents[0];
-  Value da = MatmulOp::create(b, loc, g, transposeLast2(b, loc, getRhs()));
-  Value db = MatmulOp::create(b, loc, transposeLast2(b, loc, getLhs()), g);
-  return {da, db};
+  return gemmVJP<MatmulOp>(b, getLoc(), getLhs(), getRhs(), cotangents[0],
+                           getLhsTransposed(), getRhsTransposed());
 }
 
 SmallVector<Value> BatchMatmulOp::buildVJP(OpBuilder &b,
                                            ValueRange cotangents) {
-  Location loc = getLoc();
-  Value g = cotangents[0];
-  Value da = BatchMatmulOp::create(b, loc, g, transposeLast2(b, loc, getRhs()));
-  Value db = BatchMatmulOp::create(b, loc, transposeLast2(b, loc, getLhs()), g);
-  return {da, db};
+  return gemmVJP<BatchMatmulOp>(b, getLoc(), getLhs(), getRhs(),
+                                cotangents[0], getLhsTransposed(),
+                                getRhsTransposed());
 }
 
 // x: [..., K], W: [N, K], g: [..., N]. With M the product of the leading

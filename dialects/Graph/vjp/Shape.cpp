@@ -29,7 +29,8 @@ SmallVector<Value> TransposeOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
 SmallVector<Value> SliceOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   return {SliceBackwardOp::create(b, getLoc(), getInput().getType(),
                                   cotangents[0], getStartsAttr(),
-                                  getLimitsAttr(), getStridesAttr())};
+                                  getLimitsAttr(), getStridesAttr(),
+                                  getPermAttr())};
 }
 
 // Each input's cotangent is its slab of g along the axis.
@@ -56,7 +57,7 @@ SmallVector<Value> ConcatOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
     result.push_back(SliceOp::create(b, getLoc(), t, g,
                                      b.getDenseI64ArrayAttr(starts),
                                      b.getDenseI64ArrayAttr(limits),
-                                     DenseI64ArrayAttr()));
+                                     DenseI64ArrayAttr(), DenseI64ArrayAttr()));
   }
   return result;
 }
