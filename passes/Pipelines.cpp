@@ -5,8 +5,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <cstdlib>
-
 using namespace mlir;
 
 std::string ampc::effectiveLossScale(const TrainPipelineOptions &o) {
@@ -53,7 +51,7 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   }
   if (!o.gradGiven)
     pm.addPass(createGraphAutodiff());
-  if (o.foldDataMovement || std::getenv("AMPC_FOLD_DATA_MOVEMENT")) {
+  if (o.foldDataMovement) {
     pm.addPass(createGraphFoldGemmTranspose());
     pm.addPass(createGraphCollapseDataMovement());
   }

@@ -72,14 +72,13 @@ struct TrainPipelineOptions
                                         "module has @<model>_grad"),
                          llvm::cl::init(false)};
   // graph-fold-gemm-transpose and graph-collapse-data-movement after
-  // autodiff. Off by default until the tests that pin the pipeline's output
-  // (cost rows, memory plans, emitted code, the bitwise goldens) are
-  // re-recorded with them; AMPC_FOLD_DATA_MOVEMENT=1 turns them on too.
+  // autodiff (pure data movement and GEMM operand flags); off only to
+  // compare against the unfolded step.
   Option<bool> foldDataMovement{
       *this, "fold-data-movement",
       llvm::cl::desc("Transposes into GEMM flags, slice/reshape/transpose "
-                     "chains into one strided copy"),
-      llvm::cl::init(false)};
+                     "chains into one strided copy (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

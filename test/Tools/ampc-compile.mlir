@@ -24,12 +24,14 @@
 // BF16: s.config.lossScale = "none";
 
 // DUMP: 00-model.mlir
-// DUMP-NEXT: 01-train-build-step.mlir
-// DUMP-NEXT: 02-train-fuse-epilogue.mlir
-// DUMP-NEXT: 03-cse.mlir
-// DUMP-NEXT: 04-graph-absorb-casts.mlir
-// DUMP-NEXT: 05-kernel-fuse-elementwise.mlir
-// DUMP-NEXT: 06-kernel-plan-memory.mlir
+// DUMP-NEXT: 01-graph-fold-gemm-transpose.mlir
+// DUMP-NEXT: 02-graph-collapse-data-movement.mlir
+// DUMP-NEXT: 03-train-build-step.mlir
+// DUMP-NEXT: 04-train-fuse-epilogue.mlir
+// DUMP-NEXT: 05-cse.mlir
+// DUMP-NEXT: 06-graph-absorb-casts.mlir
+// DUMP-NEXT: 07-kernel-fuse-elementwise.mlir
+// DUMP-NEXT: 08-kernel-plan-memory.mlir
 
 // ERR-AMP: ampc: --amp=fp8: expected off, fp16 or bf16
 // ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S > 0) or none

@@ -35,5 +35,5 @@
 // COST: 0 fused fused_0 kernel.fused_elementwise %0
 // COST-NEXT: 1 fused fused_1 kernel.fused_elementwise %1
 // COST-NEXT: 2 fused fused_1 kernel.fused_elementwise %2
-// COST: 17 fused fused_6 kernel.fused_elementwise %17
-// COST-NEXT: 18 fused fused_6 kernel.fused_elementwise %18
+// COST: 14 fused fused_6 kernel.fused_elementwise %14
+// COST-NEXT: 15 fused fused_6 kernel.fused_elementwise %15
