@@ -73,6 +73,7 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   step.growthInterval = o.growthInterval;
   step.hysteresis = o.hysteresis;
   pm.addPass(createTrainBuildStep(step));
+  pm.addPass(createTrainDropEvalOutputs());
   pm.addPass(createTrainFuseEpilogue());
   pm.addPass(createCSEPass()); // one cast per parameter and step
   pm.addPass(createGraphAbsorbCasts()); // after CSE: one cast per value

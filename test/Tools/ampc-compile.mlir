@@ -27,11 +27,12 @@
 // DUMP-NEXT: 01-graph-fold-gemm-transpose.mlir
 // DUMP-NEXT: 02-graph-collapse-data-movement.mlir
 // DUMP-NEXT: 03-train-build-step.mlir
-// DUMP-NEXT: 04-train-fuse-epilogue.mlir
-// DUMP-NEXT: 05-cse.mlir
-// DUMP-NEXT: 06-graph-absorb-casts.mlir
-// DUMP-NEXT: 07-kernel-fuse-elementwise.mlir
-// DUMP-NEXT: 08-kernel-plan-memory.mlir
+// DUMP-NEXT: 04-train-drop-eval-outputs.mlir
+// DUMP-NEXT: 05-train-fuse-epilogue.mlir
+// DUMP-NEXT: 06-cse.mlir
+// DUMP-NEXT: 07-graph-absorb-casts.mlir
+// DUMP-NEXT: 08-kernel-fuse-elementwise.mlir
+// DUMP-NEXT: 09-kernel-plan-memory.mlir
 
 // ERR-AMP: ampc: --amp=fp8: expected off, fp16 or bf16
 // ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S > 0) or none
