@@ -377,6 +377,3 @@ LogicalResult ScaledDotProductAttentionBackwardOp::verify() {
   return checkShape(*this, "g (the attention result's shape)", getG(),
                     {qs[0], qs[1], qs[2], vs[3]});
 }
-
-#define GET_OP_CLASSES
-#include "dialects/Graph/GraphGradOps.cpp.inc"

@@ -314,6 +314,3 @@ LogicalResult ConstantOp::inferReturnTypes(
   types.push_back(type);
   return success();
 }
-
-#define GET_OP_CLASSES
-#include "dialects/Graph/GraphOps.cpp.inc"

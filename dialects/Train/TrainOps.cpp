@@ -222,6 +222,3 @@ LogicalResult FusedEpilogueOp::verify() {
   }
   return success();
 }
-
-#define GET_OP_CLASSES
-#include "dialects/Train/TrainOps.cpp.inc"
