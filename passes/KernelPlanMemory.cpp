@@ -1,6 +1,7 @@
 //===- KernelPlanMemory.cpp - One arena, buffers reused by liveness -------===//
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Kernel/KernelOps.h"
+#include "passes/GradInPlace.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -210,3 +211,28 @@ struct KernelPlanMemoryPass
 };
 
 } // namespace
+
+DenseSet<Value> ampc::gradsWrittenInPlace(func::FuncOp grad) {
+  DenseSet<Value> inPlace;
+  if (grad.isExternal())
+    return inPlace;
+  auto ret = cast<func::ReturnOp>(grad.getBody().front().getTerminator());
+  DenseMap<Value, int> returned;
+  for (Value v : ret.getOperands())
+    ++returned[v];
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto r = dyn_cast<OpResult>(v);
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!r || returned[v] != 1 || !type || !type.getElementType().isF32() ||
+        !grad.getResultAttr(i, graph::kGradAttr))
+      continue;
+    Operation *def = r.getOwner();
+    auto offsets = def->getAttrOfType<DenseI64ArrayAttr>(kernel::kOffsetsAttr);
+    if (isa<graph::ReshapeOp, graph::ConstantOp>(def) || !offsets ||
+        r.getResultNumber() >= offsets.size() ||
+        offsets[r.getResultNumber()] < 0)
+      continue;
+    inPlace.insert(v);
+  }
+  return inPlace;
+}

@@ -5,6 +5,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Kernel/KernelOps.h"
 #include "dialects/Train/TrainOps.h"
+#include "passes/GradInPlace.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -225,6 +226,8 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
                                     accum));
   }
   int64_t numTensors = 0;
+  // Micro-batch 0 writes most gradients in place: no copy for them.
+  DenseSet<Value> inPlace = gradsWrittenInPlace(grad);
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto param = grad.getResultAttrOfType<StringAttr>(i, graph::kGradAttr);
     if (!param)
@@ -232,9 +235,10 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     double n = double(cast<RankedTensorType>(v.getType()).getNumElements());
     ++numTensors;
     r.parameters += int64_t(n);
-    launches.push_back(hostLaunch(copyName, "storeGrad",
-                                  param.getValue().str(), Kind::Copy, 4 * n,
-                                  4 * n, 0, 1));
+    if (!inPlace.contains(v))
+      launches.push_back(hostLaunch(copyName, "storeGrad",
+                                    param.getValue().str(), Kind::Copy, 4 * n,
+                                    4 * n, 0, 1));
     if (accum > 1)
       launches.push_back(hostLaunch("accumulate", "storeGrad",
                                     param.getValue().str(), Kind::Runtime,

@@ -126,7 +126,9 @@ void HostModel::setDataShard(int rank, int worldSize) {
 void HostModel::storeGrad(int param, const float *grad, int micro) {
   std::vector<float> &g = tensors_[param].g;
   if (micro == 0) {
-    std::memcpy(g.data(), grad, g.size() * sizeof(float));
+    // The step may have written it in place (passes/GradInPlace.h).
+    if (grad != g.data())
+      std::memcpy(g.data(), grad, g.size() * sizeof(float));
     return;
   }
   for (size_t i = 0; i < g.size(); ++i)

@@ -78,7 +78,8 @@ protected:
 
   void addLoss(float loss) { state_.lossAccumulator += loss; }
   // Parameter |param|'s gradient of this micro-batch: written by micro-batch
-  // 0, added by the others.
+  // 0 (nothing to copy when |grad| is grad(param) itself: the step wrote it
+  // in place), added by the others.
   void storeGrad(int param, const float *grad, int micro);
 
 private:

@@ -351,11 +351,13 @@ void DeviceModel::addLoss(const __nv_bfloat16 *loss) {
 
 void DeviceModel::storeGrad(int param, const float *g, int micro) {
   int64_t n = numel(spec_.params[param].shape);
-  if (micro == 0)
-    check(cudaMemcpyAsync(g_[param], g, n * sizeof(float),
-                          cudaMemcpyDeviceToDevice, stream_),
-          "grad");
-  else
+  if (micro == 0) {
+    // The step may have written it in place (passes/GradInPlace.h).
+    if (g != g_[param])
+      check(cudaMemcpyAsync(g_[param], g, n * sizeof(float),
+                            cudaMemcpyDeviceToDevice, stream_),
+            "grad");
+  } else
     detail::launchAccumulate(g_[param], g, n, grid(n), stream_);
 }
 

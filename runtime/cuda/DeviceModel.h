@@ -105,8 +105,9 @@ protected:
   void addLoss(const float *loss);
   void addLoss(const __half *loss);
   void addLoss(const __nv_bfloat16 *loss);
-  // The FP32 gradient |g| of parameter |param|: copied on micro 0, added
-  // after (accumulation over micro-batches).
+  // The FP32 gradient |g| of parameter |param|: copied on micro 0 (unless
+  // |g| is grad(param) itself: the step wrote it in place), added after
+  // (accumulation over micro-batches).
   void storeGrad(int param, const float *g, int micro);
 
   // A kernel-library entry point; exits naming it when it is missing.

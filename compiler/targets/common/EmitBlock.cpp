@@ -276,6 +276,13 @@ LogicalResult BlockEmitter::declareResults(Operation *op) {
     if (!offsets || offsets.size() != op->getNumResults() || offsets[i] < 0)
       return op->emitError()
              << "has no memory plan (run kernel-plan-memory first)";
+    auto inPlace = env.inPlace.find(r);
+    if (inPlace != env.inPlace.end()) {
+      os << type << " *" << name << " = micro == 0 ? " << inPlace->second
+         << " : reinterpret_cast<" << type << " *>(arena + " << offsets[i]
+         << ");  // written in place, no storeGrad copy\n";
+      continue;
+    }
     os << type << " *" << name << " = reinterpret_cast<" << type
        << " *>(arena + " << offsets[i] << ");\n";
   }

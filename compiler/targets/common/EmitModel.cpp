@@ -1,6 +1,7 @@
 //===- EmitModel.cpp - The Model class: metadata, bindings, main() --------===//
 #include "compiler/targets/common/EmitModel.h"
 #include "dialects/Kernel/KernelOps.h"
+#include "passes/GradInPlace.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -423,4 +424,17 @@ LogicalResult ampc::emit::forEachGradResult(
   if (!sawLoss)
     return fn.emitError() << "returns no output named \"loss\"";
   return success();
+}
+
+void ampc::emit::bindGradsInPlace(const Program &p, BlockEnv &env) {
+  func::FuncOp fn = p.grad;
+  DenseSet<Value> inPlace = gradsWrittenInPlace(fn);
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto g = fn.getResultAttrOfType<StringAttr>(i, graph::kGradAttr);
+    std::optional<size_t> index =
+        g ? p.indexOfParam(g.getValue()) : std::nullopt;
+    if (index && inPlace.contains(v))
+      env.inPlace[v] = "grad(" + std::to_string(*index) + ")";
+  }
 }

@@ -68,6 +68,10 @@ mlir::LogicalResult forEachGradResult(
                             llvm::StringRef name)>
         grad);
 
+// Binds the gradients that micro-batch 0 writes straight into the runtime's
+// gradient buffers (passes/GradInPlace.h) to `grad(i)` in |env|.
+void bindGradsInPlace(const Program &p, BlockEnv &env);
+
 } // namespace ampc::emit
 
 #endif

@@ -90,6 +90,9 @@ struct BlockEnv {
   llvm::StringSet<> used;
   bool training = true;       // dropout is the identity in evaluate()
   std::string dropoutStep;    // C++ expression of the dropout step counter
+  // Values that micro-batch 0 writes elsewhere than the arena: the C++
+  // pointer expression (the gradients of passes/GradInPlace.h: "grad(3)").
+  llvm::DenseMap<mlir::Value, std::string> inPlace;
 
   // A fresh identifier based on |hint|.
   std::string fresh(llvm::StringRef hint);

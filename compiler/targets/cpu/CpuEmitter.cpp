@@ -155,6 +155,7 @@ private:
                                  input)))
       return failure();
     os << "\n";
+    bindGradsInPlace(p, env);
     if (failed(cpu_emit::emitBlock(fn.getBody().front(), env, os)))
       return failure();
     os << "\n// Results: the loss (summed over micro-batches), gradients "
@@ -216,7 +217,7 @@ private:
   // Names that generated locals must not take.
   void reserve(BlockEnv &env) {
     for (StringRef n : {"arena", "inputs", "outputs", "micro", "scale",
-                        "in", "out", "attrs", "i"})
+                        "in", "out", "attrs", "i", "grad"})
       env.used.insert(n);
   }
 };

@@ -153,6 +153,7 @@ private:
                 Value) { bindInput(os, name, type, index); })))
       return failure();
     os << "\n";
+    bindGradsInPlace(p, env);
     if (failed(emitCudaBlock(fn.getBody().front(), env, parts, os)))
       return failure();
     os << "\n// Results: the loss joins the device accumulator; gradients "
@@ -218,7 +219,8 @@ private:
   static void reserve(BlockEnv &env) {
     for (StringRef n : {"arena", "outputs", "micro", "in", "out", "attrs", "i",
                         "input", "weight", "lossScale", "iteration", "addLoss",
-                        "storeGrad", "grid", "call", "fill", "kernel"})
+                        "storeGrad", "grid", "call", "fill", "kernel",
+                        "grad"})
       env.used.insert(n);
   }
 };

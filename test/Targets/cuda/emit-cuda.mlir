@@ -68,6 +68,9 @@
 // CHECK: const ampc::cuda::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed())}, {"step", int64_t(iteration() * 1 + micro)}, {"shard", shard()}, {"step_at", int64_t(reinterpret_cast<intptr_t>(dropoutStep()))}};
 // CHECK-NEXT: call(k_dropout_, in, out, attrs);
 // CHECK: fused_5<<<grid(12), 256, 0, stream()>>>(t6, lossScale(), t8_0, t8_1);
+// fc.weight's gradient: micro-batch 0 writes it into DeviceModel's gradient
+// buffer (passes/GradInPlace.h), so storeGrad copies nothing for it.
+// CHECK: float *t11 = micro == 0 ? grad(0) : reinterpret_cast<float *>(arena + {{[0-9]+}});  // written in place, no storeGrad copy
 // The loss joins the device accumulator; micro-batch 0 writes the
 // gradients, the others add.
 // CHECK: addLoss(t7);
