@@ -52,10 +52,12 @@ Launch hostLaunch(std::string name, std::string op, std::string where,
 
 // DeviceModel::step(): setInputs, the epilogue's two passes over every
 // parameter (runtime/cuda/Epilogue.cu; FP32 gradients, no half copy), the
-// statistics copied to pinned memory. Packed (16-byte) or element accesses
-// move the same bytes: each pass reads and writes every element once.
+// statistics copied to pinned memory (a GPU only: HostModel's are in host
+// memory already). Packed (16-byte) or element accesses move the same
+// bytes: each pass reads and writes every element once.
 void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
-                    int64_t numTensors, std::vector<Launch> &out) {
+                    int64_t numTensors, bool device,
+                    std::vector<Launch> &out) {
   train::ConfigAttr config = epilogue.getConfig();
   StringRef opt = config.getOptimizer();
   int64_t chunks = 0;
@@ -96,8 +98,9 @@ void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
       hostLaunch("pass2", op, what + " update", Kind::Epilogue, read, written,
                  flops, 1));
   // 24 bytes of rt::StepStats to pinned host memory.
-  out.push_back(hostLaunch("cudaMemcpyAsync", op, "step statistics",
-                           Kind::Copy, 24, 0, 0, 1));
+  if (device)
+    out.push_back(hostLaunch("cudaMemcpyAsync", op, "step statistics",
+                             Kind::Copy, 24, 0, 0, 1));
 }
 
 void roofline(Row &row, const DeviceSpec &d) {
@@ -247,7 +250,8 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
   if (dropout)
     launches.push_back(hostLaunch("advance", "dropout step", "", Kind::Runtime,
                                   8, 8, 0, accum));
-  appendEpilogue(epilogue, r.parameters, numTensors, launches);
+  appendEpilogue(epilogue, r.parameters, numTensors, target == Target::Cuda,
+                 launches);
 
   for (Launch &l : launches) {
     Row row;
