@@ -34,7 +34,7 @@ func.func @linear_backward(%g: tensor<8x16x32xbf16>, %x: tensor<8x16x64xbf16>,
 func.func @f32_sum_first(%g: tensor<64x16xf32>, %x: tensor<64x8xf32>)
     -> (tensor<16x8xf32>, tensor<16xf32>) {
   %db = graph.reduce_sum %g {axes = array<i64: -2>} : tensor<64x16xf32> -> tensor<16xf32>
-  %e = graph.exp %db : tensor<16xf32> -> tensor<16xf32>
+  %e = graph.exp %db : tensor<16xf32>
   %dw = graph.matmul %g, %x {lhs_transposed} : tensor<64x16xf32>, tensor<64x8xf32> -> tensor<16x8xf32>
   return %dw, %e : tensor<16x8xf32>, tensor<16xf32>
 }
