@@ -35,13 +35,13 @@ namespace {
   GTEST_SKIP() << "no CUDA device"
 
 // A half tensor on the host and on the device.
-struct Half2 {
+struct HalfTensor {
   DType type;
   std::vector<int64_t> shape;
   std::vector<uint16_t> host;
   void *dev = nullptr;
 
-  Half2(DType t, std::vector<int64_t> s) : type(t), shape(std::move(s)) {
+  HalfTensor(DType t, std::vector<int64_t> s) : type(t), shape(std::move(s)) {
     int64_t n = 1;
     for (int64_t d : shape)
       n *= d;
@@ -50,8 +50,8 @@ struct Half2 {
     // NaN bytes: an element never written fails the comparison.
     cuda::check(cudaMemset(dev, 0xff, host.size() * 2), "memset");
   }
-  Half2(const Half2 &) = delete;
-  ~Half2() { cudaFree(dev); }
+  HalfTensor(const HalfTensor &) = delete;
+  ~HalfTensor() { cudaFree(dev); }
   float get(size_t i) const {
     if (type == DType::F16) {
       num::half h;
@@ -96,7 +96,7 @@ struct EnvGuard {
 };
 
 // Runs matmul_bias_grad on the device with AMPC_CUDA_GEMM_BGRAD=|env|.
-void runDevice(const char *env, Half2 &g, Half2 &x, Half2 &dw, Half2 &db,
+void runDevice(const char *env, HalfTensor &g, HalfTensor &x, HalfTensor &dw, HalfTensor &db,
                const cpu::Attrs &attrs) {
   if (env)
     setenv("AMPC_CUDA_GEMM_BGRAD", env, 1);
@@ -128,9 +128,9 @@ TEST(CudaGemmBgrad, FusedMatchesSeparateAndCpu) {
       SCOPED_TRACE(std::string(t == DType::F16 ? "f16" : "bf16") + " k " +
                    std::to_string(s.k) + " m " + std::to_string(s.m) + " n " +
                    std::to_string(s.n));
-      Half2 g(t, {s.k, s.m}), x(t, {s.k, s.n});
+      HalfTensor g(t, {s.k, s.m}), x(t, {s.k, s.n});
       g.setRandom(1), x.setRandom(2);
-      Half2 dw(t, {s.m, s.n}), db(t, {s.m}), dwSep(t, {s.m, s.n}),
+      HalfTensor dw(t, {s.m, s.n}), db(t, {s.m}), dwSep(t, {s.m, s.n}),
           dbSep(t, {s.m}), dwCpu(t, {s.m, s.n}), dbCpu(t, {s.m});
       cpu::Attrs attrs;
       attrs.set("lhs_transposed", true);
