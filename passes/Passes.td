@@ -277,4 +277,35 @@ def GraphCollapseDataMovement : Pass<"graph-collapse-data-movement", "mlir::Modu
   }];
 }
 
+def GraphFuseBiasGrad : Pass<"graph-fuse-bias-grad", "mlir::ModuleOp"> {
+  let summary = "Fuse a weight-gradient GEMM with the bias gradient of the same dY";
+  let description = [{
+    The backward of a linear with a bias computes `dW = dY^T X` (a 2-D
+    `graph.matmul` with `lhs_transposed`, dY reshaped to `[rows, N]`) and
+    `db = reduce_sum(dY)` over every axis but the last. Both become one
+    `graph.matmul_bias_grad` (the GEMM plus the sum of its lhs over K),
+    which cuBLASLt computes in one call with the BGRADB epilogue instead of
+    reading dY again for the sum. The sum keeps its semantics (FP32
+    accumulation, one rounding to dY's element type), so the CPU library
+    and the interpreter give the same bits as before. Only that shape is
+    fused: a reduce_sum over other axes, with keepdim or to another
+    element type, one whose input is not the GEMM's transposed lhs (or a
+    reshape of it keeping the last axis) and batched GEMMs are left alone.
+    Every graph float type (f16, bf16, f32) fuses: where cuBLASLt has no
+    algorithm for the epilogue the CUDA library runs the GEMM and the sum
+    apart, as before. The
+    training pipeline runs it after graph-absorb-casts, before fusion and
+    memory planning.
+
+    ```mlir
+    // before
+    %g2 = graph.reshape %g : tensor<8x16x32xbf16> -> tensor<128x32xbf16>
+    %dw = graph.matmul %g2, %x {lhs_transposed} : tensor<128x32xbf16>, tensor<128x64xbf16> -> tensor<32x64xbf16>
+    %db = graph.reduce_sum %g {axes = array<i64: 0, 1>} : tensor<8x16x32xbf16> -> tensor<32xbf16>
+    // after
+    %dw, %db = graph.matmul_bias_grad %g2, %x {lhs_transposed} : tensor<128x32xbf16>, tensor<128x64xbf16> -> tensor<32x64xbf16>, tensor<32xbf16>
+    ```
+  }];
+}
+
 #endif // AMPC_PASSES

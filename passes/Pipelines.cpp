@@ -77,6 +77,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   pm.addPass(createTrainFuseEpilogue());
   pm.addPass(createCSEPass()); // one cast per parameter and step
   pm.addPass(createGraphAbsorbCasts()); // after CSE: one cast per value
+  if (o.fuseBiasGrad)
+    pm.addPass(createGraphFuseBiasGrad()); // after CSE: one reshape of dY
   pm.addPass(createKernelFuseElementwise());
   pm.addPass(createKernelPlanMemory());
 }

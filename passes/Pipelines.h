@@ -79,6 +79,13 @@ struct TrainPipelineOptions
       llvm::cl::desc("Transposes into GEMM flags, slice/reshape/transpose "
                      "chains into one strided copy (default on)"),
       llvm::cl::init(true)};
+  // graph-fuse-bias-grad (a linear's dW and db in one GEMM call); off only
+  // to compare against the separate reduce_sum.
+  Option<bool> fuseBiasGrad{
+      *this, "fuse-bias-grad",
+      llvm::cl::desc("A weight-gradient GEMM and the bias gradient of the "
+                     "same dY as one graph.matmul_bias_grad (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

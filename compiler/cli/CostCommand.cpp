@@ -63,6 +63,10 @@ AMPC_OPT(std::string, format, "format", cl::desc("text (default) or json"),
          cl::init("text"));
 AMPC_OPT(unsigned, top, "top", cl::desc("Kernels in the top list"),
          cl::init(10));
+AMPC_OPT(bool, fuseBiasGrad, "fuse-bias-grad",
+         cl::desc("dW and db of a linear in one GEMM call (default on; "
+                  "=false: the step before graph-fuse-bias-grad)"),
+         cl::init(true));
 AMPC_OPT(bool, listDevices, "list-devices",
          cl::desc("Print the device table with its sources and exit"),
          cl::init(false));
@@ -111,6 +115,7 @@ int runCost() {
   if (momentum >= 0)
     options.momentum = momentum;
   options.policy = policy;
+  options.fuseBiasGrad = fuseBiasGrad;
 
   auto context = ampc::createContext();
   auto module = ampc::loadModelFile(*context, inputFile);

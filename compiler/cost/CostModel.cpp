@@ -420,6 +420,17 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
                        isHalf(op->getOperand(0))));
     return;
   }
+  if (name == "graph.matmul_bias_grad") {
+    // Linalg.cpp, matmulBiasGradKernel: one cublasLtMatmul with the BGRADB
+    // epilogue: A and B read once, C and the bias gradient written (res).
+    // FLOPs: the GEMM's 2 M N K and the sum's M K additions.
+    double m = numel(op->getResult(1));
+    double k = numel(op->getOperand(0)) / std::max(m, 1.0);
+    double n = numel(op->getResult(0)) / std::max(m, 1.0);
+    out.push_back(gemm("cublasLtMatmul", in, res, 2 * m * n * k + m * k,
+                       isHalf(op->getOperand(0))));
+    return;
+  }
   if (name == "graph.conv2d" || name == "graph.conv2d_backward_input" ||
       name == "graph.conv2d_backward_weight") {
     // cuDNN (one call; its internal kernels are not counted apart).

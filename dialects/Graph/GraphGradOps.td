@@ -519,4 +519,32 @@ def Graph_UpsampleNearest2dBackwardOp : Graph_GradOp<"upsample_nearest2d_backwar
   let assemblyFormat = "$g attr-dict `:` type($g) `->` type($dx)";
 }
 
+def Graph_MatmulBiasGradOp : Graph_GradOp<"matmul_bias_grad"> {
+  let summary = "A weight-gradient GEMM and the sum of its lhs over K (dW, db)";
+  let description = [{
+    `graph.matmul %lhs, %rhs` (2-D, the same `lhs_transposed` /
+    `rhs_transposed` flags) and, as a second result, the sum of the lhs
+    over the GEMM's reduction dimension K: with `lhs_transposed` the lhs is
+    `[K, M]` and `bias_grad[m] = sum_k lhs[k, m]`, otherwise it is `[M, K]`
+    and `bias_grad[m] = sum_k lhs[m, k]`. Exactly the `graph.reduce_sum` it
+    replaces: FP32 accumulation in the lhs's row-major order, one rounding
+    to the result type (`bias_grad` has the lhs's element type). For a
+    linear layer's backward (`dW = dY^T X`, `db = sum(dY)` over the rows)
+    `graph-fuse-bias-grad` writes it from a matmul and a reduce_sum of the
+    same output gradient; cuBLASLt computes both in one call (the BGRADB
+    epilogue), the CPU library and the interpreter as the GEMM and the sum.
+
+    ```mlir
+    %dw, %db = graph.matmul_bias_grad %dy, %x {lhs_transposed} : tensor<64x256xbf16>, tensor<64x784xbf16> -> tensor<256x784xbf16>, tensor<256xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs,
+      UnitAttr:$lhs_transposed, UnitAttr:$rhs_transposed);
+  let results = (outs Graph_FloatTensor:$result, Graph_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+    `,` type($bias_grad)
+  }];
+}
+
 #endif // AMPC_GRAPH_GRAD_OPS

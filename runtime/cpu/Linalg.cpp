@@ -100,4 +100,22 @@ void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   fy.commit();
 }
 
+void reduceSumKernel(std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs);
+
+// The GEMM and the reduce_sum of the lhs over K it fuses (cuBLASLt's BGRADB
+// epilogue on the GPU): here the two library calls they replace, so the
+// results are bitwise those of graph.matmul and graph.reduce_sum.
+void matmulBiasGradKernel(std::span<const TensorRef> in,
+                          std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.matmul_bias_grad";
+  const TensorRef &a = required(op, in, 0);
+  const TensorRef &db = required(op, out, 1);
+  if (a.rank != 2)
+    fail(op, "the lhs must be 2-D");
+  matmulKernel(in, out.first(1), attrs);
+  int64_t k = attrs.getBool("lhs_transposed") ? 0 : 1;
+  reduceSumKernel({&a, 1}, {&db, 1}, Attrs{{"axes", std::vector<int64_t>{k}}});
+}
+
 } // namespace ampc::cpu

@@ -49,7 +49,8 @@ cudaDataType_t cudaType(DType t, std::string_view op) {
 
 using Key = std::tuple<int, int, int64_t, int64_t, int64_t, int, int, int,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, bool, uint32_t, uint32_t, uint32_t>;
+                       int64_t, bool, uint32_t, uint32_t, uint32_t, bool,
+                       uint32_t>;
 
 // The largest power of two (<= 256) dividing the address of every matrix of
 // a batch: cuBLASLt's heuristic must not assume more (the memory plan
@@ -65,6 +66,7 @@ struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
   cublasLtMatmulAlgo_t algo{};
+  bool found = false; // false: no algorithm for a bias-gradient epilogue
 };
 
 cublasLtMatrixLayout_t layout(cudaDataType_t t, int64_t rows, int64_t cols,
@@ -93,7 +95,9 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
           g.strideA, g.strideB, g.strideC, g.bias != nullptr,
           alignment(g.a, g.strideA, dtypeSize(g.aType)),
           alignment(g.b, g.strideB, dtypeSize(g.bType)),
-          alignment(g.c, g.strideC, dtypeSize(g.cType))};
+          alignment(g.c, g.strideC, dtypeSize(g.cType)),
+          g.biasGrad != nullptr,
+          g.biasGrad ? alignment(g.biasGrad, 0, dtypeSize(g.cType)) : 0u};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end())
@@ -113,8 +117,11 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
           "transb");
   cudaDataType_t ta = cudaType(g.aType, op), tb = cudaType(g.bType, op),
                  tc = cudaType(g.cType, op);
-  if (g.bias) {
-    cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+  if (g.bias || g.biasGrad) {
+    // In the column-major view B' is the row-major A: the sum of op(A) over
+    // K is the bias gradient of B' (BGRADB), one entry per column of C'.
+    cublasLtEpilogue_t epi =
+        g.biasGrad ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_BIAS;
     checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                            &epi, sizeof(epi)),
             "epilogue");
@@ -166,12 +173,26 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
   }
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  checkLt(cublasLtMatmulAlgoGetHeuristic(gHandle, p.desc, p.la, p.lb, p.lc,
-                                         p.lc, pref, 1, &result, &found),
-          "cublasLtMatmulAlgoGetHeuristic");
+  cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
+      gHandle, p.desc, p.la, p.lb, p.lc, p.lc, pref, 1, &result, &found);
+  // NOT_SUPPORTED is how the heuristic may decline an epilogue.
+  if (!(g.biasGrad && st == CUBLAS_STATUS_NOT_SUPPORTED))
+    checkLt(st, "cublasLtMatmulAlgoGetHeuristic");
+  if (st != CUBLAS_STATUS_SUCCESS)
+    found = 0;
   cublasLtMatmulPreferenceDestroy(pref);
-  if (found == 0)
+  if (found == 0 && !g.biasGrad)
     detail::fail(op, "cuBLASLt has no algorithm for this GEMM");
+  if (found == 0)
+    std::fprintf(stderr,
+                 "note: %.*s: cuBLASLt has no algorithm for the bias-gradient "
+                 "epilogue (m %lld, n %lld, k %lld); the GEMM and the sum run "
+                 "apart\n",
+                 int(op.size()), op.data(), (long long)g.m, (long long)g.n,
+                 (long long)g.k);
+  // A bias-gradient problem without an algorithm is cached as such, so the
+  // heuristic runs once and every call takes the separate path.
+  p.found = found != 0;
   p.algo = result.algo;
   return cache.emplace(key, p).first->second;
 }
@@ -188,19 +209,26 @@ void initialize() {
 
 namespace detail {
 
-void gemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
-  if (g.m == 0 || g.n == 0)
-    return;
+bool gemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
+  if (g.biasGrad && (g.bias || g.batch != 1))
+    detail::fail(op, "a bias gradient needs an unbatched GEMM without a bias");
+  if (g.m == 0 || g.n == 0 || (g.biasGrad && g.k == 0))
+    return !g.biasGrad; // empty: the separate path handles the sum
   Plan &p = plan(g, op);
-  if (g.bias)
+  if (!p.found)
+    return false;
+  if (g.bias || g.biasGrad) {
+    const void *ptr = g.biasGrad ? g.biasGrad : g.bias;
     checkLt(cublasLtMatmulDescSetAttribute(p.desc,
                                            CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                           &g.bias, sizeof(g.bias)),
+                                           &ptr, sizeof(ptr)),
             "bias pointer");
+  }
   checkLt(cublasLtMatmul(gHandle, p.desc, &g.alpha, g.b, p.la, g.a, p.lb,
                          &g.beta, g.c, p.lc, g.c, p.lc, &p.algo, gWorkspace,
                          kWorkspaceBytes, stream),
           "cublasLtMatmul");
+  return true;
 }
 
 } // namespace detail

@@ -24,11 +24,17 @@ struct Gemm {
   int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
   const void *bias = nullptr; // [n], C's type
   float alpha = 1.0f, beta = 0.0f;
+  // When set (batch 1, bias null): biasGrad[i] = sum over K of op(A)[i, :],
+  // [m], C's type, written by the same call (cuBLASLt's BGRADB epilogue).
+  void *biasGrad = nullptr;
 };
 
 // Enqueues |g| on |stream|. The algorithm is chosen by cuBLASLt's heuristic
-// once per problem shape and cached, with the descriptors.
-void gemm(const Gemm &g, cudaStream_t stream, std::string_view op);
+// once per problem shape and cached, with the descriptors. Returns false,
+// having enqueued nothing, only when |g| asks for biasGrad and cuBLASLt has
+// no algorithm for that epilogue (the caller then runs the GEMM and the sum
+// apart); any other problem without an algorithm is an error.
+bool gemm(const Gemm &g, cudaStream_t stream, std::string_view op);
 
 } // namespace ampc::cuda::detail
 

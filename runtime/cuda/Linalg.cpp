@@ -15,6 +15,9 @@ namespace ampc::cuda {
 // Shape.cu: the old path's transposed copy.
 void transposeKernel(std::span<const TensorRef>, std::span<const TensorRef>,
                      const Attrs &, cudaStream_t);
+// Reduce.cu: the separate bias-gradient path's column sums.
+void reduceSumKernel(std::span<const TensorRef>, std::span<const TensorRef>,
+                     const Attrs &, cudaStream_t);
 
 using namespace detail;
 using kernels::detail::batchMatmulShape;
@@ -73,6 +76,19 @@ static void runGemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
     gemm(g, stream, op);
 }
 
+// graph.matmul_bias_grad runs as one cuBLASLt call with the BGRADB epilogue.
+// AMPC_CUDA_GEMM_BGRAD=separate takes the old path instead (the GEMM, then
+// graph.reduce_sum's column sums of the lhs), to isolate a bug on the next
+// GPU run; the old path is also what runs where cuBLASLt has no algorithm
+// for the epilogue, which `fused` makes an error instead (the GPU tests use
+// it, so a silent fallback fails them). Read at each call (only the eager
+// first step calls; a captured graph replays), so a test can compare the
+// paths in one process.
+static std::string_view biasGradPath() {
+  const char *e = std::getenv("AMPC_CUDA_GEMM_BGRAD");
+  return e ? std::string_view(e) : std::string_view();
+}
+
 void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                   const Attrs &attrs, cudaStream_t stream) {
   constexpr std::string_view op = "graph.matmul";
@@ -105,6 +121,41 @@ void batchMatmulKernel(std::span<const TensorRef> in,
   g.c = c.data, g.cType = c.dtype, g.ldc = g.n, g.strideC = g.m * g.n;
   g.batch = s.batch;
   runGemm(g, stream, op);
+}
+
+// in: lhs, rhs (2-D); out: C = op(lhs) op(rhs), bias_grad = op(lhs) summed
+// over K (the bias gradient when lhs is dY^T).
+void matmulBiasGradKernel(std::span<const TensorRef> in,
+                          std::span<const TensorRef> out, const Attrs &attrs,
+                          cudaStream_t stream) {
+  constexpr std::string_view op = "graph.matmul_bias_grad";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &c = required(op, out, 0), &db = required(op, out, 1);
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  if (a.rank != 2 || b.rank != 2)
+    fail(op, "the operands must be 2-D");
+  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
+  if (db.rank != 1 || db.shape[0] != s.m || db.dtype != c.dtype)
+    fail(op, "bias_grad must be [M] of the result's type");
+  Gemm g;
+  g.m = s.m, g.k = s.k, g.n = s.n;
+  g.transA = ta, g.transB = tb;
+  g.a = a.data, g.aType = a.dtype, g.lda = ta ? g.m : g.k;
+  g.b = b.data, g.bType = b.dtype, g.ldb = tb ? g.k : g.n;
+  g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
+  std::string_view path = biasGradPath();
+  if (path != "separate" && !copyTransposed()) {
+    g.biasGrad = db.data;
+    if (gemm(g, stream, op))
+      return;
+    if (path == "fused")
+      fail(op, "cuBLASLt has no algorithm for the BGRADB epilogue here "
+               "(AMPC_CUDA_GEMM_BGRAD=fused)");
+    g.biasGrad = nullptr; // no algorithm for the epilogue
+  }
+  runGemm(g, stream, op);
+  reduceSumKernel({&a, 1}, {&db, 1},
+                  Attrs{{"axes", std::vector<int64_t>{ta ? 0 : 1}}}, stream);
 }
 
 // y = x W^T + b over the flattened leading dimensions of x; the bias is

@@ -56,6 +56,49 @@ TEST(CpuLinalg, MatmulBatchMatmulLinear) {
   }
 }
 
+// graph.matmul_bias_grad is bitwise graph.matmul plus graph.reduce_sum of the
+// lhs over K (the library calls it replaces), in both lhs layouts; a 3-D
+// dY reduced over its leading axes gives the same bias gradient as its
+// [rows, N] view over axis 0.
+TEST(CpuLinalg, MatmulBiasGradIsMatmulPlusReduceSum) {
+  for (DType t : kFloatTypes) {
+    SCOPED_TRACE(name(t));
+    for (bool ta : {true, false}) {
+      Tensor g = randomTensor(t, ta ? std::vector<int64_t>{24, 5}
+                                    : std::vector<int64_t>{5, 24}, 11);
+      Tensor x = randomTensor(t, {24, 3}, 12);
+      Tensor dw(t, {5, 3}), db(t, {5}), w(t, {5, 3}), b(t, {5});
+      Attrs flags;
+      if (ta)
+        flags.set("lhs_transposed", true);
+      run("graph.matmul_bias_grad", {&g, &x}, {&dw, &db}, flags);
+      run("graph.matmul", {&g, &x}, {&w}, flags);
+      run("graph.reduce_sum", {&g}, {&b},
+          Attrs{{"axes", std::vector<int64_t>{ta ? 0 : 1}}});
+      EXPECT_EQ(dw.bytes, w.bytes) << "lhs_transposed " << ta;
+      EXPECT_EQ(db.bytes, b.bytes) << "lhs_transposed " << ta;
+      for (int64_t m = 0; m < 5; ++m) {
+        double s = 0;
+        for (int64_t k = 0; k < 24; ++k)
+          s += g.get(ta ? k * 5 + m : m * 24 + k);
+        // FP32 accumulation: f32 within its rounding of 24 terms, halves
+        // within one unit of the exact sum rounded to the type.
+        double tol = t == DType::F32 ? 2e-5 * (1 + std::fabs(s)) : ulp(t, s);
+        EXPECT_LE(std::fabs(db.get(m) - roundTo(t, s)), tol) << m;
+      }
+    }
+    Tensor g3 = randomTensor(t, {2, 12, 5}, 13), b3(t, {5});
+    run("graph.reduce_sum", {&g3}, {&b3}, Attrs{{"axes", std::vector<int64_t>{0, 1}}});
+    Tensor g2 = g3;
+    g2.shape = {24, 5};
+    Tensor x = randomTensor(t, {24, 3}, 12), dw(t, {5, 3}), db(t, {5});
+    Attrs flags;
+    flags.set("lhs_transposed", true);
+    run("graph.matmul_bias_grad", {&g2, &x}, {&dw, &db}, flags);
+    EXPECT_EQ(db.bytes, b3.bytes);
+  }
+}
+
 struct ConvCase {
   int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups;
   int64_t oh() const { return (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1; }

@@ -540,3 +540,34 @@ TEST_F(InterpTest, ResampleMatchesPyTorch) {
   expectNear(r[2], floats(resample::floatY), 0);
   expectNear(r[3], floats(resample::floatDx), 0);
 }
+
+// matmul_bias_grad is the GEMM plus the reduce_sum of its lhs over K: FP32
+// accumulation rounded once (bf16: 256 + 1 + 1 + 1 = 259 ties to 260), the
+// same bits as the reduce_sum it replaces, for either lhs layout.
+TEST_F(InterpTest, MatmulBiasGradMatchesMatmulAndReduceSum) {
+  auto r = run(R"(
+    func.func @f(%g: tensor<4x2xbf16>, %x: tensor<4x1xbf16>) -> (tensor<2x1xbf16>, tensor<2xbf16>, tensor<2x1xbf16>, tensor<2xbf16>) {
+      %dw, %db = "graph.matmul_bias_grad"(%g, %x) {lhs_transposed} : (tensor<4x2xbf16>, tensor<4x1xbf16>) -> (tensor<2x1xbf16>, tensor<2xbf16>)
+      %w = graph.matmul %g, %x {lhs_transposed} : tensor<4x2xbf16>, tensor<4x1xbf16> -> tensor<2x1xbf16>
+      %b = graph.reduce_sum %g {axes = array<i64: 0>} : tensor<4x2xbf16> -> tensor<2xbf16>
+      return %dw, %db, %w, %b : tensor<2x1xbf16>, tensor<2xbf16>, tensor<2x1xbf16>, tensor<2xbf16>
+    })",
+               {Tensor::floats({4, 2}, {256, 1, 1, 2, 1, 3, 1, 4}, ElemType::BF16),
+                Tensor::floats({4, 1}, {1, 1, 1, 1}, ElemType::BF16)});
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].f, (std::vector<double>{260, 10}));
+  EXPECT_EQ(r[1].f, (std::vector<double>{260, 10}));
+  EXPECT_EQ(r[0].f, r[2].f);
+  EXPECT_EQ(r[1].f, r[3].f);
+  // lhs [M, K] untransposed: the sum runs along each row.
+  auto u = run(R"(
+    func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x1xf32>) -> (tensor<2x1xf32>, tensor<2xf32>) {
+      %c, %s = "graph.matmul_bias_grad"(%a, %b) : (tensor<2x3xf32>, tensor<3x1xf32>) -> (tensor<2x1xf32>, tensor<2xf32>)
+      return %c, %s : tensor<2x1xf32>, tensor<2xf32>
+    })",
+               {Tensor::floats({2, 3}, {1, 2, 3, 4, 5, 9}),
+                Tensor::floats({3, 1}, {1, 0, 2})});
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_EQ(u[0].f, (std::vector<double>{7, 22}));
+  EXPECT_EQ(u[1].f, (std::vector<double>{6, 18}));
+}

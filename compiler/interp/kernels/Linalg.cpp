@@ -62,10 +62,31 @@ KernelResult linear(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
+// matmul_bias_grad(lhs, rhs) = matmul(lhs, rhs), and the lhs summed over K
+// in its row-major order, one accumulator per output: bitwise the
+// graph.reduce_sum it replaces.
+KernelResult matmulBiasGrad(const OpContext &ctx, std::span<const Tensor> in) {
+  auto c = matmul(ctx, in);
+  if (mlir::failed(c))
+    return mlir::failure();
+  Tensor db = ctx.makeResult(1);
+  const Tensor &a = in[0];
+  bool ta = ctx.getFlag("lhs_transposed");
+  int64_t m = db.size(), k = a.size() / std::max<int64_t>(m, 1);
+  for (int64_t i = 0; i < m; ++i) {
+    Accum acc(ctx);
+    for (int64_t l = 0; l < k; ++l)
+      acc.add(ta ? a.f[l * m + i] : a.f[i * k + l]);
+    db.f[i] = acc.get();
+  }
+  return several(std::move((*c)[0]), std::move(db));
+}
+
 } // namespace
 
 void ampc::interp::registerLinalgKernels(KernelTable &t) {
   t["graph.matmul"] = matmul;
   t["graph.batch_matmul"] = matmul;
   t["graph.linear"] = linear;
+  t["graph.matmul_bias_grad"] = matmulBiasGrad;
 }
