@@ -268,11 +268,7 @@ ConvPlan *convPlan(ConvPass pass, const kernels::detail::ConvShape &g, DType tx,
     return it->second.usable ? &it->second : nullptr;
   // Handle creation and the first call of a plan may allocate: both belong
   // to the warm-up step, as scratch growth does.
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
-      capture != cudaStreamCaptureStatusNone)
-    fail(op, "a cuDNN plan cannot be made during stream capture (run one "
-             "step before capturing)");
+  failIfCapturing(stream, op, "a cuDNN plan cannot be made");
   ConvPlan &p = cache[key];
   p.pass = pass;
   if (cudnnHandle_t h = cudnnHandle())

@@ -252,11 +252,7 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
-      capture != cudaStreamCaptureStatusNone)
-    fail(op, "a cuDNN attention graph cannot be built during stream capture "
-             "(run one step before capturing)");
+  failIfCapturing(stream, op, "a cuDNN attention graph cannot be built");
   Plan &p = cache[key];
   cudnnHandle_t h = cudnnHandle();
   if (!h) {
