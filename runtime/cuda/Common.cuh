@@ -62,7 +62,8 @@ struct Pixel {
   int64_t plane, y, x;
 };
 __device__ __forceinline__ Pixel pixelOf(int64_t i, int64_t h, int64_t w) {
-  return {i / (w * h), (i / w) % h, i % w};
+  int64_t x = i % w, y = (i / w) % h, plane = i / (w * h);
+  return {plane, y, x};
 }
 
 #define AMPC_GRID_STRIDE(i, n)                                                 \
