@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
+#include "runtime/kernels/EnvSwitch.h"
 
-#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -20,10 +20,7 @@ using namespace detail;
 // compiler emitted before the flags), to tell OpenBLAS's summation order
 // apart from a real difference.
 static bool copyTransposed() {
-  static const bool v = [] {
-    const char *e = std::getenv("AMPC_CPU_GEMM_TRANSPOSE");
-    return e && std::string_view(e) == "copy";
-  }();
+  static const bool v = kernels::envIs("AMPC_CPU_GEMM_TRANSPOSE", "copy");
   return v;
 }
 

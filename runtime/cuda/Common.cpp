@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 
 namespace ampc::cuda {
 
@@ -30,10 +31,7 @@ void *scratch(size_t bytes, std::string_view op, cudaStream_t stream) {
   static size_t capacity = 0;
   if (bytes <= capacity)
     return buffer;
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess &&
-      status != cudaStreamCaptureStatusNone)
-    detail::fail(op, "scratch memory cannot grow during stream capture (run one step before capturing)");
+  detail::failIfCapturing(stream, op, "scratch memory cannot grow");
   // Growing frees the old buffer: wait for kernels still using it. This
   // happens on the warm-up step only.
   check(cudaDeviceSynchronize(), "scratch");
@@ -54,6 +52,15 @@ int gridFor(int64_t n, int threads) {
 }
 
 void checkLaunch(const char *op) { check(cudaGetLastError(), op); }
+
+void failIfCapturing(cudaStream_t stream, std::string_view op,
+                     const char *what) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess &&
+      status != cudaStreamCaptureStatusNone)
+    fail(op, std::string(what) +
+                 " during stream capture (run one step before capturing)");
+}
 
 Dims dimsOf(const TensorRef &t) {
   Dims d;

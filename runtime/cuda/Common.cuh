@@ -55,6 +55,17 @@ __device__ __forceinline__ int64_t ldId(const void *p, int dt, int64_t i) {
                                : int64_t(static_cast<const int32_t *>(p)[i]);
 }
 
+// Element |i| of a contiguous [planes, h, w] tensor as (plane, row,
+// column): the preamble of the NCHW kernels that run one thread per pixel
+// (Pool.cu, Resample.cu); planes are N * C.
+struct Pixel {
+  int64_t plane, y, x;
+};
+__device__ __forceinline__ Pixel pixelOf(int64_t i, int64_t h, int64_t w) {
+  int64_t x = i % w, y = (i / w) % h, plane = i / (w * h);
+  return {plane, y, x};
+}
+
 #define AMPC_GRID_STRIDE(i, n)                                                 \
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);    \
        i += int64_t(gridDim.x) * blockDim.x)
@@ -107,6 +118,32 @@ __device__ __forceinline__ float blockMax(float v) {
   for (int o = 16; o > 0; o >>= 1)
     t = fmaxf(t, __shfl_xor_sync(0xffffffffu, t, o));
   return t;
+}
+
+// log(sum_j exp(x_j)) of the row x[base, base + c) for the whole block:
+// its max (blockMax), then the sum of exp(x_j - max) (blockSum), each
+// thread striding by blockDim.x; every thread gets the result. The one
+// order the cross-entropy kernels share, so their results agree bitwise.
+// kSumX: also the row's plain sum into *sumX, from the same reads.
+template <bool kSumX = false>
+__device__ __forceinline__ float rowLogSumExp(const void *x, int tx,
+                                              int64_t base, int64_t c,
+                                              float *sumX = nullptr) {
+  float mx = -INFINITY;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
+    mx = fmaxf(mx, ld(x, tx, base + j));
+  mx = blockMax(mx);
+  float s = 0.0f, sx = 0.0f;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
+    float v = ld(x, tx, base + j);
+    s += expf(v - mx);
+    if constexpr (kSumX)
+      sx += v;
+  }
+  s = blockSum(s);
+  if constexpr (kSumX)
+    *sumX = blockSum(sx);
+  return mx + logf(s);
 }
 
 } // namespace ampc::cuda::detail

@@ -26,6 +26,12 @@ int gridFor(int64_t n, int threads = 256);
 // Aborts on a launch error (configuration errors show up here).
 void checkLaunch(const char *op);
 
+// Fails |op| with "|what| during stream capture (run one step before
+// capturing)" when |stream| is being captured: what allocates (scratch
+// growth, cuDNN plans and graphs) belongs to the warm-up step.
+void failIfCapturing(cudaStream_t stream, std::string_view op,
+                     const char *what);
+
 // A shape passed to kernels by value.
 struct Dims {
   int rank = 0;

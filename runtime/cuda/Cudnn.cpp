@@ -17,10 +17,11 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Cudnn.h"
 #include "runtime/cuda/Common.h"
+#include "runtime/cuda/CudnnHandle.h"
+#include "runtime/kernels/EnvSwitch.h"
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #if AMPC_HAVE_CUDNN
@@ -44,16 +45,8 @@ namespace {
 // AMPC_CUDA_CONV: unset, "" or "cudnn": cuDNN where it supports the
 // configuration; "im2col": always the im2col + cuBLASLt path (A/B timing).
 bool im2colForced() {
-  static const bool forced = [] {
-    const char *v = std::getenv("AMPC_CUDA_CONV");
-    if (!v || !*v || std::strcmp(v, "cudnn") == 0)
-      return false;
-    if (std::strcmp(v, "im2col") == 0)
-      return true;
-    std::fprintf(stderr,
-                 "error: AMPC_CUDA_CONV=%s: expected 'cudnn' or 'im2col'\n", v);
-    std::exit(1);
-  }();
+  static const bool forced =
+      kernels::envChoice("AMPC_CUDA_CONV", {"cudnn", "im2col"}) == 1;
   return forced;
 }
 
@@ -92,30 +85,8 @@ struct ConvPlan {
 
 namespace {
 
-std::mutex gMutex; // the handle, the cache, cudnnSetStream + the call
-cudnnHandle_t gHandle = nullptr;
-bool gHandleFailed = false;
-
 bool notSupported(cudnnStatus_t s) {
   return CUDNN_STATUS_CATEGORY(s) == CUDNN_STATUS_NOT_SUPPORTED;
-}
-
-// The handle, made with the first plan (outside capture); nullptr (after
-// one warning) when cuDNN cannot be initialised here, and every conv2d takes
-// the im2col path.
-cudnnHandle_t handle() {
-  if (gHandle || gHandleFailed)
-    return gHandle;
-  cudnnStatus_t s = cudnnCreate(&gHandle);
-  if (s != CUDNN_STATUS_SUCCESS) {
-    std::fprintf(stderr,
-                 "warning: cuDNN unavailable (%s): conv2d uses im2col + "
-                 "cuBLASLt\n",
-                 cudnnGetErrorString(s));
-    gHandle = nullptr;
-    gHandleFailed = true;
-  }
-  return gHandle;
 }
 
 cudnnDataType_t cudnnType(DType t) {
@@ -291,45 +262,42 @@ ConvPlan *convPlan(ConvPass pass, const kernels::detail::ConvShape &g, DType tx,
           g.o,           g.kh,        g.kw, g.oh, g.ow, g.sh,
           g.sw,          g.ph,        g.pw, g.dh, g.dw, g.groups};
   static std::map<Key, ConvPlan> cache;
-  std::lock_guard<std::mutex> lock(gMutex);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second.usable ? &it->second : nullptr;
   // Handle creation and the first call of a plan may allocate: both belong
   // to the warm-up step, as scratch growth does.
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
-      capture != cudaStreamCaptureStatusNone)
-    fail(op, "a cuDNN plan cannot be made during stream capture (run one "
-             "step before capturing)");
+  failIfCapturing(stream, op, "a cuDNN plan cannot be made");
   ConvPlan &p = cache[key];
   p.pass = pass;
-  if (cudnnHandle_t h = handle())
+  if (cudnnHandle_t h = cudnnHandle())
     build(p, h, g, tx, op);
   return p.usable ? &p : nullptr;
 }
 
 bool convRun(ConvPlan &p, void *x, void *w, void *y, float beta,
              cudaStream_t stream, std::string_view op) {
-  std::lock_guard<std::mutex> lock(gMutex);
-  cudnnStatus_t s = cudnnSetStream(gHandle, stream);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
+  cudnnHandle_t h = cudnnHandle(); // made with the plan
+  cudnnStatus_t s = cudnnSetStream(h, stream);
   if (s == CUDNN_STATUS_SUCCESS) {
     void *ws = p.workspace ? scratch(p.workspace, op, stream) : nullptr;
     const float alpha = 1.0f;
     switch (p.pass) {
     case ConvPass::Forward:
-      s = cudnnConvolutionForward(gHandle, &alpha, p.xd, x, p.wd, w, p.cd,
+      s = cudnnConvolutionForward(h, &alpha, p.xd, x, p.wd, w, p.cd,
                                   cudnnConvolutionFwdAlgo_t(p.algo), ws,
                                   p.workspace, &beta, p.yd, y);
       break;
     case ConvPass::BackwardData:
-      s = cudnnConvolutionBackwardData(gHandle, &alpha, p.wd, w, p.yd, y, p.cd,
+      s = cudnnConvolutionBackwardData(h, &alpha, p.wd, w, p.yd, y, p.cd,
                                        cudnnConvolutionBwdDataAlgo_t(p.algo),
                                        ws, p.workspace, &beta, p.xd, x);
       break;
     case ConvPass::BackwardFilter:
       s = cudnnConvolutionBackwardFilter(
-          gHandle, &alpha, p.xd, x, p.yd, y, p.cd,
+          h, &alpha, p.xd, x, p.yd, y, p.cd,
           cudnnConvolutionBwdFilterAlgo_t(p.algo), ws, p.workspace, &beta,
           p.wd, w);
       break;

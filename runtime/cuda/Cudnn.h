@@ -29,9 +29,9 @@ struct ConvPlan; // opaque; owned by the cache, never freed
 // The cached plan for |pass| on geometry |g| with x, w, y of types |tx|,
 // |tw|, |ty|, or nullptr when the call should take the im2col path: cuDNN
 // is used only for f32, f16 and bf16 with all three types equal. A new plan
-// (the first one also creates the cuDNN handle) is made only outside stream
-// capture on |stream| (the warm-up step); during capture it is an error, as
-// scratch growth is.
+// (the first may also create the cuDNN handle flash attention shares,
+// CudnnHandle.h) is made only outside stream capture on |stream| (the
+// warm-up step); during capture it is an error, as scratch growth is.
 ConvPlan *convPlan(ConvPass pass, const kernels::detail::ConvShape &g, DType tx,
                    DType tw, DType ty, cudaStream_t stream,
                    std::string_view op);

@@ -2,13 +2,12 @@
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Common.cuh"
 #include "runtime/cuda/Packed.cuh"
+#include "runtime/kernels/EnvSwitch.h"
 #include "runtime/numerics/Optimizer.h"
 #include "runtime/numerics/Scaler.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -262,17 +261,8 @@ Layout layoutOf(int numTensors, int numChunks) {
 // AMPC_CUDA_EPILOGUE: unset, "" or "packed": packed accesses where the
 // tensors allow; "scalar": element accesses everywhere (A/B timing).
 bool scalarForced() {
-  static const bool forced = [] {
-    const char *v = std::getenv("AMPC_CUDA_EPILOGUE");
-    if (!v || !*v || std::strcmp(v, "packed") == 0)
-      return false;
-    if (std::strcmp(v, "scalar") == 0)
-      return true;
-    std::fprintf(stderr,
-                 "error: AMPC_CUDA_EPILOGUE=%s: expected 'packed' or 'scalar'\n",
-                 v);
-    std::exit(1);
-  }();
+  static const bool forced =
+      kernels::envChoice("AMPC_CUDA_EPILOGUE", {"packed", "scalar"}) == 1;
   return forced;
 }
 

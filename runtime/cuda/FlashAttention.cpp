@@ -20,12 +20,12 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/FlashAttention.h"
 #include "runtime/cuda/Common.h"
+#include "runtime/cuda/CudnnHandle.h"
 #include "runtime/kernels/AttentionPath.h"
+#include "runtime/kernels/EnvSwitch.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -46,18 +46,9 @@
 namespace ampc::cuda::detail {
 
 AttentionPath attentionPath() {
-  const char *v = std::getenv("AMPC_CUDA_ATTENTION");
-  if (!v || !*v || std::strcmp(v, "auto") == 0)
-    return AttentionPath::Auto;
-  if (std::strcmp(v, "math") == 0)
-    return AttentionPath::Math;
-  if (std::strcmp(v, "flash") == 0)
-    return AttentionPath::Flash;
-  std::fprintf(stderr,
-               "error: AMPC_CUDA_ATTENTION=%s: expected 'auto', 'math' or "
-               "'flash'\n",
-               v);
-  std::exit(1);
+  // The values in AttentionPath's order.
+  return AttentionPath(
+      kernels::envChoice("AMPC_CUDA_ATTENTION", {"auto", "math", "flash"}));
 }
 
 bool flashCompiled() { return AMPC_HAVE_CUDNN_FRONTEND != 0; }
@@ -145,25 +136,6 @@ struct Plan {
   bool usable = false;
   std::string why; // cuDNN's reason when not usable
 };
-
-std::mutex gMutex; // the handle, the cache, cudnnSetStream + the call
-cudnnHandle_t gHandle = nullptr;
-bool gHandleFailed = false;
-
-cudnnHandle_t handle() {
-  if (gHandle || gHandleFailed)
-    return gHandle;
-  cudnnStatus_t s = cudnnCreate(&gHandle);
-  if (s != CUDNN_STATUS_SUCCESS) {
-    std::fprintf(stderr,
-                 "warning: cuDNN unavailable (%s): attention uses the math "
-                 "path\n",
-                 cudnnGetErrorString(s));
-    gHandle = nullptr;
-    gHandleFailed = true;
-  }
-  return gHandle;
-}
 
 fe::DataType_t ioType(DType t) {
   return t == DType::F16 ? fe::DataType_t::HALF : fe::DataType_t::BFLOAT16;
@@ -268,7 +240,7 @@ std::string finish(Plan &p, std::shared_ptr<fe::graph::Graph> g,
 
 using Key = std::array<int64_t, 11>;
 
-// The cached plan of |pass| (gMutex held); made on first use, outside
+// The cached plan of |pass| (cudnnMutex() held); made on first use, outside
 // stream capture only.
 Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
            cudaStream_t stream, std::string_view op) {
@@ -280,13 +252,9 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
-      capture != cudaStreamCaptureStatusNone)
-    fail(op, "a cuDNN attention graph cannot be built during stream capture "
-             "(run one step before capturing)");
+  failIfCapturing(stream, op, "a cuDNN attention graph cannot be built");
   Plan &p = cache[key];
-  cudnnHandle_t h = handle();
+  cudnnHandle_t h = cudnnHandle();
   if (!h) {
     p.why = "cuDNN could not be initialised";
     return p;
@@ -311,10 +279,11 @@ constexpr size_t align256(size_t n) { return (n + 255) & ~size_t(255); }
 
 void execute(const Plan &p, std::unordered_map<int64_t, void *> &pack,
              void *workspace, cudaStream_t stream, std::string_view op) {
-  cudnnStatus_t st = cudnnSetStream(gHandle, stream);
+  cudnnHandle_t h = cudnnHandle(); // made with the plan
+  cudnnStatus_t st = cudnnSetStream(h, stream);
   if (st != CUDNN_STATUS_SUCCESS)
     fail(op, std::string("cudnnSetStream: ") + cudnnGetErrorString(st));
-  fe::error_t e = p.graph->execute(gHandle, pack, workspace);
+  fe::error_t e = p.graph->execute(h, pack, workspace);
   if (e.is_bad())
     fail(op, "cuDNN flash attention: " + e.get_message());
 }
@@ -332,7 +301,7 @@ bool flashForward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
                                s, masked);
   if (!why.empty())
     return refuse(mode, op, why);
-  std::lock_guard<std::mutex> lock(gMutex);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
   Plan &p = plan(kForward, q.dtype, s, scale, causal, stream, op);
   if (!p.usable)
     return refuse(mode, op, "cuDNN: " + p.why);
@@ -359,7 +328,7 @@ bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
       {&q, &k, &v, &g, dq, dk, dv}, s, masked);
   if (!why.empty())
     return refuse(mode, op, why);
-  std::lock_guard<std::mutex> lock(gMutex);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
   Plan &fwd = plan(kForwardStats, t, s, scale, causal, stream, op);
   if (!fwd.usable)
     return refuse(mode, op, "cuDNN: " + fwd.why);
@@ -395,40 +364,3 @@ bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
 #endif // AMPC_HAVE_CUDNN_FRONTEND
 
 } // namespace ampc::cuda::detail
-
-#if AMPC_HAVE_CUDNN_FRONTEND
-// The frontend's experimental OSS engine (an sm100 RMSNorm+SiLU kernel our
-// graphs never use) calls NVRTC. Answering "unavailable" here, instead of
-// linking the toolkit's 109 MB libnvrtc into every CUDA binary, keeps the
-// binaries' dependencies what they were (bench/gpu.sh BUNDLE=1 copies each).
-extern "C" {
-nvrtcResult nvrtcCreateProgram(nvrtcProgram *, const char *, const char *, int,
-                               const char *const *, const char *const *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-nvrtcResult nvrtcDestroyProgram(nvrtcProgram *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-nvrtcResult nvrtcCompileProgram(nvrtcProgram, int, const char *const *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram, size_t *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-nvrtcResult nvrtcGetProgramLog(nvrtcProgram, char *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-nvrtcResult nvrtcGetCUBINSize(nvrtcProgram, size_t *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-nvrtcResult nvrtcGetCUBIN(nvrtcProgram, char *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-nvrtcResult nvrtcGetPTXSize(nvrtcProgram, size_t *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-nvrtcResult nvrtcGetPTX(nvrtcProgram, char *) {
-  return NVRTC_ERROR_INTERNAL_ERROR;
-}
-}
-#endif

@@ -7,8 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.h"
 #include "runtime/cuda/Gemm.h"
-
-#include <cstdlib>
+#include "runtime/kernels/EnvSwitch.h"
 
 namespace ampc::cuda {
 
@@ -30,10 +29,7 @@ using kernels::detail::matmulShape;
 // instead (a strided transpose copy of the operand, then an untransposed
 // GEMM), to isolate a bug on the next GPU run.
 static bool copyTransposed() {
-  static const bool v = [] {
-    const char *e = std::getenv("AMPC_CUDA_GEMM_TRANSPOSE");
-    return e && std::string_view(e) == "copy";
-  }();
+  static const bool v = kernels::envIs("AMPC_CUDA_GEMM_TRANSPOSE", "copy");
   return v;
 }
 

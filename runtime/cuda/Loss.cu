@@ -5,12 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
+#include "runtime/kernels/EnvSwitch.h"
 #include "runtime/numerics/Elementwise.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 namespace ampc::cuda {
 
@@ -28,20 +26,9 @@ __global__ void ceRows(const void *x, int tx, const void *labels, int tl,
                        float *smooth, float *counted) {
   int64_t r = blockIdx.x, base = r * c;
   int64_t y = ldId(labels, tl, r);
-  float mx = -INFINITY;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
-    mx = fmaxf(mx, ld(x, tx, base + j));
-  mx = blockMax(mx);
-  float s = 0.0f, sx = 0.0f;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
-    float v = ld(x, tx, base + j);
-    s += expf(v - mx);
-    sx += v;
-  }
-  s = blockSum(s);
-  sx = blockSum(sx);
+  float sx;
+  float l = rowLogSumExp<true>(x, tx, base, c, &sx);
   if (threadIdx.x == 0) {
-    float l = mx + logf(s);
     lse[r] = l;
     bool ok = y != ignore && y >= 0 && y < c;
     nll[r] = ok ? l - ld(x, tx, base + y) : 0.0f;
@@ -127,15 +114,7 @@ __global__ void ceBackwardFused(const void *x, int tx, const void *labels,
       st(dx, tdx, base + j, 0.0f);
     return;
   }
-  float mx = -INFINITY;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
-    mx = fmaxf(mx, ld(x, tx, base + j));
-  mx = blockMax(mx);
-  float s = 0.0f;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
-    s += expf(ld(x, tx, base + j) - mx);
-  s = blockSum(s);
-  float lse = mx + logf(s);
+  float lse = rowLogSumExp(x, tx, base, c);
   float coef = ld(g, tg, 0) / *count;
   for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
     float t = expf(ld(x, tx, base + j) - lse) - uniform;
@@ -150,15 +129,7 @@ __global__ void ceBackwardFused(const void *x, int tx, const void *labels,
 // before (kept to isolate a difference on a GPU). Read at each call, so a
 // test can run both.
 bool ceBackwardFusedPath() {
-  const char *v = std::getenv("AMPC_CUDA_CE_BACKWARD");
-  if (!v || !*v || std::strcmp(v, "fused") == 0)
-    return true;
-  if (std::strcmp(v, "rows") == 0)
-    return false;
-  std::fprintf(stderr,
-               "error: AMPC_CUDA_CE_BACKWARD=%s: expected 'fused' or 'rows'\n",
-               v);
-  std::exit(1);
+  return kernels::envChoice("AMPC_CUDA_CE_BACKWARD", {"fused", "rows"}) == 0;
 }
 
 struct Ce {

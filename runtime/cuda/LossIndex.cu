@@ -153,15 +153,7 @@ __global__ void bceElements(const void *x, int tx, const void *t, int tt,
 __global__ void softCeRows(const void *x, int tx, const void *t, int tt,
                            int64_t c, float keep, float uniform, float *row) {
   int64_t r = blockIdx.x, base = r * c;
-  float mx = -INFINITY;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
-    mx = fmaxf(mx, ld(x, tx, base + j));
-  mx = blockMax(mx);
-  float e = 0.0f;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
-    e += expf(ld(x, tx, base + j) - mx);
-  e = blockSum(e);
-  float lse = mx + logf(e), s = 0.0f;
+  float lse = rowLogSumExp(x, tx, base, c), s = 0.0f;
   for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
     s -= (keep * ld(t, tt, base + j) + uniform) * (ld(x, tx, base + j) - lse);
   s = blockSum(s);

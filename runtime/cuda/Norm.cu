@@ -12,12 +12,10 @@
 #include "runtime/cuda/ColumnSums.cuh"
 #include "runtime/cuda/Common.cuh"
 #include "runtime/cuda/Packed.cuh"
+#include "runtime/kernels/EnvSwitch.h"
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 namespace ampc::cuda {
@@ -461,16 +459,10 @@ NormKernels normKernels() {
   int o = normOverride.load(std::memory_order_relaxed);
   if (o >= 0)
     return NormKernels(o);
-  static const NormKernels fromEnv = [] {
-    const char *v = std::getenv("AMPC_CUDA_NORM");
-    if (!v || !*v || std::strcmp(v, "fused") == 0)
-      return NormKernels::Fused;
-    if (std::strcmp(v, "rows") == 0)
-      return NormKernels::Rows;
-    std::fprintf(stderr,
-                 "error: AMPC_CUDA_NORM=%s: expected 'fused' or 'rows'\n", v);
-    std::exit(1);
-  }();
+  static const NormKernels fromEnv =
+      kernels::envChoice("AMPC_CUDA_NORM", {"fused", "rows"}) == 0
+          ? NormKernels::Fused
+          : NormKernels::Rows;
   return fromEnv;
 }
 

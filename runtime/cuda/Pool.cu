@@ -21,7 +21,7 @@ __global__ void poolKernel(PoolGeom g, const void *x, int tx, void *y, int ty,
                            int kind) {
   int64_t total = g.n * g.c * g.oh * g.ow;
   AMPC_GRID_STRIDE(i, total) {
-    int64_t ox = i % g.ow, oy = (i / g.ow) % g.oh, nc = i / (g.ow * g.oh);
+    auto [nc, oy, ox] = pixelOf(i, g.oh, g.ow);
     float acc = kind == 0 ? -INFINITY : 0.0f;
     for (int64_t a = 0; a < g.kh; ++a)
       for (int64_t b = 0; b < g.kw; ++b) {
@@ -46,7 +46,7 @@ __global__ void poolBackwardKernel(PoolGeom g, const void *x, int tx,
                                    int kind) {
   int64_t total = g.n * g.c * g.h * g.w;
   AMPC_GRID_STRIDE(i, total) {
-    int64_t ix = i % g.w, iy = (i / g.w) % g.h, nc = i / (g.w * g.h);
+    auto [nc, iy, ix] = pixelOf(i, g.h, g.w);
     float s = 0.0f;
     for (int64_t a = 0; a < g.kh; ++a) {
       int64_t ty = iy + g.ph - a;

@@ -22,7 +22,7 @@ namespace {
 __global__ void adaptiveKernel(ResampleGeometry g, const void *x, int tx,
                                void *y, int ty) {
   AMPC_GRID_STRIDE(i, g.planes * g.oh * g.ow) {
-    int64_t b = i % g.ow, a = (i / g.ow) % g.oh, p = i / (g.ow * g.oh);
+    auto [p, a, b] = pixelOf(i, g.oh, g.ow);
     int64_t y0 = adaptiveStart(a, g.h, g.oh), y1 = adaptiveEnd(a, g.h, g.oh);
     int64_t x0 = adaptiveStart(b, g.w, g.ow), x1 = adaptiveEnd(b, g.w, g.ow);
     float sum = 0.0f;
@@ -47,7 +47,7 @@ __device__ void adaptiveRange(int64_t i, int64_t in, int64_t out,
 __global__ void adaptiveBackwardKernel(ResampleGeometry g, const void *gy,
                                        int tg, void *dx, int tdx) {
   AMPC_GRID_STRIDE(i, g.planes * g.h * g.w) {
-    int64_t ix = i % g.w, iy = (i / g.w) % g.h, p = i / (g.w * g.h);
+    auto [p, iy, ix] = pixelOf(i, g.h, g.w);
     int64_t alo, ahi, blo, bhi;
     adaptiveRange(iy, g.h, g.oh, alo, ahi);
     adaptiveRange(ix, g.w, g.ow, blo, bhi);
@@ -72,7 +72,7 @@ __global__ void adaptiveBackwardKernel(ResampleGeometry g, const void *gy,
 __global__ void nearestKernel(ResampleGeometry g, const void *x, int tx,
                               void *y, int ty) {
   AMPC_GRID_STRIDE(i, g.planes * g.oh * g.ow) {
-    int64_t b = i % g.ow, a = (i / g.ow) % g.oh, p = i / (g.ow * g.oh);
+    auto [p, a, b] = pixelOf(i, g.oh, g.ow);
     int64_t sy = nearestSource(a, g.h, g.oh, g.stepH);
     int64_t sx = nearestSource(b, g.w, g.ow, g.stepW);
     st(y, ty, i, ld(x, tx, (p * g.h + sy) * g.w + sx));
@@ -97,7 +97,7 @@ __device__ int64_t firstReader(int64_t i, int64_t in, int64_t out,
 __global__ void nearestBackwardKernel(ResampleGeometry g, const void *gy,
                                       int tg, void *dx, int tdx) {
   AMPC_GRID_STRIDE(i, g.planes * g.h * g.w) {
-    int64_t ix = i % g.w, iy = (i / g.w) % g.h, p = i / (g.w * g.h);
+    auto [p, iy, ix] = pixelOf(i, g.h, g.w);
     int64_t a0 = firstReader(iy, g.h, g.oh, g.stepH);
     int64_t b0 = firstReader(ix, g.w, g.ow, g.stepW);
     float s = 0.0f;

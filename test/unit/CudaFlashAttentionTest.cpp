@@ -18,16 +18,12 @@
 #include "runtime/cuda/FlashAttention.h"
 #include "runtime/cuda/Kernels.h"
 #include "runtime/kernels/AttentionPath.h"
+#include "test/unit/CudaTestUtil.h"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,94 +31,45 @@
 using namespace ampc;
 using cpu::TensorRef;
 using rt::DType;
+using namespace ampc::cudatest;
 
 namespace {
 
 #define REQUIRE_FLASH()                                                        \
-  if (!cuda::deviceAvailable())                                                \
-    GTEST_SKIP() << "no CUDA device";                                          \
+  REQUIRE_GPU();                                                               \
   if (!cuda::detail::flashCompiled())                                          \
   GTEST_SKIP() << "built without the cuDNN frontend"
 
 // Sets AMPC_CUDA_ATTENTION for a scope (null: unset), then restores it.
-struct PathEnv {
-  std::string old;
-  bool had;
-  explicit PathEnv(const char *v) {
-    const char *o = std::getenv("AMPC_CUDA_ATTENTION");
-    had = o != nullptr;
-    old = o ? o : "";
-    set(v);
-  }
-  static void set(const char *v) {
-    if (v)
-      setenv("AMPC_CUDA_ATTENTION", v, 1);
-    else
-      unsetenv("AMPC_CUDA_ATTENTION");
-  }
-  ~PathEnv() { set(had ? old.c_str() : nullptr); }
+struct PathEnv : ScopedEnv {
+  explicit PathEnv(const char *v) : ScopedEnv("AMPC_CUDA_ATTENTION", v) {}
 };
 
-uint16_t encode(float x, DType t) {
-  uint16_t u;
-  if (t == DType::F16) {
-    __half h = __float2half_rn(x);
-    std::memcpy(&u, &h, 2);
-  } else {
-    __nv_bfloat16 h = __float2bfloat16_rn(x);
-    std::memcpy(&u, &h, 2);
-  }
-  return u;
-}
-
-float decode(uint16_t u, DType t) {
-  if (t == DType::F16) {
-    __half h;
-    std::memcpy(&h, &u, 2);
-    return __half2float(h);
-  }
-  __nv_bfloat16 h;
-  std::memcpy(&h, &u, 2);
-  return __bfloat162float(h);
-}
-
 // A half tensor: its values (exactly representable, as floats) and a device
-// copy; results start as NaN so an element nobody writes fails.
+// copy; results (seed 0) start as NaN so an element nobody writes fails.
 struct Half {
   DType t;
   std::vector<int64_t> shape;
   std::vector<float> values;
-  void *dev = nullptr;
-  Half(DType type, std::vector<int64_t> s, unsigned seed) : t(type), shape(s) {
+  DevBuf dev;
+  Half(DType type, std::vector<int64_t> s, unsigned seed)
+      : t(type), shape(s), values(rounded(t, numel(shape), seed)),
+        dev(bytesOf(values, t)) {}
+  static size_t numel(const std::vector<int64_t> &shape) {
     size_t n = 1;
     for (int64_t d : shape)
       n *= size_t(d);
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> dist(0.0f, 1.0f);
-    std::vector<uint16_t> bits(n);
-    values.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      bits[i] = seed ? encode(dist(rng), t) : encode(NAN, t);
-      values[i] = decode(bits[i], t);
-    }
-    cuda::check(cudaMalloc(&dev, n * 2), "malloc");
-    cuda::check(cudaMemcpy(dev, bits.data(), n * 2, cudaMemcpyHostToDevice),
-                "h2d");
+    return n;
   }
-  Half(const Half &) = delete;
-  ~Half() { cudaFree(dev); }
-  TensorRef ref() const { return cpu::makeRef(dev, t, shape); }
+  // Normal samples (seed > 0) or NaN, rounded to |t|.
+  static std::vector<float> rounded(DType t, size_t n, unsigned seed) {
+    std::vector<float> v = seed ? randoms(n, 1.0f, seed)
+                                : std::vector<float>(n, NAN);
+    return floatsOf(bytesOf(v, t), t);
+  }
+  TensorRef ref() const { return cpu::makeRef(dev.p, t, shape); }
   TensorRef host() { return cpu::makeRef(values.data(), DType::F32, shape); }
-  std::vector<float> get() const {
-    std::vector<uint16_t> bits(values.size());
-    cuda::check(cudaMemcpy(bits.data(), dev, bits.size() * 2,
-                           cudaMemcpyDeviceToHost),
-                "d2h");
-    std::vector<float> v(bits.size());
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = decode(bits[i], t);
-    return v;
-  }
+  std::vector<float> get() const { return floatsOf(dev.get(), t); }
 };
 
 // max |got - want| <= tol * max |want|.

@@ -10,46 +10,34 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cuda/Kernels.h"
-#include "runtime/numerics/Half.h"
+#include "test/unit/CudaTestUtil.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <random>
 #include <vector>
 
 using namespace ampc;
 using cpu::TensorRef;
 using rt::DType;
+using namespace ampc::cudatest;
 
 namespace {
-
-#define REQUIRE_GPU()                                                          \
-  if (!cuda::deviceAvailable())                                                \
-  GTEST_SKIP() << "no CUDA device"
-
-size_t bytesOf(DType t) {
-  return t == DType::F32 || t == DType::I32 ? 4 : t == DType::I64 ? 8 : 2;
-}
 
 // A tensor on the host and its device copy, in any dtype.
 struct Tensor {
   DType type;
   std::vector<int64_t> shape;
   std::vector<unsigned char> host;
-  void *dev = nullptr;
+  // NaN bytes: an element the kernel never writes fails the comparison.
+  DevBuf dev;
 
-  Tensor(DType t, std::vector<int64_t> s) : type(t), shape(std::move(s)) {
-    host.resize(size_t(numel()) * bytesOf(type));
-    cuda::check(cudaMalloc(&dev, host.size()), "malloc");
-    // NaN bytes: an element the kernel never writes fails the comparison.
-    cuda::check(cudaMemset(dev, 0xff, host.size()), "memset");
-  }
-  Tensor(const Tensor &) = delete;
-  ~Tensor() { cudaFree(dev); }
+  Tensor(DType t, std::vector<int64_t> s)
+      : type(t), shape(std::move(s)),
+        host(size_t(numel()) * kernels::dtypeSize(type)),
+        dev(std::vector<unsigned char>(host.size(), 0xff)) {}
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t d : shape)
@@ -59,66 +47,20 @@ struct Tensor {
   // Rounds |v| to the type (as a cast would) and uploads it.
   void set(const std::vector<float> &v) {
     for (size_t i = 0; i < v.size(); ++i)
-      store(i, v[i]);
-    cuda::check(cudaMemcpy(dev, host.data(), host.size(), cudaMemcpyHostToDevice),
-                "h2d");
+      storeFloat(host.data() + i * kernels::dtypeSize(type), type, v[i]);
+    dev.put(host);
   }
   void setIds(const std::vector<int64_t> &ids) {
     std::memcpy(host.data(), ids.data(), host.size());
-    cuda::check(cudaMemcpy(dev, host.data(), host.size(), cudaMemcpyHostToDevice),
-                "h2d");
-  }
-  void store(size_t i, float v) {
-    unsigned char *p = host.data() + i * bytesOf(type);
-    if (type == DType::F32)
-      std::memcpy(p, &v, 4);
-    else if (type == DType::F16) {
-      num::half h = static_cast<num::half>(v);
-      std::memcpy(p, &h, 2);
-    } else {
-      uint16_t b = num::bf16(v).bits;
-      std::memcpy(p, &b, 2);
-    }
-  }
-  static float load(const unsigned char *p, DType type) {
-    if (type == DType::F32) {
-      float f;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-    if (type == DType::F16) {
-      num::half h;
-      std::memcpy(&h, p, 2);
-      return float(h);
-    }
-    num::bf16 b;
-    std::memcpy(&b.bits, p, 2);
-    return float(b);
+    dev.put(host);
   }
   TensorRef hostRef() { return cpu::makeRef(host.data(), type, shape); }
-  TensorRef devRef() { return cpu::makeRef(dev, type, shape); }
-  std::vector<unsigned char> deviceBytes() const {
-    std::vector<unsigned char> b(host.size());
-    cuda::check(cudaMemcpy(b.data(), dev, b.size(), cudaMemcpyDeviceToHost),
-                "d2h");
-    return b;
-  }
+  TensorRef devRef() { return cpu::makeRef(dev.p, type, shape); }
+  std::vector<unsigned char> deviceBytes() const { return dev.get(); }
   std::vector<float> floats(const std::vector<unsigned char> &b) const {
-    std::vector<float> v(static_cast<size_t>(numel()));
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = load(b.data() + i * bytesOf(type), type);
-    return v;
+    return floatsOf(b, type);
   }
 };
-
-std::vector<float> randoms(size_t n, float scale, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
 
 // Runs |name| on both libraries; every output's device values must be
 // within |rtol| of the CPU's (half outputs: a couple of ulps).
@@ -143,15 +85,11 @@ void compare(const char *name, std::vector<Tensor *> ins,
   }
 }
 
-struct EnvGuard {
-  ~EnvGuard() { unsetenv("AMPC_CUDA_CE_BACKWARD"); }
-};
-
 // bf16 and f16 logits (a vocabulary row wider than a block's stride, one
 // ignored label), FP32 loss, half dlogits; both backward paths.
 TEST(CudaHalfIo, CrossEntropyHalfLogitsAndGradient) {
   REQUIRE_GPU();
-  EnvGuard guard;
+  ScopedEnv ceBackward("AMPC_CUDA_CE_BACKWARD", nullptr);
   const int64_t rows = 6, classes = 1000;
   for (DType t : {DType::BF16, DType::F16}) {
     for (double ls : {0.0, 0.1}) {
@@ -165,11 +103,11 @@ TEST(CudaHalfIo, CrossEntropyHalfLogitsAndGradient) {
       g.set({65536.0f});
       cpu::Attrs attrs{{"label_smoothing", ls}};
       compare("graph.cross_entropy", {&z, &y}, {&loss}, attrs, 1e-5f, 1e-5f);
-      setenv("AMPC_CUDA_CE_BACKWARD", "fused", 1);
+      ceBackward.set("fused");
       compare("graph.cross_entropy_backward", {&z, &y, &g}, {&dz}, attrs,
               1e-2f, 1e-3f);
       // The previous path: bitwise the same device result.
-      setenv("AMPC_CUDA_CE_BACKWARD", "rows", 1);
+      ceBackward.set("rows");
       std::vector<TensorRef> gi{z.devRef(), y.devRef(), g.devRef()},
           go{dzRows.devRef()};
       cuda::lookup("graph.cross_entropy_backward")(gi, go, attrs, nullptr);

@@ -10,9 +10,9 @@
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Kernels.h"
 #include "runtime/numerics/Scaler.h"
+#include "test/unit/CudaTestUtil.h"
 #include "test/unit/Inputs/conv_transpose_fixture.h"
 
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -26,37 +26,12 @@
 using namespace ampc;
 using cpu::TensorRef;
 using rt::DType;
+using namespace ampc::cudatest;
 
 namespace {
 
-#define REQUIRE_GPU()                                                          \
-  if (!cuda::deviceAvailable())                                                \
-  GTEST_SKIP() << "no CUDA device"
-
-std::vector<float> randoms(size_t n, float scale = 1.0f, unsigned seed = 1) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
-
 // A device copy of a host float vector, freed at scope end.
-struct Dev {
-  float *p = nullptr;
-  size_t n;
-  explicit Dev(const std::vector<float> &h) : n(h.size()) {
-    cuda::check(cudaMalloc(&p, n * 4), "malloc");
-    cuda::check(cudaMemcpy(p, h.data(), n * 4, cudaMemcpyHostToDevice), "h2d");
-  }
-  std::vector<float> get() const {
-    std::vector<float> h(n);
-    cuda::check(cudaMemcpy(h.data(), p, n * 4, cudaMemcpyDeviceToHost), "d2h");
-    return h;
-  }
-  ~Dev() { cudaFree(p); }
-};
+using Dev = DeviceCopy<float>;
 
 void expectNear(const std::vector<float> &a, const std::vector<float> &b,
                 float rtol, float atol) {
@@ -216,10 +191,7 @@ TEST(CudaKernels, WhereAndMaskedFill) {
   std::vector<int64_t> cond = {0, 1, 1, 0, 1};
   std::vector<float> x = randoms(5 * 7), y = randoms(7, 1.0f, 2);
   Dev dx(x), dy(y);
-  int64_t *d64 = nullptr;
-  cuda::check(cudaMalloc(&d64, cond.size() * sizeof(int64_t)), "malloc");
-  cuda::check(cudaMemcpy(d64, cond.data(), cond.size() * sizeof(int64_t),
-                         cudaMemcpyHostToDevice), "copy");
+  DeviceCopy<int64_t> d64(cond);
   std::vector<float> want(5 * 7), wantFill(5 * 7);
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 7; ++j) {
@@ -227,7 +199,7 @@ TEST(CudaKernels, WhereAndMaskedFill) {
       wantFill[i * 7 + j] = cond[i] ? -2.5f : x[i * 7 + j];
     }
   Dev out(std::vector<float>(5 * 7, NAN));
-  std::vector<TensorRef> in = {cpu::makeRef(d64, DType::I64, {5, 1}),
+  std::vector<TensorRef> in = {cpu::makeRef(d64.p, DType::I64, {5, 1}),
                      cpu::makeRef(dx.p, DType::F32, {5, 7}),
                      cpu::makeRef(dy.p, DType::F32, {7})};
   std::vector<TensorRef> o = {cpu::makeRef(out.p, DType::F32, {5, 7})};
@@ -238,7 +210,6 @@ TEST(CudaKernels, WhereAndMaskedFill) {
   cuda::lookup("graph.masked_fill")(fin, o, {{"value", -2.5}}, nullptr);
   cuda::check(cudaDeviceSynchronize(), "sync");
   expectNear(out.get(), wantFill, 0.0f, 0.0f);
-  cuda::check(cudaFree(d64), "free");
 }
 
 // Grouped-query attention (4 query heads on 2 kv heads) with an additive
@@ -268,10 +239,7 @@ TEST(CudaKernels, AttentionKeepMask) {
   std::vector<float> q = randoms(2 * 2 * 3 * 4), k = randoms(2 * 1 * 4 * 4, 1, 2),
                      v = randoms(2 * 1 * 4 * 2, 1, 3);
   Dev dq(q), dk(k), dv(v), out(std::vector<float>(2 * 2 * 3 * 2, NAN));
-  int32_t *dm = nullptr;
-  cuda::check(cudaMalloc(&dm, keep.size() * sizeof(int32_t)), "malloc");
-  cuda::check(cudaMemcpy(dm, keep.data(), keep.size() * sizeof(int32_t),
-                         cudaMemcpyHostToDevice), "copy");
+  DeviceCopy<int32_t> dm(keep);
   std::vector<float> want(2 * 2 * 3 * 2);
   std::vector<TensorRef> cin = {cpu::makeRef(q.data(), DType::F32, {2, 2, 3, 4}),
                                 cpu::makeRef(k.data(), DType::F32, {2, 1, 4, 4}),
@@ -282,14 +250,13 @@ TEST(CudaKernels, AttentionKeepMask) {
   std::vector<TensorRef> gin = {cpu::makeRef(dq.p, DType::F32, {2, 2, 3, 4}),
                                 cpu::makeRef(dk.p, DType::F32, {2, 1, 4, 4}),
                                 cpu::makeRef(dv.p, DType::F32, {2, 1, 4, 2}),
-                                cpu::makeRef(dm, DType::I32, {1, 2, 1, 4})};
+                                cpu::makeRef(dm.p, DType::I32, {1, 2, 1, 4})};
   std::vector<TensorRef> gout = {cpu::makeRef(out.p, DType::F32, {2, 2, 3, 2})};
   cuda::lookup("graph.scaled_dot_product_attention")(gin, gout, {}, nullptr);
   cuda::check(cudaDeviceSynchronize(), "sync");
   std::vector<float> got = out.get();
   expectNear(got, want, 1e-5f, 1e-5f);
   EXPECT_EQ(got[3 * 2], 0.0f); // batch 0, head 1: every key masked
-  cuda::check(cudaFree(dm), "free");
 }
 
 TEST(CudaKernels, NormBackwardGradients) {
@@ -317,14 +284,11 @@ TEST(CudaKernels, EmbeddingBackwardIsTheCpuSum) {
   for (int64_t &id : ids)
     id = int64_t(rng() % 17);
   std::vector<float> g = randoms(n * d, 1.0f, 6), host(v * d);
-  int64_t *dIds = nullptr;
-  cuda::check(cudaMalloc(&dIds, n * sizeof(int64_t)), "malloc");
-  cuda::check(cudaMemcpy(dIds, ids.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice),
-              "h2d");
+  DeviceCopy<int64_t> dIds(ids);
   Dev dg(g), dt(std::vector<float>(v * d, NAN));
   TensorRef cin[] = {cpu::makeRef(ids.data(), DType::I64, {n}),
                      cpu::makeRef(g.data(), DType::F32, {n, d})};
-  TensorRef gin[] = {cpu::makeRef(dIds, DType::I64, {n}),
+  TensorRef gin[] = {cpu::makeRef(dIds.p, DType::I64, {n}),
                      cpu::makeRef(dg.p, DType::F32, {n, d})};
   TensorRef cout = cpu::makeRef(host.data(), DType::F32, {v, d});
   TensorRef gout = cpu::makeRef(dt.p, DType::F32, {v, d});
@@ -334,7 +298,6 @@ TEST(CudaKernels, EmbeddingBackwardIsTheCpuSum) {
                                            std::span<const TensorRef>(&gout, 1), {},
                                            nullptr);
   cuda::check(cudaDeviceSynchronize(), "sync");
-  cudaFree(dIds);
   std::vector<float> dev = dt.get();
   for (int64_t i = 0; i < v * d; ++i)
     ASSERT_EQ(dev[i], host[i]) << "at " << i;
@@ -427,14 +390,13 @@ TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
   cuda::EpilogueConfig cfg;
   cfg.clipNorm = true;
   cuda::Epilogue epi(ts, cfg);
-  cuda::DeviceState s0, *state;
+  cuda::DeviceState s0;
   s0.scaler.scale = scale;
-  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
-  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  DeviceCopy<cuda::DeviceState> stateCopy({s0});
+  cuda::DeviceState *state = stateCopy.p;
   cuda::setStepInputs(state, h, 1.0f, nullptr);
   epi.run(state, nullptr);
-  cuda::DeviceState s1;
-  cuda::check(cudaMemcpy(&s1, state, sizeof(s1), cudaMemcpyDeviceToHost), "state");
+  cuda::DeviceState s1 = stateCopy.get()[0];
 
   // The CPU reference.
   std::vector<cpu::GradBuffer> bufs;
@@ -464,8 +426,7 @@ TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
   auto before = dw[1]->get();
   cuda::setStepInputs(state, h, 1.0f, nullptr);
   epi.run(state, nullptr);
-  cuda::DeviceState s2;
-  cuda::check(cudaMemcpy(&s2, state, sizeof(s2), cudaMemcpyDeviceToHost), "state");
+  cuda::DeviceState s2 = stateCopy.get()[0];
   rt::ScalerState expect = s1.scaler;
   num::updateScaler(expect, true, rt::lossScaleParams(h));
   EXPECT_EQ(s2.stats.skipped, 1);
@@ -473,7 +434,6 @@ TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
   EXPECT_EQ(s2.scaler.scale, expect.scale);
   EXPECT_EQ(s2.scaler.skippedSteps, 1);
   EXPECT_EQ(dw[1]->get(), before);
-  cudaFree(state);
 }
 
 // The twin of CpuEpilogue.HaltedRefusesEveryStep: the device halts on its
@@ -495,10 +455,10 @@ TEST(CudaEpilogue, HaltsAtTheScaleFloorAndRefusesLaterSteps) {
     ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
   }
   cuda::Epilogue epi(ts, cuda::EpilogueConfig{}); // AdamW, dynamic
-  cuda::DeviceState s0, *state;
+  cuda::DeviceState s0;
   s0.scaler.scale = 1.0f;
-  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
-  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  DeviceCopy<cuda::DeviceState> stateCopy({s0});
+  cuda::DeviceState *state = stateCopy.p;
   auto step = [&] {
     cuda::setStepInputs(state, h, 1.0f, nullptr);
     epi.run(state, nullptr);
@@ -512,8 +472,7 @@ TEST(CudaEpilogue, HaltsAtTheScaleFloorAndRefusesLaterSteps) {
   cuda::check(cudaMemcpy(dg[1]->p + 77777, &one, 4, cudaMemcpyHostToDevice), "one");
   step(); // refused
   step(); // refused
-  cuda::DeviceState s1;
-  cuda::check(cudaMemcpy(&s1, state, sizeof(s1), cudaMemcpyDeviceToHost), "state");
+  cuda::DeviceState s1 = stateCopy.get()[0];
   EXPECT_EQ(s1.scaler.halted, num::kHaltScaleFloor);
   EXPECT_EQ(s1.scaler.scale, 0.5f);
   EXPECT_EQ(s1.scaler.haltScale, 0.25f);
@@ -528,7 +487,6 @@ TEST(CudaEpilogue, HaltsAtTheScaleFloorAndRefusesLaterSteps) {
   EXPECT_EQ(dw[1]->get(), w0);
   EXPECT_EQ(dm[1]->get(), m0);
   EXPECT_EQ(dv[1]->get(), v0);
-  cudaFree(state);
 }
 
 // Overflow attribution on the device: per-tensor flags in the step report
@@ -551,10 +509,10 @@ TEST(CudaEpilogue, PerTensorNonFiniteFlagsAndCounts) {
     ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
   }
   cuda::Epilogue epi(ts, cuda::EpilogueConfig{}); // AdamW, dynamic
-  cuda::DeviceState s0, *state;
+  cuda::DeviceState s0;
   s0.scaler.scale = 1024.0f;
-  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
-  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  DeviceCopy<cuda::DeviceState> stateCopy({s0});
+  cuda::DeviceState *state = stateCopy.p;
   std::vector<unsigned char> report(epi.reportBytes());
   ASSERT_EQ(epi.reportBytes(), cuda::Epilogue::kReportFlags + 3);
   // One step on gradients |grads|: the device's report against the CPU.
@@ -568,8 +526,7 @@ TEST(CudaEpilogue, PerTensorNonFiniteFlagsAndCounts) {
     cuda::check(cudaMemcpy(report.data(), epi.report(), report.size(),
                            cudaMemcpyDeviceToHost),
                 "report");
-    cuda::DeviceState s;
-    cuda::check(cudaMemcpy(&s, state, sizeof(s), cudaMemcpyDeviceToHost), "state");
+    cuda::DeviceState s = stateCopy.get()[0];
     rt::StepStats st = cuda::reportStats(report.data());
     EXPECT_EQ(st.skipped, s.stats.skipped);
     EXPECT_EQ(st.scaleUsed, s.stats.scaleUsed);
@@ -593,13 +550,11 @@ TEST(CudaEpilogue, PerTensorNonFiniteFlagsAndCounts) {
   EXPECT_EQ(step(bad), (Flags{1, 0, 1}));
   EXPECT_EQ(step(g), (Flags{0, 0, 0}));
   EXPECT_EQ(epi.nonFiniteCounts(nullptr), (Counts{1, 1, 1}));
-  cuda::DeviceState s1;
-  cuda::check(cudaMemcpy(&s1, state, sizeof(s1), cudaMemcpyDeviceToHost), "state");
+  cuda::DeviceState s1 = stateCopy.get()[0];
   EXPECT_EQ(s1.scaler.skippedSteps, 2);
   EXPECT_EQ(s1.step, 1);
   epi.clearAttribution();
   EXPECT_EQ(epi.nonFiniteCounts(nullptr), (Counts{0, 0, 0}));
-  cudaFree(state);
 }
 
 // batch_norm: the training form (y and the in-place running update) and the
@@ -699,28 +654,19 @@ void compareMixed(const char *name, const std::vector<HostT> &ins,
                   std::vector<HostT> outs, const cpu::Attrs &attrs,
                   float rtol, float atol) {
   std::vector<TensorRef> cin, gin, cout, gout;
-  std::vector<void *> dev;
+  std::vector<std::unique_ptr<DevBuf>> dev;
   for (const HostT &t : ins) {
-    void *p = nullptr;
-    cuda::check(cudaMalloc(&p, std::max<size_t>(t.bytes.size(), 1)), "malloc");
-    cuda::check(cudaMemcpy(p, t.bytes.data(), t.bytes.size(),
-                           cudaMemcpyHostToDevice), "h2d");
-    dev.push_back(p);
+    dev.push_back(std::make_unique<DevBuf>(t.bytes));
     cin.push_back(cpu::makeRef(const_cast<unsigned char *>(t.bytes.data()),
                                t.dtype, t.shape));
-    gin.push_back(cpu::makeRef(p, t.dtype, t.shape));
+    gin.push_back(cpu::makeRef(dev.back()->p, t.dtype, t.shape));
   }
   std::vector<HostT> devOuts = outs;
   for (size_t i = 0; i < outs.size(); ++i) {
-    void *p = nullptr;
-    cuda::check(cudaMalloc(&p, std::max<size_t>(outs[i].bytes.size(), 1)),
-                "malloc");
-    cuda::check(cudaMemcpy(p, outs[i].bytes.data(), outs[i].bytes.size(),
-                           cudaMemcpyHostToDevice), "h2d");
-    dev.push_back(p);
+    dev.push_back(std::make_unique<DevBuf>(outs[i].bytes));
     cout.push_back(cpu::makeRef(outs[i].bytes.data(), outs[i].dtype,
                                 outs[i].shape));
-    gout.push_back(cpu::makeRef(p, outs[i].dtype, outs[i].shape));
+    gout.push_back(cpu::makeRef(dev.back()->p, outs[i].dtype, outs[i].shape));
   }
   cpu::lookup(name)(cin, cout, attrs);
   cuda::lookup(name)(gin, gout, attrs, nullptr);
@@ -747,8 +693,6 @@ void compareMixed(const char *name, const std::vector<HostT> &ins,
       ASSERT_NEAR(a, b, atol + rtol * std::fabs(b)) << "at " << k;
     }
   }
-  for (void *p : dev)
-    cudaFree(p);
 }
 
 std::vector<int64_t> labels(size_t n, int64_t classes, unsigned seed) {
@@ -874,13 +818,7 @@ TEST(CudaKernels, ConvTranspose2d) {
   }
   namespace fx = conv_transpose_fixture;
   auto halves = [](std::vector<int64_t> shape, const std::vector<float> &v) {
-    HostT t{DType::F16, std::move(shape), {}};
-    t.bytes.resize(v.size() * 2);
-    for (size_t i = 0; i < v.size(); ++i) {
-      __half h = __float2half_rn(v[i]);
-      std::memcpy(t.bytes.data() + 2 * i, &h, 2);
-    }
-    return t;
+    return HostT{DType::F16, std::move(shape), bytesOf(v, DType::F16)};
   };
   HostT x = halves({2, 4, 3, 3}, fx::x()), w = halves({4, 3, 3, 2}, fx::w()),
         b = halves({6}, fx::b());
@@ -896,37 +834,26 @@ TEST(CudaKernels, ConvTranspose2d) {
       ins.push_back(b);
     HostT cpuY = HostT::zeros(DType::F16, {2, 6, 6, 5}), devY = cpuY;
     std::vector<TensorRef> cin, gin;
-    std::vector<void *> dev;
+    std::vector<std::unique_ptr<DevBuf>> dev;
     for (HostT &t : ins) {
-      void *p = nullptr;
-      cuda::check(cudaMalloc(&p, t.bytes.size()), "malloc");
-      cuda::check(cudaMemcpy(p, t.bytes.data(), t.bytes.size(),
-                             cudaMemcpyHostToDevice), "h2d");
-      dev.push_back(p);
+      dev.push_back(std::make_unique<DevBuf>(t.bytes));
       cin.push_back(cpu::makeRef(t.bytes.data(), t.dtype, t.shape));
-      gin.push_back(cpu::makeRef(p, t.dtype, t.shape));
+      gin.push_back(cpu::makeRef(dev.back()->p, t.dtype, t.shape));
     }
-    void *py = nullptr;
-    cuda::check(cudaMalloc(&py, devY.bytes.size()), "malloc");
-    cuda::check(cudaMemset(py, 0xff, devY.bytes.size()), "memset");
+    DevBuf py(devY.bytes); // 0xff (NaN) filled by HostT::zeros
     TensorRef cy = cpu::makeRef(cpuY.bytes.data(), DType::F16, cpuY.shape),
-              gy = cpu::makeRef(py, DType::F16, devY.shape);
+              gy = cpu::makeRef(py.p, DType::F16, devY.shape);
     cpu::lookup("graph.conv_transpose2d")(cin, {&cy, 1}, attrs);
     cuda::lookup("graph.conv_transpose2d")(gin, {&gy, 1}, attrs, nullptr);
     cuda::check(cudaDeviceSynchronize(), "sync");
-    cuda::check(cudaMemcpy(devY.bytes.data(), py, devY.bytes.size(),
-                           cudaMemcpyDeviceToHost), "d2h");
+    devY.bytes = py.get();
     for (size_t k = 0; k < fx::y.size(); ++k) {
-      __half hc, hg;
-      std::memcpy(&hc, cpuY.bytes.data() + 2 * k, 2);
-      std::memcpy(&hg, devY.bytes.data() + 2 * k, 2);
       float want = fx::y[k] - (withBias ? 0.0f : fx::b()[(k / 30) % 6]);
-      ASSERT_EQ(__half2float(hc), want) << "cpu at " << k;
-      ASSERT_EQ(__half2float(hg), want) << "cuda at " << k;
+      ASSERT_EQ(loadFloat(cpuY.bytes.data() + 2 * k, DType::F16), want)
+          << "cpu at " << k;
+      ASSERT_EQ(loadFloat(devY.bytes.data() + 2 * k, DType::F16), want)
+          << "cuda at " << k;
     }
-    cudaFree(py);
-    for (void *p : dev)
-      cudaFree(p);
   }
 }
 

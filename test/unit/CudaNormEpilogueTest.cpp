@@ -12,94 +12,22 @@
 #include "runtime/cuda/Epilogue.h"
 #include "runtime/cuda/Kernels.h"
 #include "runtime/cuda/Norm.h"
-#include "runtime/numerics/Half.h"
+#include "test/unit/CudaTestUtil.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 using namespace ampc;
 using cpu::TensorRef;
 using rt::DType;
+using namespace ampc::cudatest;
 
 namespace {
-
-#define REQUIRE_GPU()                                                          \
-  if (!cuda::deviceAvailable())                                                \
-  GTEST_SKIP() << "no CUDA device"
-
-std::vector<float> randoms(size_t n, float scale, unsigned seed,
-                           float mean = 0.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(mean, scale);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
-
-size_t sizeOf(DType dt) { return dt == DType::F32 ? 4 : 2; }
-
-// Host bytes of |v| in |dt| (rounded to nearest even), and back.
-std::vector<unsigned char> bytesOf(const std::vector<float> &v, DType dt) {
-  std::vector<unsigned char> b(v.size() * sizeOf(dt));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dt == DType::F32) {
-      std::memcpy(&b[i * 4], &v[i], 4);
-    } else if (dt == DType::F16) {
-      num::half h = num::half(v[i]);
-      std::memcpy(&b[i * 2], &h, 2);
-    } else {
-      uint16_t bits = num::bf16::fromFloat(v[i]);
-      std::memcpy(&b[i * 2], &bits, 2);
-    }
-  }
-  return b;
-}
-
-std::vector<float> floatsOf(const std::vector<unsigned char> &b, DType dt) {
-  std::vector<float> v(b.size() / sizeOf(dt));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dt == DType::F32) {
-      std::memcpy(&v[i], &b[i * 4], 4);
-    } else if (dt == DType::F16) {
-      num::half h;
-      std::memcpy(&h, &b[i * 2], 2);
-      v[i] = float(h);
-    } else {
-      num::bf16 h;
-      std::memcpy(&h.bits, &b[i * 2], 2);
-      v[i] = float(h);
-    }
-  }
-  return v;
-}
-
-// Device bytes, freed at scope end; |offset| bytes past a 256-aligned
-// allocation (to test the element-wise fallback on misaligned tensors).
-struct DevBuf {
-  unsigned char *base = nullptr;
-  void *p = nullptr;
-  size_t n = 0;
-  DevBuf(const std::vector<unsigned char> &h, size_t offset = 0) : n(h.size()) {
-    cuda::check(cudaMalloc(&base, n + offset + 1), "malloc");
-    p = base + offset;
-    cuda::check(cudaMemcpy(p, h.data(), n, cudaMemcpyHostToDevice), "h2d");
-  }
-  std::vector<unsigned char> get() const {
-    std::vector<unsigned char> h(n);
-    cuda::check(cudaMemcpy(h.data(), p, n, cudaMemcpyDeviceToHost), "d2h");
-    return h;
-  }
-  ~DevBuf() { cudaFree(base); }
-  DevBuf(const DevBuf &) = delete;
-};
 
 struct Operand {
   std::vector<float> values;
@@ -275,7 +203,7 @@ EpiTensors makeTensors(const std::vector<int64_t> &sizes, DType gt, DType ht,
   EpiTensors e;
   for (size_t k = 0; k < sizes.size(); ++k) {
     size_t n = size_t(sizes[k]);
-    auto add = [&](const std::vector<unsigned char> &b) {
+    auto add = [&](const std::vector<unsigned char> &b) -> void * {
       e.bufs.push_back(std::make_unique<DevBuf>(b, offset));
       return e.bufs.back()->p;
     };
@@ -302,17 +230,15 @@ cuda::DeviceState runSteps(const EpiTensors &e, const cuda::EpilogueConfig &cfg,
     EXPECT_LE(epi.pass1Blocks(), opt.maxBlocks);
     EXPECT_LE(epi.pass2Blocks(), opt.maxBlocks);
   }
-  cuda::DeviceState s0, *state;
+  cuda::DeviceState s0;
   s0.scaler.scale = 1024.0f;
-  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
-  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  DeviceCopy<cuda::DeviceState> stateCopy({s0});
+  cuda::DeviceState *state = stateCopy.p;
   for (int i = 0; i < steps; ++i) {
     cuda::setStepInputs(state, h, 1.0f, nullptr);
     epi.run(state, nullptr);
   }
-  cuda::DeviceState s;
-  cuda::check(cudaMemcpy(&s, state, sizeof(s), cudaMemcpyDeviceToHost), "state");
-  cudaFree(state);
+  cuda::DeviceState s = stateCopy.get()[0];
   return s;
 }
 
@@ -417,19 +343,17 @@ TEST(CudaEpilogue, MisalignedFallsBackAndOverflowStillSkips) {
   std::vector<unsigned char> before = b.bufs[1 * 5 + 1]->get();
   cuda::Epilogue epi(b.ts, cfg, {true, 3});
   ASSERT_TRUE(epi.packed());
-  cuda::DeviceState s0, *state;
+  cuda::DeviceState s0;
   s0.scaler.scale = 1024.0f;
-  cuda::check(cudaMalloc(&state, sizeof(s0)), "state");
-  cuda::check(cudaMemcpy(state, &s0, sizeof(s0), cudaMemcpyHostToDevice), "state");
+  DeviceCopy<cuda::DeviceState> stateCopy({s0});
+  cuda::DeviceState *state = stateCopy.p;
   cuda::setStepInputs(state, h, 1.0f, nullptr);
   epi.run(state, nullptr);
   std::vector<unsigned char> report(epi.reportBytes());
   cuda::check(cudaMemcpy(report.data(), epi.report(), report.size(),
                          cudaMemcpyDeviceToHost),
               "report");
-  cuda::DeviceState s;
-  cuda::check(cudaMemcpy(&s, state, sizeof(s), cudaMemcpyDeviceToHost), "state");
-  cudaFree(state);
+  cuda::DeviceState s = stateCopy.get()[0];
   EXPECT_EQ(s.stats.skipped, 1);
   EXPECT_EQ(s.blocksDone, 0u);
   EXPECT_EQ(cuda::reportFlags(report.data(), int(kSizes.size())),
