@@ -80,9 +80,10 @@ static void runGemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
 // it, so a silent fallback fails them). Read at each call (only the eager
 // first step calls; a captured graph replays), so a test can compare the
 // paths in one process.
-static std::string_view biasGradPath() {
-  const char *e = std::getenv("AMPC_CUDA_GEMM_BGRAD");
-  return e ? std::string_view(e) : std::string_view();
+enum class BiasGradPath { Auto, Separate, Fused };
+static BiasGradPath biasGradPath() {
+  return BiasGradPath(kernels::envChoice("AMPC_CUDA_GEMM_BGRAD",
+                                         {"auto", "separate", "fused"}));
 }
 
 void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
@@ -139,12 +140,12 @@ void matmulBiasGradKernel(std::span<const TensorRef> in,
   g.a = a.data, g.aType = a.dtype, g.lda = ta ? g.m : g.k;
   g.b = b.data, g.bType = b.dtype, g.ldb = tb ? g.k : g.n;
   g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
-  std::string_view path = biasGradPath();
-  if (path != "separate" && !copyTransposed()) {
+  BiasGradPath path = biasGradPath();
+  if (path != BiasGradPath::Separate && !copyTransposed()) {
     g.biasGrad = db.data;
     if (gemm(g, stream, op))
       return;
-    if (path == "fused")
+    if (path == BiasGradPath::Fused)
       fail(op, "cuBLASLt has no algorithm for the BGRADB epilogue here "
                "(AMPC_CUDA_GEMM_BGRAD=fused)");
     g.biasGrad = nullptr; // no algorithm for the epilogue

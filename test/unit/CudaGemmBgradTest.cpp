@@ -13,6 +13,7 @@
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cuda/Kernels.h"
 #include "runtime/numerics/Half.h"
+#include "test/unit/CudaTestUtil.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -29,10 +30,6 @@ using cpu::TensorRef;
 using rt::DType;
 
 namespace {
-
-#define REQUIRE_GPU()                                                          \
-  if (!cuda::deviceAvailable())                                                \
-  GTEST_SKIP() << "no CUDA device"
 
 // A half tensor on the host and on the device.
 struct HalfTensor {
