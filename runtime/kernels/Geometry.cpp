@@ -307,27 +307,48 @@ StridedCopy broadcastCopy(std::string_view op, const TensorRef &x,
   return c;
 }
 
-ConcatGeometry concatGeometry(std::string_view op,
-                              std::span<const TensorRef> ins,
-                              const TensorRef &y, const Attrs &attrs) {
-  ConcatGeometry g{int(normAxis(op, attrs.getInt("axis"), y.rank)), 1, 1};
-  for (int d = 0; d < g.axis; ++d)
-    g.outer *= y.shape[d];
-  for (int d = g.axis + 1; d < y.rank; ++d)
-    g.inner *= y.shape[d];
-  int64_t total = 0;
+std::vector<StridedCopy> concatCopies(std::string_view op,
+                                      std::span<const TensorRef> ins,
+                                      const TensorRef &y, const Attrs &attrs) {
+  int axis = int(normAxis(op, attrs.getInt("axis"), y.rank));
+  std::vector<int64_t> perm = attrs.getInts("perm", {});
+  if (perm.empty())
+    for (int d = 0; d < y.rank; ++d)
+      perm.push_back(d);
+  bool used[kMaxRank] = {};
+  if (int(perm.size()) != y.rank)
+    fail(op, "perm must have one entry per dimension");
+  for (int64_t p : perm) {
+    if (p < 0 || p >= y.rank || used[p])
+      fail(op, "perm is not a permutation");
+    used[p] = true;
+  }
+  int64_t ys[kMaxRank], total = 0;
+  strides(y, ys);
+  std::vector<StridedCopy> copies;
   for (const TensorRef &x : ins) {
     sameElementType(op, x, y);
     if (x.rank != y.rank)
       fail(op, "operand ranks differ");
-    for (int d = 0; d < y.rank; ++d)
-      if (d != g.axis && x.shape[d] != y.shape[d])
+    int64_t xs[kMaxRank];
+    strides(x, xs);
+    // The box is the transposed input; y's dimension i walks x's perm[i].
+    StridedCopy c;
+    c.rank = y.rank;
+    for (int i = 0; i < y.rank; ++i) {
+      c.dims[i] = x.shape[perm[i]];
+      c.src[i] = xs[perm[i]];
+      c.dst[i] = ys[i];
+      if (i != axis && c.dims[i] != y.shape[i])
         fail(op, "operand shapes differ off the axis");
-    total += x.shape[g.axis];
+    }
+    c.dstBase = total * ys[axis];
+    total += c.dims[axis];
+    copies.push_back(c);
   }
-  if (total != y.shape[g.axis])
+  if (total != y.shape[axis])
     fail(op, "result size along the axis is not the sum");
-  return g;
+  return copies;
 }
 
 ConvShape convGeometry(std::string_view op, const TensorRef &x,
