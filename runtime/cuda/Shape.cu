@@ -54,8 +54,7 @@ __device__ __forceinline__ void copyElement(const Copy &c, int64_t i) {
 }
 
 __global__ void stridedCopyKernel(Copy c, int64_t n) {
-  AMPC_GRID_STRIDE(i, n)
-  copyElement(c, i);
+  AMPC_GRID_STRIDE(i, n) { copyElement(c, i); }
 }
 
 // Several copies in one launch (graph.concat's inputs into their slabs):
@@ -69,8 +68,7 @@ struct Copies {
 
 __global__ void stridedCopiesKernel(Copies cs) {
   const Copy &c = cs.c[blockIdx.y];
-  AMPC_GRID_STRIDE(i, cs.n[blockIdx.y])
-  copyElement(c, i);
+  AMPC_GRID_STRIDE(i, cs.n[blockIdx.y]) { copyElement(c, i); }
 }
 
 // The copy of the box |dims| from x (strides src, element offset xBase) to
