@@ -59,6 +59,25 @@ void broadcastStrides(std::string_view op, const TensorRef &src,
 
 namespace {
 
+// The optional `perm` of slice, slice_backward and concat (identity when
+// absent); fails unless it permutes |rank| axes.
+std::vector<int64_t> permOf(std::string_view op, const Attrs &attrs,
+                            int rank) {
+  std::vector<int64_t> perm = attrs.getInts("perm", {});
+  if (perm.empty())
+    for (int d = 0; d < rank; ++d)
+      perm.push_back(d);
+  bool used[kMaxRank] = {};
+  if (int(perm.size()) != rank)
+    fail(op, "perm must have one entry per dimension");
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || used[p])
+      fail(op, "perm is not a permutation");
+    used[p] = true;
+  }
+  return perm;
+}
+
 std::vector<int64_t> pair(std::string_view op, const Attrs &attrs,
                           std::string_view name, int64_t dflt) {
   std::vector<int64_t> v = attrs.getInts(name, {dflt, dflt});
@@ -208,18 +227,7 @@ SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
   if (int(s.starts.size()) != x.rank || int(limits.size()) != x.rank ||
       int(s.steps.size()) != x.rank || y.rank != x.rank)
     fail(op, "starts/limits/strides must have one entry per dimension");
-  s.perm = attrs.getInts("perm", {});
-  if (s.perm.empty())
-    for (int d = 0; d < x.rank; ++d)
-      s.perm.push_back(d);
-  bool used[kMaxRank] = {};
-  if (int(s.perm.size()) != x.rank)
-    fail(op, "perm must have one entry per dimension");
-  for (int64_t p : s.perm) {
-    if (p < 0 || p >= x.rank || used[p])
-      fail(op, "perm is not a permutation");
-    used[p] = true;
-  }
+  s.perm = permOf(op, attrs, x.rank);
   for (int i = 0; i < x.rank; ++i) {
     int64_t d = s.perm[i], st = s.steps[d];
     if (st < 1 || s.starts[d] < 0 || limits[d] > x.shape[d])
@@ -311,18 +319,7 @@ std::vector<StridedCopy> concatCopies(std::string_view op,
                                       std::span<const TensorRef> ins,
                                       const TensorRef &y, const Attrs &attrs) {
   int axis = int(normAxis(op, attrs.getInt("axis"), y.rank));
-  std::vector<int64_t> perm = attrs.getInts("perm", {});
-  if (perm.empty())
-    for (int d = 0; d < y.rank; ++d)
-      perm.push_back(d);
-  bool used[kMaxRank] = {};
-  if (int(perm.size()) != y.rank)
-    fail(op, "perm must have one entry per dimension");
-  for (int64_t p : perm) {
-    if (p < 0 || p >= y.rank || used[p])
-      fail(op, "perm is not a permutation");
-    used[p] = true;
-  }
+  std::vector<int64_t> perm = permOf(op, attrs, y.rank);
   int64_t ys[kMaxRank], total = 0;
   strides(y, ys);
   std::vector<StridedCopy> copies;
