@@ -272,8 +272,17 @@ def GraphCollapseDataMovement : Pass<"graph-collapse-data-movement", "mlir::Modu
     `slice_backward(transpose(g))` the same way round. Pure data movement:
     the results are bitwise the same. Chains that are not one view (a
     reshape merging dimensions, a split sliced dimension with a stride or a
-    start off the split) stay as they are. The training pipeline runs it
-    after autodiff, before fusion and memory planning.
+    start off the split) stay as they are. Then a sum of graph.add ops
+    (any order) whose terms are slice_backward results (or equal reshapes
+    of them), each used only there, with stride 1 and one perm, tiling the
+    result along one axis (disjoint, no gap) becomes one `graph.concat`
+    with `perm`: attention's q, k and v cotangents written into the fused
+    qkv gradient by one copy instead of three zero-filled tensors and an
+    add. Adding zeros is exact, so the result is bitwise the same but for
+    the sign of a zero (a -0.0 in g stays -0.0 instead of -0.0 + 0.0).
+    Overlapping slices, gaps, or a term with another user stay as they
+    are. The training pipeline runs it after autodiff, before fusion and
+    memory planning.
   }];
 }
 

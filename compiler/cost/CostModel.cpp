@@ -575,6 +575,12 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     return;
   }
   if (name == "graph.concat") {
+    // Shape.cu: up to 8 inputs in one launch, each element read and
+    // written once (the perm only changes the order); more, one each.
+    if (op->getNumOperands() <= 8) {
+      out.push_back(runtime("stridedCopiesKernel", in, in, 0));
+      return;
+    }
     for (Value v : op->getOperands())
       out.push_back(
           runtime("stridedCopyKernel", tensorBytes(v), tensorBytes(v), 0));

@@ -613,11 +613,19 @@ def Graph_SliceOp : Graph_ComputeOp<"slice", [Graph_VJP]> {
 def Graph_ConcatOp : Graph_ComputeOp<"concat", [Graph_VJP]> {
   let summary = "Join tensors along an axis";
   let description = [{
+    The optional `perm` transposes every input first, as graph.transpose
+    does (dimension i of the transposed input is the input's dimension
+    `perm[i]`); `axis` and the result are in the transposed order. So a
+    sum of slice_backward results that tile the result along one axis is
+    one copy (`graph-collapse-data-movement` writes it).
+
     ```mlir
     %y = graph.concat %a, %b {axis = 1} : tensor<4x2xf32>, tensor<4x3xf32> -> tensor<4x5xf32>
+    %z = graph.concat %a, %b {axis = 0, perm = array<i64: 1, 0>} : tensor<4x2xf32>, tensor<4x3xf32> -> tensor<5x4xf32>
     ```
   }];
-  let arguments = (ins Variadic<Graph_AnyTensor>:$inputs, I64Attr:$axis);
+  let arguments = (ins Variadic<Graph_AnyTensor>:$inputs, I64Attr:$axis,
+      OptionalAttr<DenseI64ArrayAttr>:$perm);
   let results = (outs Graph_AnyTensor:$result);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs) `->` type($result)";
 }

@@ -502,19 +502,30 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   FailureOr<int64_t> axis = normalizeAxis(loc, a.getAxis(), first.getRank());
   if (failed(axis))
     return failure();
-  SmallVector<int64_t> shape(first.getShape());
+  // Each input's shape as joined: transposed by the optional perm.
+  auto joined = [&](RankedTensorType t) -> FailureOr<SmallVector<int64_t>> {
+    if (!a.getPerm())
+      return SmallVector<int64_t>(t.getShape());
+    return permuteShape(t.getShape(), *a.getPerm());
+  };
+  if (a.getPerm() && failed(joined(first)))
+    return fail(loc, "concat perm " + shapeStr(*a.getPerm()) +
+                         " is not a permutation of " +
+                         Twine(first.getRank()) + " axes");
+  SmallVector<int64_t> shape = *joined(first);
   shape[*axis] = 0;
   for (Value v : a.getInputs()) {
     auto t = tensorOf(v);
     if (t.getElementType() != first.getElementType() ||
         t.getRank() != first.getRank())
       return fail(loc, "concat inputs must share element type and rank");
+    SmallVector<int64_t> s = *joined(t), s0 = *joined(first);
     for (int64_t i = 0; i < t.getRank(); ++i)
-      if (i != *axis && t.getDimSize(i) != first.getDimSize(i))
-        return fail(loc, "concat inputs " + shapeStr(first.getShape()) +
-                             " and " + shapeStr(t.getShape()) +
-                             " differ outside axis " + Twine(*axis));
-    shape[*axis] += t.getDimSize(*axis);
+      if (i != *axis && s[i] != s0[i])
+        return fail(loc, "concat inputs " + shapeStr(s0) + " and " +
+                             shapeStr(s) + " differ outside axis " +
+                             Twine(*axis));
+    shape[*axis] += s[*axis];
   }
   types.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();

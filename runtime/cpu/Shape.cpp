@@ -181,20 +181,16 @@ void sliceBackwardKernel(std::span<const TensorRef> in,
   stridedCopy(c, esz, dx.data, g.data);
 }
 
+// One strided copy per input into its slab of y (rows of its slab are
+// memcpys when the input is not transposed): each element written once.
 void concatKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                   const Attrs &attrs) {
   constexpr std::string_view op = "graph.concat";
   const TensorRef &y = required(op, out, 0);
-  auto [axis, outer, inner] = concatGeometry(op, in, y, attrs);
+  std::vector<StridedCopy> copies = concatCopies(op, in, y, attrs);
   size_t esz = dtypeSize(y.dtype);
-  size_t rowOut = size_t(y.shape[axis] * inner) * esz, offset = 0;
-  for (const TensorRef &x : in) {
-    size_t chunk = size_t(x.shape[axis] * inner) * esz;
-    for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(static_cast<char *>(y.data) + o * rowOut + offset,
-                  static_cast<const char *>(x.data) + o * chunk, chunk);
-    offset += chunk;
-  }
+  for (size_t i = 0; i < copies.size(); ++i)
+    stridedCopy(copies[i], esz, y.data, in[i].data);
 }
 
 void broadcastToKernel(std::span<const TensorRef> in,

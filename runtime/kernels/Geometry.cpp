@@ -59,6 +59,25 @@ void broadcastStrides(std::string_view op, const TensorRef &src,
 
 namespace {
 
+// The optional `perm` of slice, slice_backward and concat (identity when
+// absent); fails unless it permutes |rank| axes.
+std::vector<int64_t> permOf(std::string_view op, const Attrs &attrs,
+                            int rank) {
+  std::vector<int64_t> perm = attrs.getInts("perm", {});
+  if (perm.empty())
+    for (int d = 0; d < rank; ++d)
+      perm.push_back(d);
+  bool used[kMaxRank] = {};
+  if (int(perm.size()) != rank)
+    fail(op, "perm must have one entry per dimension");
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || used[p])
+      fail(op, "perm is not a permutation");
+    used[p] = true;
+  }
+  return perm;
+}
+
 std::vector<int64_t> pair(std::string_view op, const Attrs &attrs,
                           std::string_view name, int64_t dflt) {
   std::vector<int64_t> v = attrs.getInts(name, {dflt, dflt});
@@ -208,18 +227,7 @@ SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
   if (int(s.starts.size()) != x.rank || int(limits.size()) != x.rank ||
       int(s.steps.size()) != x.rank || y.rank != x.rank)
     fail(op, "starts/limits/strides must have one entry per dimension");
-  s.perm = attrs.getInts("perm", {});
-  if (s.perm.empty())
-    for (int d = 0; d < x.rank; ++d)
-      s.perm.push_back(d);
-  bool used[kMaxRank] = {};
-  if (int(s.perm.size()) != x.rank)
-    fail(op, "perm must have one entry per dimension");
-  for (int64_t p : s.perm) {
-    if (p < 0 || p >= x.rank || used[p])
-      fail(op, "perm is not a permutation");
-    used[p] = true;
-  }
+  s.perm = permOf(op, attrs, x.rank);
   for (int i = 0; i < x.rank; ++i) {
     int64_t d = s.perm[i], st = s.steps[d];
     if (st < 1 || s.starts[d] < 0 || limits[d] > x.shape[d])
@@ -307,27 +315,37 @@ StridedCopy broadcastCopy(std::string_view op, const TensorRef &x,
   return c;
 }
 
-ConcatGeometry concatGeometry(std::string_view op,
-                              std::span<const TensorRef> ins,
-                              const TensorRef &y, const Attrs &attrs) {
-  ConcatGeometry g{int(normAxis(op, attrs.getInt("axis"), y.rank)), 1, 1};
-  for (int d = 0; d < g.axis; ++d)
-    g.outer *= y.shape[d];
-  for (int d = g.axis + 1; d < y.rank; ++d)
-    g.inner *= y.shape[d];
-  int64_t total = 0;
+std::vector<StridedCopy> concatCopies(std::string_view op,
+                                      std::span<const TensorRef> ins,
+                                      const TensorRef &y, const Attrs &attrs) {
+  int axis = int(normAxis(op, attrs.getInt("axis"), y.rank));
+  std::vector<int64_t> perm = permOf(op, attrs, y.rank);
+  int64_t ys[kMaxRank], total = 0;
+  strides(y, ys);
+  std::vector<StridedCopy> copies;
   for (const TensorRef &x : ins) {
     sameElementType(op, x, y);
     if (x.rank != y.rank)
       fail(op, "operand ranks differ");
-    for (int d = 0; d < y.rank; ++d)
-      if (d != g.axis && x.shape[d] != y.shape[d])
+    int64_t xs[kMaxRank];
+    strides(x, xs);
+    // The box is the transposed input; y's dimension i walks x's perm[i].
+    StridedCopy c;
+    c.rank = y.rank;
+    for (int i = 0; i < y.rank; ++i) {
+      c.dims[i] = x.shape[perm[i]];
+      c.src[i] = xs[perm[i]];
+      c.dst[i] = ys[i];
+      if (i != axis && c.dims[i] != y.shape[i])
         fail(op, "operand shapes differ off the axis");
-    total += x.shape[g.axis];
+    }
+    c.dstBase = total * ys[axis];
+    total += c.dims[axis];
+    copies.push_back(c);
   }
-  if (total != y.shape[g.axis])
+  if (total != y.shape[axis])
     fail(op, "result size along the axis is not the sum");
-  return g;
+  return copies;
 }
 
 ConvShape convGeometry(std::string_view op, const TensorRef &x,

@@ -258,16 +258,15 @@ StridedCopy sliceBackwardCopy(std::string_view op, const TensorRef &g,
 StridedCopy broadcastCopy(std::string_view op, const TensorRef &x,
                           const TensorRef &y);
 
-// graph.concat ins -> y along `axis`: one element type and rank, equal
-// shapes off the axis, the axis sizes summing to y's. y = [outer, axis,
-// inner] with the axis normalized.
-struct ConcatGeometry {
-  int axis;
-  int64_t outer, inner;
-};
-ConcatGeometry concatGeometry(std::string_view op,
-                              std::span<const TensorRef> ins,
-                              const TensorRef &y, const Attrs &attrs);
+// graph.concat ins -> y along `axis`, each input first transposed by the
+// optional `perm` (as graph.transpose: dimension i of the transposed input
+// is the input's dimension perm[i]): one copy per input, into its slab of
+// y, in input order. Checks one element type and rank, perm, equal
+// transposed shapes off the axis and the axis sizes summing to y's, for
+// every input before any copy is made.
+std::vector<StridedCopy> concatCopies(std::string_view op,
+                                      std::span<const TensorRef> ins,
+                                      const TensorRef &y, const Attrs &attrs);
 
 } // namespace ampc::kernels::detail
 

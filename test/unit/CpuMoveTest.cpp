@@ -3,7 +3,10 @@
 // lhs_transposed / rhs_transposed read the operand in place (cblas' flags):
 // exact against a double reference on small integers (every sum exact in
 // every type). graph.slice / slice_backward with `perm` are the slice and
-// the transpose in one copy: bit for bit the two-op result.
+// the transpose in one copy: bit for bit the two-op result. graph.concat
+// with `perm` is the transposes and the concat in one copy, and bit for bit
+// the sum of slice_backward results it replaces (attention's q/k/v
+// gradients).
 //
 //===----------------------------------------------------------------------===//
 #include "test/unit/CpuKernelTestUtil.h"
@@ -112,6 +115,65 @@ TEST(CpuMove, SliceWithPermIsSliceThenTranspose) {
     for (int64_t i = 0; i < dxWant.numel(); ++i)
       ASSERT_EQ(dxGot.bits(i), dxWant.bits(i)) << "element " << i;
   }
+}
+
+// dqkv [B, T, 3H, D] from dq, dk, dv [B, H, T, D]: the concat with perm
+// against the add of three slice_backward results (the form before
+// graph-collapse-data-movement) and against transpose-then-concat.
+TEST(CpuMove, ConcatWithPermIsTheSumOfSliceBackwards) {
+  for (DType t : {DType::F32, DType::BF16}) {
+    SCOPED_TRACE(name(t));
+    std::vector<Tensor> g, gt, dx;
+    for (uint32_t i = 0; i < 3; ++i) {
+      g.push_back(randomTensor(t, {2, 4, 5, 3}, 20 + i));
+      gt.emplace_back(t, std::vector<int64_t>{2, 5, 4, 3});
+      dx.emplace_back(t, std::vector<int64_t>{2, 5, 12, 3});
+    }
+    for (int i = 0; i < 3; ++i) {
+      Attrs slice{{"starts", {0, 0, 4 * i, 0}},
+                  {"limits", {2, 5, 4 * i + 4, 3}},
+                  {"perm", {0, 2, 1, 3}}};
+      run("graph.slice_backward", {&g[i]}, {&dx[i]}, slice);
+      run("graph.transpose", {&g[i]}, {&gt[i]}, Attrs{{"perm", {0, 2, 1, 3}}});
+    }
+    Tensor sum1(t, {2, 5, 12, 3}), sum(t, {2, 5, 12, 3});
+    run("graph.add", {&dx[2], &dx[1]}, {&sum1});
+    run("graph.add", {&sum1, &dx[0]}, {&sum});
+    Tensor joined(t, {2, 5, 12, 3}), got(t, {2, 5, 12, 3});
+    run("graph.concat", {&gt[0], &gt[1], &gt[2]}, {&joined},
+        Attrs{{"axis", int64_t(2)}});
+    for (int64_t i = 0; i < got.numel(); ++i)
+      got.set(i, 7.0); // the kernel must write every element
+    run("graph.concat", {&g[0], &g[1], &g[2]}, {&got},
+        Attrs{{"axis", int64_t(2)}, {"perm", {0, 2, 1, 3}}});
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      ASSERT_EQ(got.bits(i), sum.bits(i)) << "element " << i;
+      ASSERT_EQ(got.bits(i), joined.bits(i)) << "element " << i;
+    }
+  }
+}
+
+// A perm that is not its own inverse, inputs of different sizes: a [2, 3]
+// and b [2, 1] transposed by (1, 0) and joined on axis 0 give
+// [a^T; b^T] = [[a00, a10], [a01, a11], [a02, a12], [b00, b10]].
+TEST(CpuMove, ConcatWithPermExact) {
+  Tensor a = fromValues(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor b = fromValues(DType::F32, {2, 1}, {7, 8});
+  Tensor y(DType::F32, {4, 2});
+  run("graph.concat", {&a, &b}, {&y},
+      Attrs{{"axis", int64_t(0)}, {"perm", {1, 0}}});
+  EXPECT_EQ(y.values(), (std::vector<double>{1, 4, 2, 5, 3, 6, 7, 8}));
+}
+
+TEST(CpuMove, ConcatBadPermFails) {
+  Tensor a(DType::F32, {2, 3}), y(DType::F32, {6, 2});
+  EXPECT_THROW(run("graph.concat", {&a, &a}, {&y},
+                   Attrs{{"axis", int64_t(0)}, {"perm", {1, 1}}}),
+               std::invalid_argument);
+  // Untransposed, [2, 3] twice on axis 0 is [4, 3], not [6, 2].
+  EXPECT_THROW(run("graph.concat", {&a, &a}, {&y},
+                   Attrs{{"axis", int64_t(0)}}),
+               std::invalid_argument);
 }
 
 TEST(CpuMove, SliceBadPermFails) {

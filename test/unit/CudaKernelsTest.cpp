@@ -926,3 +926,35 @@ TEST(CudaKernels, SliceWithPerm) {
   compareOp("graph.slice_backward", {randoms(2 * 4 * 5 * 3)}, {{2, 4, 5, 3}},
             {2, 5, 12, 3}, attrs, 0, 0);
 }
+
+// graph.concat with perm (attention's q/k/v gradients joined into the fused
+// gradient in one copy), inputs of unequal sizes, and more inputs than one
+// launch takes: bit for bit the CPU's (no value is zero, so equal values
+// are equal bits), on the one-launch path and, with AMPC_CUDA_CONCAT=copies,
+// the launch-per-input path before it.
+TEST(CudaKernels, ConcatWithPerm) {
+  REQUIRE_GPU();
+  ScopedEnv env("AMPC_CUDA_CONCAT", nullptr);
+  for (const char *path : {"joined", "copies"}) {
+    SCOPED_TRACE(path);
+    env.set(path);
+    const size_t n = 2 * 4 * 5 * 3;
+    compareOp("graph.concat",
+              {randoms(n, 1, 1), randoms(n, 1, 2), randoms(n, 1, 3)},
+              {{2, 4, 5, 3}, {2, 4, 5, 3}, {2, 4, 5, 3}}, {2, 5, 12, 3},
+              {{"axis", int64_t(2)}, {"perm", {0, 2, 1, 3}}}, 0, 0);
+    compareOp("graph.concat",
+              {randoms(2 * 3, 1, 4), randoms(2 * 4 * 3, 1, 5),
+               randoms(2 * 2 * 3, 1, 6)},
+              {{2, 1, 3}, {2, 4, 3}, {2, 2, 3}}, {2, 7, 3},
+              {{"axis", int64_t(1)}}, 0, 0);
+    std::vector<std::vector<float>> nine;
+    std::vector<std::vector<int64_t>> shapes;
+    for (unsigned i = 0; i < 9; ++i) {
+      nine.push_back(randoms(3 * 2, 1, 10 + i));
+      shapes.push_back({3, 2});
+    }
+    compareOp("graph.concat", nine, shapes, {18, 3},
+              {{"axis", int64_t(0)}, {"perm", {1, 0}}}, 0, 0);
+  }
+}

@@ -1,8 +1,10 @@
 //===- InterpMoveTest.cpp - Transpose flags and slice perm in the interpreter -===//
 //
 // The reference interpreter honours matmul/batch_matmul's lhs_transposed /
-// rhs_transposed and slice/slice_backward's perm: exact values worked out by
-// hand, and the flagged/permuted forms against the spelled-out transposes.
+// rhs_transposed and slice/slice_backward's and concat's perm: exact values
+// worked out by hand, and the flagged/permuted forms against the
+// spelled-out transposes (and concat with perm against the sum of
+// slice_backward results it replaces).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ModelLoader.h"
@@ -111,6 +113,54 @@ TEST_F(InterpMoveTest, SliceAndSliceBackwardPerm) {
   for (int i : {4, 8, 16, 20, 6, 10, 18, 22})
     dx[size_t(i)] = i;
   EXPECT_EQ(r[1].f, dx);
+}
+
+// a = 0..5 as [2, 3], b = 6..7 as [2, 1]; perm (1, 0), axis 0: the rows of
+// a^T then b^T.
+TEST_F(InterpMoveTest, ConcatPerm) {
+  auto r = run(R"(
+    func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>) -> tensor<4x2xf32> {
+      %y = "graph.concat"(%a, %b) {axis = 0 : i64, perm = array<i64: 1, 0>} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<4x2xf32>
+      return %y : tensor<4x2xf32>
+    })",
+               {Tensor::floats({2, 3}, {0, 1, 2, 3, 4, 5}),
+                Tensor::floats({2, 1}, {6, 7})});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].f, (std::vector<double>{0, 3, 1, 4, 2, 5, 6, 7}));
+}
+
+// The q/k/v gradients joined: g_i [B=1, H=2, T=2, D=2] as slices
+// [:, :, 2i:2i+2, :] of dx [1, 2, 6, 2] with perm (0, 2, 1, 3). The sum of
+// the three slice_backward results and the concat with perm are the same.
+TEST_F(InterpMoveTest, ConcatPermIsSumOfSliceBackwards) {
+  std::vector<Tensor> g;
+  for (int i = 0; i < 3; ++i) {
+    std::vector<double> v;
+    for (int k = 0; k < 8; ++k)
+      v.push_back(10 * (i + 1) + k);
+    g.push_back(Tensor::floats({1, 2, 2, 2}, v));
+  }
+  auto r = run(R"(
+    func.func @f(%q: tensor<1x2x2x2xf32>, %k: tensor<1x2x2x2xf32>, %v: tensor<1x2x2x2xf32>) -> (tensor<1x2x6x2xf32>, tensor<1x2x6x2xf32>) {
+      %dq = "graph.slice_backward"(%q) {starts = array<i64: 0, 0, 0, 0>, limits = array<i64: 1, 2, 2, 2>, perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x6x2xf32>
+      %dk = "graph.slice_backward"(%k) {starts = array<i64: 0, 0, 2, 0>, limits = array<i64: 1, 2, 4, 2>, perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x6x2xf32>
+      %dv = "graph.slice_backward"(%v) {starts = array<i64: 0, 0, 4, 0>, limits = array<i64: 1, 2, 6, 2>, perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x6x2xf32>
+      %s0 = "graph.add"(%dv, %dq) : (tensor<1x2x6x2xf32>, tensor<1x2x6x2xf32>) -> tensor<1x2x6x2xf32>
+      %s = "graph.add"(%s0, %dk) : (tensor<1x2x6x2xf32>, tensor<1x2x6x2xf32>) -> tensor<1x2x6x2xf32>
+      %c = "graph.concat"(%q, %k, %v) {axis = 2 : i64, perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x6x2xf32>
+      return %s, %c : tensor<1x2x6x2xf32>, tensor<1x2x6x2xf32>
+    })",
+               g);
+  ASSERT_EQ(r.size(), 2u);
+  // dx[0, t, 2i + h, d] = g_i[0, h, t, d] = 10 (i + 1) + 4 h + 2 t + d.
+  std::vector<double> want;
+  for (int t = 0; t < 2; ++t)
+    for (int i = 0; i < 3; ++i)
+      for (int h = 0; h < 2; ++h)
+        for (int d = 0; d < 2; ++d)
+          want.push_back(10 * (i + 1) + 4 * h + 2 * t + d);
+  EXPECT_EQ(r[0].f, want);
+  EXPECT_EQ(r[1].f, want);
 }
 
 } // namespace

@@ -100,19 +100,28 @@ KernelResult sliceBackward(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
+// Each input transposed by the optional perm (dimension i of the
+// transposed input is the input's dimension perm[i]), then joined.
 KernelResult concat(const OpContext &ctx, std::span<const Tensor> in) {
   Tensor out = ctx.makeResult();
   int64_t axis = normAxis(ctx.getInt("axis", 0), out.rank());
   if (axis < 0)
     return ctx.error() << "concat axis out of range";
+  std::vector<int64_t> perm = ctx.getOptionalInts("perm").value_or(
+      SliceSpec::identity(out.shape.size()));
+  std::vector<int64_t> src(perm.size());
   forEach(out.shape, [&](int64_t k, const std::vector<int64_t> &idx) {
-    std::vector<int64_t> src = idx;
+    int64_t along = idx[axis];
     for (const Tensor &t : in) {
-      if (src[axis] < t.shape[axis]) {
+      int64_t size = t.shape[perm[axis]];
+      if (along < size) {
+        for (size_t d = 0; d < perm.size(); ++d)
+          src[perm[d]] = idx[d];
+        src[perm[axis]] = along;
         copyElem(out, k, t, flatten(src, t.shape));
         return;
       }
-      src[axis] -= t.shape[axis];
+      along -= size;
     }
   });
   return one(std::move(out));

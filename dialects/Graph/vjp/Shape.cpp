@@ -33,7 +33,8 @@ SmallVector<Value> SliceOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
                                   getPermAttr())};
 }
 
-// Each input's cotangent is its slab of g along the axis.
+// Each input's cotangent is its slab of g along the axis, transposed back
+// by the inverse of the optional perm (a slice with that perm).
 SmallVector<Value> ConcatOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   Value g = cotangents[0];
   RankedTensorType gt = tensorType(g);
@@ -41,11 +42,20 @@ SmallVector<Value> ConcatOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0)
     axis += gt.getRank();
+  DenseI64ArrayAttr inverse;
+  int64_t axisIn = axis; // the input dimension joined along the axis
+  if (auto perm = getPerm()) {
+    SmallVector<int64_t> inv(perm->size());
+    for (auto [i, p] : llvm::enumerate(*perm))
+      inv[p] = int64_t(i);
+    inverse = b.getDenseI64ArrayAttr(inv);
+    axisIn = (*perm)[axis];
+  }
   SmallVector<Value> result;
   int64_t offset = 0;
   for (Value input : getInputs()) {
     RankedTensorType t = tensorType(input);
-    int64_t size = t.getDimSize(axis);
+    int64_t size = t.getDimSize(axisIn);
     SmallVector<int64_t> starts(t.getRank(), 0), limits(gt.getShape());
     starts[axis] = offset;
     limits[axis] = offset + size;
@@ -57,7 +67,7 @@ SmallVector<Value> ConcatOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
     result.push_back(SliceOp::create(b, getLoc(), t, g,
                                      b.getDenseI64ArrayAttr(starts),
                                      b.getDenseI64ArrayAttr(limits),
-                                     DenseI64ArrayAttr(), DenseI64ArrayAttr()));
+                                     DenseI64ArrayAttr(), inverse));
   }
   return result;
 }

@@ -112,6 +112,44 @@ graph.model @bad_concat_axis {
 
 // -----
 
+graph.model @bad_concat_perm {
+  %a = graph.input "a" : tensor<4x3xf32>
+  // expected-error @+2 {{concat perm [0, 0] is not a permutation of 2 axes}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %c = graph.concat %a, %a {axis = 0, perm = array<i64: 0, 0>} : tensor<4x3xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %l = graph.reduce_sum %c : tensor<8x3xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+// With perm the inputs are compared transposed: [4,3] and [4,2] become
+// [3,4] and [2,4], which differ off axis 1.
+graph.model @concat_perm_shapes {
+  %a = graph.input "a" : tensor<4x3xf32>
+  %b = graph.input "b" : tensor<4x2xf32>
+  // expected-error @+2 {{concat inputs [3, 4] and [2, 4] differ outside axis 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %c = graph.concat %a, %b {axis = 1, perm = array<i64: 1, 0>} : tensor<4x3xf32>, tensor<4x2xf32> -> tensor<3x8xf32>
+  %l = graph.reduce_sum %c : tensor<3x8xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+// The result type must be the transposed join: [2+3, 4] along axis 0.
+graph.model @concat_perm_result {
+  %a = graph.input "a" : tensor<4x3xf32>
+  %b = graph.input "b" : tensor<4x2xf32>
+  // expected-error @+2 {{inferred type(s) 'tensor<5x4xf32>' are incompatible with return type(s) of operation 'tensor<4x5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %c = graph.concat %a, %b {axis = 0, perm = array<i64: 1, 0>} : tensor<4x3xf32>, tensor<4x2xf32> -> tensor<4x5xf32>
+  %l = graph.reduce_sum %c : tensor<4x5xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
 graph.model @no_loss {
   %a = graph.input "a" : tensor<4xf32>
   // expected-error @+1 {{model has no loss: name one output `loss`}}

@@ -175,6 +175,9 @@ graph.model @shape {
   %s = graph.slice %t {starts = array<i64: 1, 0>, limits = array<i64: 4, 9>, strides = array<i64: 1, 3>} : tensor<4x10xf32> -> tensor<3x3xf32>
   // CHECK: graph.concat %{{.*}}, %{{.*}} {axis = 1 : i64} : tensor<3x3xf32>, tensor<3x3xf32> -> tensor<3x6xf32>
   %c = graph.concat %s, %s {axis = 1} : tensor<3x3xf32>, tensor<3x3xf32> -> tensor<3x6xf32>
+  // Each input transposed by perm, then joined: [2,5,4] -> [5,4,2] twice.
+  // CHECK: graph.concat %{{.*}}, %{{.*}} {axis = 2 : i64, perm = array<i64: 1, 2, 0>} : tensor<2x5x4xf32>, tensor<2x5x4xf32> -> tensor<5x4x4xf32>
+  %cp = graph.concat %e, %e {axis = 2, perm = array<i64: 1, 2, 0>} : tensor<2x5x4xf32>, tensor<2x5x4xf32> -> tensor<5x4x4xf32>
   // CHECK: graph.reduce_sum %{{.*}} {axes = array<i64: -1>, keepdim = true} : tensor<3x6xf32> -> tensor<3x1xf32>
   %k = graph.reduce_sum %c {axes = array<i64: -1>, keepdim = true} : tensor<3x6xf32> -> tensor<3x1xf32>
   // CHECK: graph.reduce_max %{{.*}} {axes = array<i64: 0>} : tensor<3x1xf32> -> tensor<1xf32>
