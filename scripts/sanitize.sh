@@ -6,7 +6,9 @@
 # runs, and the end-to-end runs that train, resume, take hostile input and
 # fuzz the model-file path. The training binaries those runs compile link the
 # instrumented runtime and are instrumented themselves (`ampc compile` in a
-# sanitized build adds the flags). Any report fails the run.
+# sanitized build adds the flags). Any report fails the run. MLIR's
+# generated op definitions (dialects/*/*OpsGen.cpp) are built without
+# instrumentation, like libMLIR (ampc_generated_sources in CMakeLists.txt).
 #
 # scripts/test.sh runs it after the main suite; on its own, after
 # scripts/setup.sh: `bash scripts/sanitize.sh`. AMPC_SANITIZE_LIT_FILTER
