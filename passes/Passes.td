@@ -147,7 +147,9 @@ def TrainDropEvalOutputs : Pass<"train-drop-eval-outputs", "mlir::ModuleOp"> {
     evaluation's, which computes them from the `graph.model` itself, so they
     are removed from the function's results, and the ops only they read are
     erased: GPT-2's FP32 copy of its logits under AMP (2.47 GB a step) is
-    one. The loss and every gradient are unchanged.
+    one. An op that reads a model buffer stays (batch_norm updates its
+    running statistics in training whatever the loss reads). The loss and
+    every gradient are unchanged.
   }];
 }
 

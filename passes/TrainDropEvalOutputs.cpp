@@ -48,15 +48,24 @@ struct TrainDropEvalOutputsPass
     body.getTerminator()->eraseOperands(drop);
     if (failed(grad.eraseResults(drop)))
       return failure();
-    // What only those outputs read is dead now; graph ops are pure, and ops
-    // with effects (batch_norm's running-statistics update) are kept.
-    // Last to first, so a chain dies in one sweep (a reverse iterator
-    // cannot survive erasing the op it stands on).
+    // What only those outputs read is dead now, except an op that reads a
+    // model buffer: batch_norm updates its running statistics in training
+    // whether or not the loss reads its result (as torch.nn.BatchNorm in
+    // train() mode does for every forward). Last to first, so a chain dies
+    // in one sweep (a reverse iterator cannot survive erasing the op it
+    // stands on).
+    auto readsBuffer = [&](Operation *op) {
+      return llvm::any_of(op->getOperands(), [&](Value v) {
+        auto arg = dyn_cast<BlockArgument>(v);
+        return arg && arg.getOwner() == &body &&
+               grad.getArgAttr(arg.getArgNumber(), graph::kBufferAttr);
+      });
+    };
     SmallVector<Operation *> ops;
     for (Operation &op : body.without_terminator())
       ops.push_back(&op);
     for (Operation *op : llvm::reverse(ops))
-      if (isOpTriviallyDead(op))
+      if (isOpTriviallyDead(op) && !readsBuffer(op))
         op->erase();
     return success();
   }
