@@ -153,6 +153,20 @@ def TrainDropEvalOutputs : Pass<"train-drop-eval-outputs", "mlir::ModuleOp"> {
   }];
 }
 
+def TrainHalfWeightCopies : Pass<"train-half-weight-copies", "mlir::ModuleOp"> {
+  let summary = "Read the half weight copies the fused epilogue keeps instead of casting masters each step";
+  let description = [{
+    Under AMP, `@<model>_grad` casts the FP32 master weights a GEMM reads to
+    the step's AMP type (the `train.config` of `@<model>_step`) every step
+    and micro-batch. Each such parameter gets an argument
+    `{graph.param_copy = "name"}` of the AMP type instead, and its casts
+    are replaced by it: the runtime binds it to a half copy of the master
+    that the fused epilogue writes with every update (and that it recasts
+    after initialization or a resumed checkpoint). Same rounding as the
+    cast, so the step computes the same values. Does nothing without AMP.
+  }];
+}
+
 def TrainFuseEpilogue : Pass<"train-fuse-epilogue", "mlir::ModuleOp"> {
   let summary = "Fold the epilogue ops of @<model>_step into one train.fused_epilogue";
   let description = [{

@@ -76,6 +76,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   pm.addPass(createTrainDropEvalOutputs());
   pm.addPass(createTrainFuseEpilogue());
   pm.addPass(createCSEPass()); // one cast per parameter and step
+  if (o.halfWeightCopies && o.amp != "off")
+    pm.addPass(createTrainHalfWeightCopies());
   pm.addPass(createGraphAbsorbCasts()); // after CSE: one cast per value
   if (o.fuseBiasGrad)
     pm.addPass(createGraphFuseBiasGrad()); // after CSE: one reshape of dY

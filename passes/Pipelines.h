@@ -86,6 +86,13 @@ struct TrainPipelineOptions
       llvm::cl::desc("A weight-gradient GEMM and the bias gradient of the "
                      "same dY as one graph.matmul_bias_grad (default on)"),
       llvm::cl::init(true)};
+  // train-half-weight-copies (the epilogue writes the half weights the next
+  // step reads); off only to compare against the per-step casts.
+  Option<bool> halfWeightCopies{
+      *this, "half-weight-copies",
+      llvm::cl::desc("The step reads half weight copies the fused epilogue "
+                     "writes instead of casting the masters (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

@@ -44,6 +44,10 @@ struct ParamInfo {
   std::string name;             // "fc1.weight"
   std::vector<int64_t> shape;   // FP32 master weight
   num::InitSpec init;           // resolved initializer (fans applied)
+  // The step reads a half copy of the master (CompileConfig::amp's type,
+  // passes/TrainHalfWeightCopies.cpp) that the fused epilogue writes with
+  // each update and the model recasts after anything else writes masters.
+  bool halfCopy = false;
 };
 
 // What was fixed at compile time (`ampc compile` flags).

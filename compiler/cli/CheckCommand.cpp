@@ -8,8 +8,10 @@
 #include "compiler/ModelSummary.h"
 #include "compiler/cli/Command.h"
 #include "compiler/targets/common/EmitSupport.h"
+#include "dialects/Graph/GraphDialect.h"
 #include "passes/Pipelines.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Format.h"
@@ -47,7 +49,8 @@ std::string mib(uint64_t bytes) {
 
 // The memory one training step of the compiled binary holds: FP32 master
 // parameters, their gradients, the optimizer state (momentum buffer, or
-// Adam's two moments) and the memory plan's arena of activations and
+// Adam's two moments), under AMP the half weight copies the epilogue keeps
+// (train-half-weight-copies) and the memory plan's arena of activations and
 // temporaries (the training pipeline of `ampc compile` with the same
 // --optimizer and --amp, up to kernel-plan-memory).
 mlir::LogicalResult printStepMemory(mlir::ModuleOp module, raw_ostream &os) {
@@ -70,17 +73,25 @@ mlir::LogicalResult printStepMemory(mlir::ModuleOp module, raw_ostream &os) {
   ampc::buildTrainingPipeline(pm, options);
   if (failed(pm.run(*copy)))
     return mlir::failure();
-  uint64_t arena = 0;
-  for (mlir::Operation &op : copy->getBody()->getOperations())
+  uint64_t arena = 0, half = 0;
+  for (mlir::Operation &op : copy->getBody()->getOperations()) {
     arena = std::max<uint64_t>(arena, ampc::emit::arenaSize(&op));
+    if (auto fn = dyn_cast<mlir::func::FuncOp>(op))
+      for (mlir::BlockArgument arg : fn.getArguments())
+        if (fn.getArgAttr(arg.getArgNumber(), ampc::graph::kParamCopyAttr))
+          half += uint64_t(ampc::emit::byteSize(arg.getType()));
+  }
   int moments = optimizer == "sgd" ? 1 : 2;
-  uint64_t total = params * (2 + moments) + arena;
+  uint64_t total = params * (2 + moments) + half + arena;
   os << "step memory (optimizer " << optimizer << ", amp " << amp
      << "): " << mib(total) << " = parameters " << mib(params)
      << " + gradients " << mib(params) << " + optimizer state "
      << mib(params * moments) << " (" << moments
-     << (moments == 1 ? " buffer" : " moments") << ") + activations "
-     << mib(arena) << " (memory plan); " << total << " bytes\n";
+     << (moments == 1 ? " buffer" : " moments") << ")";
+  if (half)
+    os << " + half weight copies " << mib(half);
+  os << " + activations " << mib(arena) << " (memory plan); " << total
+     << " bytes\n";
   return mlir::success();
 }
 

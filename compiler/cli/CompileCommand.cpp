@@ -109,6 +109,11 @@ AMPC_OPT(std::string, costDevice, "cost-device",
          cl::desc("Device of --cost-report (default h100 for cuda, "
                   "cpu-2core for cpu)"),
          cl::init(""));
+AMPC_OPT(bool, halfWeightCopies, "half-weight-copies",
+         cl::desc("Under AMP the fused epilogue writes the half weights the "
+                  "next step reads (default on; =false: the step casts each "
+                  "master itself)"),
+         cl::init(true));
 AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command (default: off)"),
          cl::init(false));
 
@@ -193,6 +198,7 @@ int runCompile() {
   if (auto v = given(weightDecay))
     options.weightDecay = *v;
   options.policy = policy;
+  options.halfWeightCopies = halfWeightCopies;
   if (emit != "binary" && emit != "cpp") {
     errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
     return 2;

@@ -51,12 +51,13 @@ Launch hostLaunch(std::string name, std::string op, std::string where,
 }
 
 // DeviceModel::step(): setInputs, the epilogue's two passes over every
-// parameter (runtime/cuda/Epilogue.cu; FP32 gradients, no half copy), the
+// parameter (runtime/cuda/Epilogue.cu; FP32 gradients; |halfCopies|
+// elements also written as the half copy the next step reads), the
 // statistics copied to pinned memory (a GPU only: HostModel's are in host
 // memory already). Packed (16-byte) or element accesses move the same
 // bytes: each pass reads and writes every element once.
 void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
-                    int64_t numTensors, bool device,
+                    int64_t numTensors, int64_t halfCopies, bool device,
                     std::vector<Launch> &out) {
   train::ConfigAttr config = epilogue.getConfig();
   StringRef opt = config.getOptimizer();
@@ -93,6 +94,10 @@ void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
     read += 8 * n;
     written += 8 * n;
     flops = 16 * n;
+  }
+  if (halfCopies > 0) {
+    written += 2 * double(halfCopies);
+    what += " + half weights";
   }
   out.push_back(
       hostLaunch("pass2", op, what + " update", Kind::Epilogue, read, written,
@@ -250,8 +255,13 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
   if (dropout)
     launches.push_back(hostLaunch("advance", "dropout step", "", Kind::Runtime,
                                   8, 8, 0, accum));
-  appendEpilogue(epilogue, r.parameters, numTensors, target == Target::Cuda,
-                 launches);
+  // Half weight copies the epilogue writes (train-half-weight-copies).
+  int64_t halfCopies = 0;
+  for (BlockArgument arg : grad.getArguments())
+    if (grad.getArgAttr(arg.getArgNumber(), graph::kParamCopyAttr))
+      halfCopies += cast<RankedTensorType>(arg.getType()).getNumElements();
+  appendEpilogue(epilogue, r.parameters, numTensors, halfCopies,
+                 target == Target::Cuda, launches);
 
   for (Launch &l : launches) {
     Row row;

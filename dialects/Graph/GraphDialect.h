@@ -18,6 +18,9 @@ inline constexpr llvm::StringLiteral kOutputAttr = "graph.output";
 inline constexpr llvm::StringLiteral kGradAttr = "graph.grad";
 // A model buffer (graph.buffer) passed to @<model>_grad, after the loss scale.
 inline constexpr llvm::StringLiteral kBufferAttr = "graph.buffer";
+// The half (f16/bf16) copy of a parameter that the fused epilogue writes
+// with each update (train-half-weight-copies): the runtime keeps it.
+inline constexpr llvm::StringLiteral kParamCopyAttr = "graph.param_copy";
 
 } // namespace ampc::graph
 

@@ -1,5 +1,6 @@
 //===- Epilogue.cpp - The fused AMP epilogue on the host ------------------===//
 #include "runtime/cpu/Epilogue.h"
+#include "runtime/numerics/Half.h"
 #include "runtime/numerics/Optimizer.h"
 #include "runtime/numerics/Scaler.h"
 
@@ -191,6 +192,7 @@ void Epilogue::update(HostState &state, const rt::Hyper &h) const {
     opt.nesterov = config_.nesterov;
     for (const EpilogueTensor &t : tensors_)
       sgdStep(t.param, t.grad, t.m, t.n, opt, state.step == 1);
+    writeHalfCopies();
     return;
   }
   AdamOptions opt;
@@ -202,6 +204,25 @@ void Epilogue::update(HostState &state, const rt::Hyper &h) const {
   opt.decoupled = config_.optimizer == EpilogueConfig::Optimizer::AdamW;
   for (const EpilogueTensor &t : tensors_)
     adamStep(t.param, t.grad, t.m, t.v, t.n, opt, state.step);
+  writeHalfCopies();
+}
+
+void Epilogue::writeHalfCopies() const {
+  for (const EpilogueTensor &t : tensors_)
+    if (t.half)
+      castToHalf(t.param, t.half, t.n, config_.halfType);
+}
+
+void castToHalf(const float *src, void *half, int64_t n, rt::DType type) {
+  if (type == rt::DType::BF16) {
+    auto *h = static_cast<num::bf16 *>(half);
+    for (int64_t i = 0; i < n; ++i)
+      h[i] = num::bf16(src[i]);
+  } else {
+    auto *h = static_cast<num::half *>(half);
+    for (int64_t i = 0; i < n; ++i)
+      h[i] = num::half(src[i]);
+  }
 }
 
 } // namespace ampc::cpu

@@ -114,14 +114,20 @@ struct HostState {
 };
 
 // One parameter: FP32 gradient, FP32 master, moments (exp_avg or the
-// momentum buffer; exp_avg_sq, unused by SGD).
+// momentum buffer; exp_avg_sq, unused by SGD), and the optional half copy
+// of the master (EpilogueConfig::halfType) an update also writes.
 struct EpilogueTensor {
   float *grad = nullptr;
   float *param = nullptr;
   float *m = nullptr;
   float *v = nullptr;
   int64_t n = 0;
+  void *half = nullptr;
 };
+
+// half[i] = the F16 or BF16 rounding of src[i] (round to nearest even, the
+// graph.cast the copy replaces).
+void castToHalf(const float *src, void *half, int64_t n, rt::DType type);
 
 // What train.fused_epilogue fixed at compile time (shared with the device).
 using kernels::EpilogueConfig;
@@ -143,6 +149,7 @@ public:
 
 private:
   void update(HostState &state, const rt::Hyper &hyper) const;
+  void writeHalfCopies() const;
 
   std::vector<EpilogueTensor> tensors_;
   std::vector<GradBuffer> grads_; // tensors_[i].grad, for the helpers

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace ampc::cpu {
 
@@ -31,19 +32,24 @@ int64_t numElements(const std::vector<int64_t> &shape) {
 [[noreturn]] void outOfMemory(const rt::ModelSpec &spec, const char *what) {
   bool adam = spec.config.optimizer != "sgd";
   int copies = adam ? 4 : 3;
-  uint64_t params = 0;
-  for (const rt::ParamInfo &p : spec.params)
+  uint64_t params = 0, half = 0;
+  for (const rt::ParamInfo &p : spec.params) {
     params += uint64_t(numElements(p.shape)) * 4;
+    if (p.halfCopy)
+      half += uint64_t(numElements(p.shape)) * 2;
+  }
   uint64_t arena = uint64_t(spec.arenaBytes);
+  std::string halfPart =
+      half ? "; half weight copies " + std::to_string(half) : "";
   std::fprintf(stderr,
                "error: out of memory: model '%s' needs %llu bytes "
-               "(parameters %llu x %d: FP32 masters, gradients and %s; "
+               "(parameters %llu x %d: FP32 masters, gradients and %s%s; "
                "arena %llu), could not allocate the %s\n",
                spec.name.c_str(),
-               (unsigned long long)(params * copies + arena),
+               (unsigned long long)(params * copies + half + arena),
                (unsigned long long)params, copies,
                adam ? "2 optimizer moments" : "the momentum buffer",
-               (unsigned long long)arena, what);
+               halfPart.c_str(), (unsigned long long)arena, what);
   std::exit(2);
 }
 
@@ -62,6 +68,8 @@ HostModel::allocate(const rt::ModelSpec &spec) {
       tensors[p].m.assign(n, 0.0f);
       if (adam)
         tensors[p].v.assign(n, 0.0f);
+      if (spec.params[p].halfCopy)
+        tensors[p].h.assign(n, 0);
     }
   } catch (const std::exception &) { // bad_alloc, length_error
     outOfMemory(spec, "parameters");
@@ -73,7 +81,8 @@ std::vector<EpilogueTensor> HostModel::epilogueTensors() {
   std::vector<EpilogueTensor> out;
   for (Tensors &t : tensors_)
     out.push_back({t.g.data(), t.w.data(), t.m.data(),
-                   t.v.empty() ? nullptr : t.v.data(), int64_t(t.w.size())});
+                   t.v.empty() ? nullptr : t.v.data(), int64_t(t.w.size()),
+                   t.h.empty() ? nullptr : t.h.data()});
   return out;
 }
 
@@ -110,6 +119,7 @@ void HostModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
   }
   state_ = HostState{};
   iteration_ = 0;
+  halfStale_ = true;
   // Without loss scaling the gradients are of the loss itself.
   state_.scaler.scale =
       epilogue_.config().lossScale == EpilogueConfig::LossScale::None
@@ -121,6 +131,17 @@ void HostModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
 void HostModel::setDataShard(int rank, int worldSize) {
   (void)worldSize; // dropout offsets its element index by the rank alone
   shard_ = rank;
+}
+
+void HostModel::forwardBackward(const void *const *inputs, int micro) {
+  if (halfStale_) {
+    for (Tensors &t : tensors_)
+      if (!t.h.empty())
+        castToHalf(t.w.data(), t.h.data(), int64_t(t.w.size()),
+                   epilogue_.config().halfType);
+    halfStale_ = false;
+  }
+  runForwardBackward(inputs, micro);
 }
 
 void HostModel::storeGrad(int param, const float *grad, int micro) {
@@ -136,6 +157,7 @@ void HostModel::storeGrad(int param, const float *grad, int micro) {
 }
 
 std::vector<rt::StateTensor> HostModel::stateTensors() {
+  halfStale_ = true; // the caller may write the masters (a resume)
   std::vector<rt::StateTensor> s;
   for (size_t p = 0; p < tensors_.size(); ++p) {
     Tensors &t = tensors_[p];

@@ -36,9 +36,7 @@ public:
   void beginStep(int64_t iteration) override { iteration_ = iteration; }
   void setDataShard(int rank, int worldSize) override;
 
-  void forwardBackward(const void *const *inputs, int micro) override {
-    runForwardBackward(inputs, micro);
-  }
+  void forwardBackward(const void *const *inputs, int micro) override;
   float *grad(int param) override { return tensors_[param].g.data(); }
   float *lossAccumulator() override { return &state_.lossAccumulator; }
   rt::StepStats step(const rt::Hyper &hyper, float gradDivisor) override {
@@ -68,6 +66,9 @@ protected:
                            void *const *outputs) = 0;
 
   float *weight(int param) { return tensors_[param].w.data(); }
+  // The half copy of parameter |param| (rt::ParamInfo::halfCopy), current
+  // whenever the step runs.
+  void *halfWeight(int param) { return tensors_[param].h.data(); }
   // Buffer |k| (graph.buffer, FP32): batch_norm updates it in place.
   float *buffer(int k) { return buffers_[k].data(); }
   std::byte *arena() { return arena_; }
@@ -85,6 +86,7 @@ protected:
 private:
   struct Tensors {
     std::vector<float> w, g, m, v; // master, gradient, moments (v: Adam)
+    std::vector<uint16_t> h;       // half copy of w (F16 or BF16 bits)
   };
 
   std::vector<Tensors> tensors_; // sized once: the epilogue keeps pointers
@@ -94,6 +96,10 @@ private:
   uint64_t seed_ = 0;
   int64_t iteration_ = 0; // steps begun, skipped ones included
   int64_t shard_ = 0;     // data-parallel rank (dropout masks)
+  // The masters may have changed outside the epilogue (initialize, or
+  // pointers handed out by stateTensors: a resume): recast the half copies
+  // before the next step reads them.
+  bool halfStale_ = true;
   std::vector<std::byte> arenaStorage_;
   std::byte *arena_ = nullptr;
 

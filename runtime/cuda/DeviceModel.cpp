@@ -27,6 +27,8 @@ void launchAdvance(int64_t *counter, cudaStream_t stream);
 void launchAddLoss(float *acc, const float *loss, cudaStream_t stream);
 void launchAddLoss(float *acc, const __half *loss, cudaStream_t stream);
 void launchAddLoss(float *acc, const __nv_bfloat16 *loss, cudaStream_t stream);
+void launchCastToHalf(const float *w, void *h, int64_t n, bool bf16, int grid,
+                      cudaStream_t stream);
 } // namespace detail
 
 namespace {
@@ -59,6 +61,12 @@ DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
     // compiler/targets/cuda/CudaEmitBlock.cpp, knownAlignment).
     total_ += (numel(p.shape) + 63) / 64 * 64;
   }
+  // Half weight copies: 256-byte aligned too (128 elements).
+  for (const rt::ParamInfo &p : spec_.params) {
+    halfOffset_.push_back(halfTotal_);
+    if (p.halfCopy)
+      halfTotal_ += (numel(p.shape) + 127) / 128 * 128;
+  }
   for (const rt::ParamInfo &b : spec_.buffers) {
     bufOffset_.push_back(bufTotal_);
     bufTotal_ += (numel(b.shape) + 63) / 64 * 64;
@@ -80,6 +88,7 @@ DeviceModel::~DeviceModel() {
   for (float *b : blocks_)
     cudaFree(b);
   cudaFree(bufBlock_);
+  cudaFree(halfBlock_);
   cudaFree(arena_);
   cudaFree(state_);
   cudaFree(dropStep_);
@@ -128,6 +137,13 @@ void DeviceModel::setup() {
   }
   check(cudaMalloc(&bufBlock_, std::max<int64_t>(bufTotal_, 1) * sizeof(float)),
         "cudaMalloc(buffers)");
+  h_.assign(spec_.params.size(), nullptr);
+  if (halfTotal_ > 0) {
+    check(cudaMalloc(&halfBlock_, halfTotal_ * 2), "cudaMalloc(half weights)");
+    for (size_t p = 0; p < spec_.params.size(); ++p)
+      if (spec_.params[p].halfCopy)
+        h_[p] = static_cast<char *>(halfBlock_) + halfOffset_[p] * 2;
+  }
   hostBuf_.assign(bufTotal_, 0.0f);
   hostW_.assign(total_, 0.0f);
   hostM_.assign(total_, 0.0f);
@@ -162,7 +178,7 @@ void DeviceModel::setup() {
   std::vector<EpilogueTensor> ts;
   for (size_t p = 0; p < spec_.params.size(); ++p)
     ts.push_back(
-        {g_[p], w_[p], m_[p], v_[p], nullptr, numel(spec_.params[p].shape)});
+        {g_[p], w_[p], m_[p], v_[p], h_[p], numel(spec_.params[p].shape)});
   epilogue_ = std::make_unique<Epilogue>(std::move(ts), ec);
   // The step's statistics and non-finite flags (Epilogue::report()).
   check(cudaMallocHost(&pinnedReport_, epilogue_->reportBytes()),
@@ -206,6 +222,7 @@ void DeviceModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
   // The memset and the pageable copies above ran on the legacy stream, which
   // does not order stream_ (non-blocking): let them land first.
   check(cudaDeviceSynchronize(), "initialize");
+  castHalfCopies();
 }
 
 // Inputs: host -> pinned staging -> device on the copy stream, overlapping
@@ -449,10 +466,25 @@ void DeviceModel::uploadIfPending() {
     check(cudaMemcpy(state_, &hostState_, sizeof(hostState_),
                      cudaMemcpyHostToDevice),
           "upload");
+  bool uploaded = tensorsOut_;
   tensorsOut_ = stateOut_ = false;
   // Pageable cudaMemcpy on the legacy stream may return before the DMA
   // lands; stream_ (non-blocking) would not wait for it.
   check(cudaDeviceSynchronize(), "upload");
+  if (uploaded)
+    castHalfCopies(); // a resume may have changed the masters
+}
+
+// After the masters were written from the host: the half copies again, on
+// stream_ (so before the step that reads them), eager.
+void DeviceModel::castHalfCopies() {
+  bool bf16 = spec_.config.amp == "bf16";
+  for (size_t p = 0; p < spec_.params.size(); ++p)
+    if (h_[p]) {
+      int64_t n = numel(spec_.params[p].shape);
+      detail::launchCastToHalf(w_[p], h_[p], n, bf16, grid(n), stream_);
+    }
+  check(cudaGetLastError(), "half weight copies");
 }
 
 } // namespace ampc::cuda

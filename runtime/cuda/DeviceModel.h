@@ -6,7 +6,9 @@
 // lives here, compiled and tested once:
 //
 // Every tensor stays on the device: FP32 masters, gradients and moments in
-// one allocation each (each tensor 256-byte aligned in it), intermediates
+// one allocation each (each tensor 256-byte aligned in it), the half weight
+// copies the step reads (passes/TrainHalfWeightCopies.cpp) in another,
+// written by the epilogue and recast after each upload, intermediates
 // in one arena (the memory plan), the scaler, step counter and statistics
 // in a DeviceState (runtime/cuda/Epilogue.h). Host copies exist only for
 // checkpoints (stateTensors/scaler/optimizerStep stage them; the next step
@@ -92,6 +94,9 @@ protected:
 
   // What the bodies read. All device memory.
   float *weight(int param) const { return w_[param]; } // FP32 master
+  // Its half copy (rt::ParamInfo::halfCopy; CompileConfig::amp's type),
+  // written by the epilogue with each update.
+  void *halfWeight(int param) const { return h_[param]; }
   // Buffer |k| (graph.buffer, FP32): batch_norm updates it in place.
   float *buffer(int k) const { return bufBlock_ + bufOffset_[k]; }
   void *input(int i) const { return din_[i]; }
@@ -138,6 +143,7 @@ private:
   void downloadTensors();
   void downloadState();
   void uploadIfPending();
+  void castHalfCopies();
   bool sgd() const { return spec_.config.optimizer == "sgd"; }
 
   std::vector<Constant> hostConstants_;
@@ -151,6 +157,11 @@ private:
   bool ready_ = false, tensorsOut_ = false, stateOut_ = false,
        statsWanted_ = true;
   std::vector<float *> w_, g_, m_, v_;
+  // Half weight copies (one block; element offsets, 128-element aligned).
+  std::vector<void *> h_;
+  std::vector<int64_t> halfOffset_;
+  int64_t halfTotal_ = 0;
+  void *halfBlock_ = nullptr;
   float *blocks_[4] = {};
   std::vector<float> hostW_, hostM_, hostV_;
   // Buffers (spec_.buffers): one block, staged with the parameters.

@@ -2,7 +2,9 @@
 //
 // What DeviceModel enqueues besides the generated bodies and the epilogue:
 // gradient accumulation over micro-batches, the dropout step counter and
-// the loss accumulator. Each is captured into the forward+backward graph.
+// the loss accumulator, each captured into the forward+backward graph; and
+// the recast of the half weight copies after the masters were uploaded
+// (eager, outside any graph).
 //
 //===----------------------------------------------------------------------===//
 #include <cuda_bf16.h>
@@ -30,6 +32,15 @@ template <typename T> __global__ void addLoss(float *acc, const T *loss) {
   *acc += float(*loss);
 }
 
+// A half weight copy from its master: round to nearest even, as graph.cast
+// and the epilogue's store.
+template <typename T>
+__global__ void castToHalf(const float *w, T *h, int64_t n) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    h[i] = T(w[i]);
+}
+
 } // namespace
 
 void launchAccumulate(float *g, const float *x, int64_t n, int grid,
@@ -49,6 +60,15 @@ void launchAddLoss(float *acc, const __half *loss, cudaStream_t stream) {
 }
 void launchAddLoss(float *acc, const __nv_bfloat16 *loss, cudaStream_t stream) {
   addLoss<<<1, 1, 0, stream>>>(acc, loss);
+}
+
+void launchCastToHalf(const float *w, void *h, int64_t n, bool bf16, int grid,
+                      cudaStream_t stream) {
+  if (bf16)
+    castToHalf<<<grid, 256, 0, stream>>>(w, static_cast<__nv_bfloat16 *>(h),
+                                         n);
+  else
+    castToHalf<<<grid, 256, 0, stream>>>(w, static_cast<__half *>(h), n);
 }
 
 } // namespace ampc::cuda::detail

@@ -26,6 +26,7 @@ EpilogueConfig EpilogueConfig::fromCompileConfig(const rt::CompileConfig &c) {
   e.clipNorm = c.clipNorm;
   e.clipValue = c.clipValue;
   e.nesterov = c.nesterov;
+  e.halfType = c.amp == "bf16" ? rt::DType::BF16 : rt::DType::F16;
   return e;
 }
 

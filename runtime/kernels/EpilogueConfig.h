@@ -22,9 +22,10 @@ struct EpilogueConfig {
   enum class LossScale : int32_t { None, Static, Dynamic } lossScale =
       LossScale::Dynamic;
   bool clipNorm = false, clipValue = false, nesterov = false;
-  // The device epilogue's gradient type and the type of the half weight
-  // copy it may write; the CPU epilogue takes FP32 gradients and writes no
-  // copy.
+  // The device epilogue's gradient type (the CPU epilogue takes FP32
+  // gradients) and the type of the half weight copies both write
+  // (CompileConfig::amp's; a tensor has one when its EpilogueTensor::half
+  // is set).
   rt::DType gradType = rt::DType::F32;
   rt::DType halfType = rt::DType::F16;
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/DeviceModel.h"
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -290,6 +291,97 @@ TEST(DeviceModel, NonFiniteGradientsComeWithTheStats) {
   EXPECT_EQ(m.optimizerStep(), 3);
   m.initialize(1, h); // a new run counts from 0
   EXPECT_EQ(m.nonFiniteCounts(), (std::vector<int64_t>{0, 0}));
+}
+
+// Linreg whose step also reads a bf16 copy of "w" (train-half-weight-copies)
+// and logs it: the copy is the bf16 rounding of the master after
+// initialize, after each applied step (the epilogue writes it, in the
+// replayed graph too), unchanged by a skipped step, recast after a resume.
+class LinregHalf final : public cuda::DeviceModel {
+public:
+  LinregHalf() : DeviceModel(spec()) {
+    cudaMalloc(&log, D * sizeof(__nv_bfloat16));
+  }
+  ~LinregHalf() override { cudaFree(log); }
+  __nv_bfloat16 *log = nullptr; // device: the copy the last body read
+  // The bf16 rounding of the device master now (without staging it, which
+  // would make the next step recast the copies).
+  std::vector<float> masterRounded() const {
+    std::vector<float> w(D);
+    cudaDeviceSynchronize();
+    cudaMemcpy(w.data(), weight(0), D * sizeof(float), cudaMemcpyDeviceToHost);
+    for (float &v : w)
+      v = __bfloat162float(__float2bfloat16_rn(v));
+    return w;
+  }
+
+private:
+  static rt::ModelSpec spec() {
+    rt::ModelSpec s = linregSpec(1);
+    s.config.amp = "bf16";
+    s.params[0].halfCopy = true;
+    return s;
+  }
+  void runForwardBackward(int micro) override {
+    std::byte *a = arena();
+    auto *loss = reinterpret_cast<float *>(a);
+    auto *pred = reinterpret_cast<float *>(a + 256);
+    auto *gw = reinterpret_cast<float *>(a + 512);
+    auto *gb = reinterpret_cast<float *>(a + 768);
+    cudaMemcpyAsync(log, halfWeight(0), D * sizeof(__nv_bfloat16),
+                    cudaMemcpyDeviceToDevice, stream());
+    linregKernel<<<1, 1, 0, stream()>>>(static_cast<const float *>(input(0)),
+                                       static_cast<const float *>(input(1)),
+                                       weight(0), weight(1), lossScale(), loss,
+                                       pred, gw, gb);
+    addLoss(loss);
+    storeGrad(0, gw, micro);
+    storeGrad(1, gb, micro);
+  }
+  void runEvaluate(const void **) override {}
+};
+
+TEST(DeviceModel, HalfWeightCopiesFollowTheMasters) {
+  REQUIRE_GPU();
+  LinregHalf m;
+  rt::Hyper h = m.defaults();
+  m.initialize(1, h);
+  auto seen = [&] {
+    std::vector<__nv_bfloat16> c(D);
+    cudaDeviceSynchronize();
+    cudaMemcpy(c.data(), m.log, D * sizeof(c[0]), cudaMemcpyDeviceToHost);
+    std::vector<float> f;
+    for (__nv_bfloat16 v : c)
+      f.push_back(__bfloat162float(v));
+    return f;
+  };
+  auto rounded = [&] { return m.masterRounded(); };
+  Batch clean(4), bad(4);
+  bad.y[0] = INFINITY;
+  for (int it = 0; it < 4; ++it) { // eager, captured, replayed twice
+    m.beginStep(it);
+    m.forwardBackward(clean.inputs, 0);
+    EXPECT_EQ(seen(), rounded()) << "step " << it;
+    m.step(h, 1.0f);
+  }
+  std::vector<float> before = rounded();
+  m.beginStep(4);
+  m.forwardBackward(bad.inputs, 0);
+  EXPECT_EQ(m.step(h, 1.0f).skipped, 1);
+  m.beginStep(5);
+  m.forwardBackward(clean.inputs, 0);
+  EXPECT_EQ(seen(), before);
+  // A resume: masters written through the staged state tensors.
+  std::vector<rt::StateTensor> st = m.stateTensors();
+  std::vector<float> want;
+  for (int j = 0; j < D; ++j) {
+    st[0].data[j] = 1.0f + float(j) / 3.0f;
+    want.push_back(__bfloat162float(__float2bfloat16_rn(st[0].data[j])));
+  }
+  m.beginStep(6);
+  m.forwardBackward(clean.inputs, 0);
+  EXPECT_EQ(seen(), want);
+  EXPECT_NE(want[1], want[0]);
 }
 
 } // namespace

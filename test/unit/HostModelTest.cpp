@@ -7,10 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/HostModel.h"
+#include "runtime/numerics/Half.h"
 #include "runtime/numerics/Philox.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -208,6 +210,84 @@ TEST(HostModel, StepRunsTheEpilogue) {
   for (float v : b)
     sum += v;
   EXPECT_EQ(out, sum);
+}
+
+// A model whose step reads a bf16 copy of "w" (train-half-weight-copies):
+// the body records the copy it was given; "b" has none.
+class TinyHalf final : public HostModel {
+public:
+  TinyHalf() : HostModel(spec()) {}
+  std::vector<uint16_t> seen; // bits of the copy the last body read
+  bool bHasCopy = true;
+
+private:
+  static rt::ModelSpec spec() {
+    rt::ModelSpec s = specOf("adamw", "dynamic");
+    s.config.amp = "bf16";
+    s.params[0].halfCopy = true;
+    return s;
+  }
+  void runForwardBackward(const void *const *inputs, int micro) override {
+    const auto *h = static_cast<const uint16_t *>(halfWeight(0));
+    seen.assign(h, h + 6);
+    bHasCopy = halfWeight(1) != nullptr;
+    const float *x = static_cast<const float *>(inputs[0]);
+    float g[6];
+    for (int i = 0; i < 6; ++i)
+      g[i] = x[i] * lossScale();
+    addLoss(x[0]);
+    storeGrad(0, g, micro);
+    storeGrad(1, g, micro);
+  }
+  void runEvaluate(const void *const *, void *const *) override {}
+};
+
+std::vector<uint16_t> bf16Bits(const float *w, int n) {
+  std::vector<uint16_t> bits;
+  for (int i = 0; i < n; ++i)
+    bits.push_back(num::bf16(w[i]).bits);
+  return bits;
+}
+
+// The copy the step reads is the bf16 rounding of the master it would have
+// cast: after initialize, after each applied step (the epilogue writes it),
+// unchanged by a skipped step, and recast after the masters were written
+// through stateTensors() (a resume).
+TEST(HostModel, HalfWeightCopiesFollowTheMasters) {
+  TinyHalf m;
+  rt::Hyper h = m.defaults();
+  m.initialize(3, h);
+  // Taken before the first step: later calls would make the next step
+  // recast the copies, hiding whether the epilogue wrote them.
+  std::vector<rt::StateTensor> st = m.stateTensors();
+  const float *w = st[0].data;
+  float x[6] = {0.5f, -1, 1.5f, -2, 2.5f, -3};
+  const void *in[] = {x};
+  m.forwardBackward(in, 0);
+  EXPECT_EQ(m.seen, bf16Bits(w, 6));
+  EXPECT_FALSE(m.bHasCopy);
+
+  std::vector<uint16_t> before = bf16Bits(w, 6);
+  ASSERT_EQ(m.step(h, 1.0f).skipped, 0);
+  m.forwardBackward(in, 0);
+  EXPECT_EQ(m.seen, bf16Bits(w, 6));
+  EXPECT_NE(m.seen, before); // lr 0.25 moved every weight
+
+  // An overflowing step changes neither the masters nor the copy.
+  std::vector<uint16_t> kept = m.seen;
+  float bad[6] = {1, 1, 1, 1, 1, INFINITY};
+  const void *inBad[] = {bad};
+  m.forwardBackward(inBad, 0);
+  ASSERT_EQ(m.step(h, 1.0f).skipped, 1);
+  m.forwardBackward(in, 0);
+  EXPECT_EQ(m.seen, kept);
+
+  // A resume writes the masters through the state tensors.
+  st = m.stateTensors();
+  for (int i = 0; i < 6; ++i)
+    st[0].data[i] = 1.0f + float(i) / 3.0f;
+  m.forwardBackward(in, 0);
+  EXPECT_EQ(m.seen, bf16Bits(st[0].data, 6));
 }
 
 } // namespace

@@ -248,6 +248,12 @@ void ampc::emit::emitModelSpec(raw_indented_ostream &os, const Program &p,
        << "),\n";
   }
   os << "};\n";
+  // The half copies @grad reads (train-half-weight-copies).
+  func::FuncOp gradFn = p.grad;
+  for (unsigned i = 0; i < gradFn.getNumArguments(); ++i)
+    if (auto c = gradFn.getArgAttrOfType<StringAttr>(i, graph::kParamCopyAttr))
+      if (std::optional<size_t> index = p.indexOfParam(c.getValue()))
+        os << "s.params[" << *index << "].halfCopy = true;\n";
   if (!model.getBlock().getOps<graph::BufferOp>().empty()) {
     os << "s.buffers = {\n";
     for (auto buf : model.getBlock().getOps<graph::BufferOp>()) {
@@ -345,6 +351,17 @@ LogicalResult ampc::emit::bindGradArguments(const Program &p, BlockEnv &env,
                               << ": unknown or non-FP32 parameter " << pa;
       std::string name = env.fresh("p_" + pa.getValue().str());
       os << "float *" << name << " = weight(" << *index << ");\n";
+      env.names[arg] = name;
+    } else if (auto c =
+                   fn.getArgAttrOfType<StringAttr>(i, graph::kParamCopyAttr)) {
+      // The half copy the epilogue keeps (train-half-weight-copies).
+      std::optional<size_t> index = p.indexOfParam(c.getValue());
+      if (!index || type == "float")
+        return fn.emitError() << "argument " << i
+                              << ": unknown parameter or non-half copy " << c;
+      std::string name = env.fresh("h_" + c.getValue().str());
+      os << type << " *" << name << " = static_cast<" << type
+         << " *>(halfWeight(" << *index << "));\n";
       env.names[arg] = name;
     } else if (fn.getArgAttr(i, graph::kLossScaleAttr)) {
       env.names[arg] = lossScale.str();

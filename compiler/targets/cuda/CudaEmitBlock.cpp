@@ -101,12 +101,14 @@ private:
       int64_t off = offsets[n];
       return off == 0 ? kBaseAlign : std::min(kBaseAlign, off & -off);
     }
-    // Arguments of @grad: inputs -> input(k), parameters -> weight(k)
-    // (bindGradArguments); the loss scale is not known to be aligned.
+    // Arguments of @grad: inputs -> input(k), parameters -> weight(k),
+    // their half copies -> halfWeight(k) (bindGradArguments; DeviceModel
+    // aligns each); the loss scale is not known to be aligned.
     auto arg = cast<BlockArgument>(v);
     auto fn = dyn_cast_or_null<func::FuncOp>(arg.getOwner()->getParentOp());
     if (fn && (fn.getArgAttr(arg.getArgNumber(), graph::kInputAttr) ||
-               fn.getArgAttr(arg.getArgNumber(), graph::kParamAttr)))
+               fn.getArgAttr(arg.getArgNumber(), graph::kParamAttr) ||
+               fn.getArgAttr(arg.getArgNumber(), graph::kParamCopyAttr)))
       return kBaseAlign;
     return 1;
   }
