@@ -86,20 +86,27 @@ static BiasGradPath biasGradPath() {
                                          {"auto", "separate", "fused"}));
 }
 
-void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &attrs, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.matmul";
-  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
-  const TensorRef &c = required(op, out, 0);
-  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
-  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
+// C = op(A) op(B), row-major 2-D operands (graph.matmul and
+// matmul_bias_grad).
+static Gemm gemm2d(const TensorRef &a, const TensorRef &b, const TensorRef &c,
+                   bool ta, bool tb, const MatmulShape &s) {
   Gemm g;
   g.m = s.m, g.k = s.k, g.n = s.n;
   g.transA = ta, g.transB = tb;
   g.a = a.data, g.aType = a.dtype, g.lda = ta ? g.m : g.k;
   g.b = b.data, g.bType = b.dtype, g.ldb = tb ? g.k : g.n;
   g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
-  runGemm(g, stream, op);
+  return g;
+}
+
+void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.matmul";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &c = required(op, out, 0);
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  runGemm(gemm2d(a, b, c, ta, tb, matmulShape(op, a, b, c, ta, tb)), stream,
+          op);
 }
 
 void batchMatmulKernel(std::span<const TensorRef> in,
@@ -134,12 +141,7 @@ void matmulBiasGradKernel(std::span<const TensorRef> in,
   MatmulShape s = matmulShape(op, a, b, c, ta, tb);
   if (db.rank != 1 || db.shape[0] != s.m || db.dtype != c.dtype)
     fail(op, "bias_grad must be [M] of the result's type");
-  Gemm g;
-  g.m = s.m, g.k = s.k, g.n = s.n;
-  g.transA = ta, g.transB = tb;
-  g.a = a.data, g.aType = a.dtype, g.lda = ta ? g.m : g.k;
-  g.b = b.data, g.bType = b.dtype, g.ldb = tb ? g.k : g.n;
-  g.c = c.data, g.cType = c.dtype, g.ldc = g.n;
+  Gemm g = gemm2d(a, b, c, ta, tb, s);
   BiasGradPath path = biasGradPath();
   if (path != BiasGradPath::Separate && !copyTransposed()) {
     g.biasGrad = db.data;
