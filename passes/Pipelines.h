@@ -86,6 +86,13 @@ struct TrainPipelineOptions
       llvm::cl::desc("A weight-gradient GEMM and the bias gradient of the "
                      "same dY as one graph.matmul_bias_grad (default on)"),
       llvm::cl::init(true)};
+  // graph-fuse-packed-attention (attention on the packed qkv projection,
+  // no copies around it); off only to compare against the copies.
+  Option<bool> fusePackedAttention{
+      *this, "fuse-packed-attention",
+      llvm::cl::desc("Attention reading q, k, v from the packed qkv "
+                     "projection as one graph.packed_attention (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

@@ -67,6 +67,10 @@ AMPC_OPT(bool, fuseBiasGrad, "fuse-bias-grad",
          cl::desc("dW and db of a linear in one GEMM call (default on; "
                   "=false: the step before graph-fuse-bias-grad)"),
          cl::init(true));
+AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
+         cl::desc("Attention on the packed qkv projection (default on; "
+                  "=false: the step before graph-fuse-packed-attention)"),
+         cl::init(true));
 AMPC_OPT(bool, listDevices, "list-devices",
          cl::desc("Print the device table with its sources and exit"),
          cl::init(false));
@@ -116,6 +120,7 @@ int runCost() {
     options.momentum = momentum;
   options.policy = policy;
   options.fuseBiasGrad = fuseBiasGrad;
+  options.fusePackedAttention = fusePackedAttention;
 
   auto context = ampc::createContext();
   auto module = ampc::loadModelFile(*context, inputFile);
