@@ -328,11 +328,16 @@ def GraphFusePackedAttention
     tensor, each sliced, reshaped to `[B, T, H, D]` (H * D = E) and
     transposed to `[B, H, T, D]`, and whose result is transposed back and
     reshaped to `[B, T, E]`, every op in between used once; no mask, no
-    dropout, causal or not, any scale. The chain becomes one
+    dropout, causal or not, any scale; f16 or bf16 with a head dim the
+    CUDA library's strided flash path takes (runtime/kernels/
+    AttentionPath.h: a multiple of 8 up to 128). The chain becomes one
     `graph.packed_attention` (bitwise the same result: the copies are
     exact), whose kernels read q, k and v as strided views of qkv and write
     the result in place; its VJP writes one packed d(qkv). So the step
     loses the slice, transpose and concat copies around every attention.
+    Other attention is left alone: there the kernels would copy q, k and v
+    out of qkv (again in the backward), more traffic than the unfused
+    graph's copies after graph-collapse-data-movement.
     The training pipeline runs it after graph-autocast, before
     graph-autodiff (option `fuse-packed-attention`, default on).
 

@@ -263,15 +263,15 @@ void packedAttention(Operation *op, bool backward, bool cuda,
   // The copy path's math attention over all T x T scores (as attention()).
   double scores = b * heads * t * t, p32 = scores * 4, pLow = scores * es;
   bool half = isHalf(qkv);
-  out.push_back(copy("stridedCopyKernel (gather q, k, v)", 3 * part,
-                     3 * part));
+  out.push_back(runtime("stridedCopyKernel (gather q, k, v)", 3 * part,
+                     3 * part, 0));
   if (backward)
-    out.push_back(copy("stridedCopyKernel (gather g)", part, part));
+    out.push_back(runtime("stridedCopyKernel (gather g)", part, part, 0));
   out.push_back(gemm("gemm QK^T", 2 * part, p32, 2 * scores * d, half));
   out.push_back(runtime("maskedSoftmax", p32, p32 + pLow, 5 * scores));
   if (!backward) {
     out.push_back(gemm("gemm PV", pLow + part, part, 2 * scores * d, half));
-    out.push_back(copy("stridedCopyKernel (o)", part, part));
+    out.push_back(runtime("stridedCopyKernel (o)", part, part, 0));
     return;
   }
   out.push_back(gemm("gemm dV = P^T G", pLow + part, part, 2 * scores * d,
@@ -283,7 +283,7 @@ void packedAttention(Operation *op, bool backward, bool cuda,
                      half));
   out.push_back(gemm("gemm dK = dS^T Q", pLow + part, part, 2 * scores * d,
                      half));
-  out.push_back(copy("stridedCopyKernel (dqkv)", 3 * part, 3 * part));
+  out.push_back(runtime("stridedCopyKernel (dqkv)", 3 * part, 3 * part, 0));
 }
 
 // Norm.cu's fused kernels (runtime/cuda/Norm.h): rows of up to
