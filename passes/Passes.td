@@ -333,4 +333,41 @@ def GraphFuseBiasGrad : Pass<"graph-fuse-bias-grad", "mlir::ModuleOp"> {
   }];
 }
 
+def GraphFusePackedAttention
+    : Pass<"graph-fuse-packed-attention", "mlir::ModuleOp"> {
+  let summary = "Attention reading q, k, v from the packed qkv projection";
+  let description = [{
+    Matches a `graph.scaled_dot_product_attention` whose q, k and v are the
+    three thirds (in that order) of the last axis of one `[B, T, 3E]`
+    tensor, each sliced, reshaped to `[B, T, H, D]` (H * D = E) and
+    transposed to `[B, H, T, D]`, and whose result is transposed back and
+    reshaped to `[B, T, E]`, every op in between used once; no mask, no
+    dropout, causal or not, any scale; f16 or bf16 with a head dim the
+    CUDA library's strided flash path takes (runtime/kernels/
+    AttentionPath.h: a multiple of 8 up to 128). The chain becomes one
+    `graph.packed_attention` (bitwise the same result: the copies are
+    exact), whose kernels read q, k and v as strided views of qkv and write
+    the result in place; its VJP writes one packed d(qkv). So the step
+    loses the slice, transpose and concat copies around every attention.
+    Other attention is left alone: there the kernels would copy q, k and v
+    out of qkv (again in the backward), more traffic than the unfused
+    graph's copies after graph-collapse-data-movement.
+    The training pipeline runs it after graph-autocast, before
+    graph-autodiff (option `fuse-packed-attention`, default on).
+
+    ```mlir
+    // before
+    %q0 = graph.slice %qkv {limits = array<i64: 2, 16, 32>, starts = array<i64: 0, 0, 0>} : tensor<2x16x96xf32> -> tensor<2x16x32xf32>
+    %q1 = graph.reshape %q0 : tensor<2x16x32xf32> -> tensor<2x16x4x8xf32>
+    %q = graph.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x16x4x8xf32> -> tensor<2x4x16x8xf32>
+    // ... %k from [32, 64), %v from [64, 96) ...
+    %a = graph.scaled_dot_product_attention %q, %k, %v {causal} : ...
+    %a1 = graph.transpose %a {perm = array<i64: 0, 2, 1, 3>} : tensor<2x4x16x8xf32> -> tensor<2x16x4x8xf32>
+    %o = graph.reshape %a1 : tensor<2x16x4x8xf32> -> tensor<2x16x32xf32>
+    // after
+    %o = graph.packed_attention %qkv {causal, heads = 4 : i64} : tensor<2x16x96xf32> -> tensor<2x16x32xf32>
+    ```
+  }];
+}
+
 #endif // AMPC_PASSES

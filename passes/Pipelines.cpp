@@ -49,6 +49,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
     autocast.policy = o.policy;
     pm.addPass(createGraphAutocast(autocast));
   }
+  if (o.fusePackedAttention && !o.gradGiven)
+    pm.addPass(createGraphFusePackedAttention());
   if (!o.gradGiven)
     pm.addPass(createGraphAutodiff());
   if (o.foldDataMovement) {

@@ -93,6 +93,13 @@ struct TrainPipelineOptions
       llvm::cl::desc("The step reads half weight copies the fused epilogue "
                      "writes instead of casting the masters (default on)"),
       llvm::cl::init(true)};
+  // graph-fuse-packed-attention (attention on the packed qkv projection,
+  // no copies around it); off only to compare against the copies.
+  Option<bool> fusePackedAttention{
+      *this, "fuse-packed-attention",
+      llvm::cl::desc("Attention reading q, k, v from the packed qkv "
+                     "projection as one graph.packed_attention (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

@@ -49,6 +49,13 @@ double ampc::estimateFlops(Operation *op) {
         // q k^T, scale + softmax (~5 per score), p v.
         return 2.0 * scores * q[3] + 5.0 * scores + 2.0 * scores * v[3];
       })
+      .Case([](PackedAttentionOp o) {
+        // As scaled_dot_product_attention on q, k, v [B, H, T, D].
+        ArrayRef<int64_t> x = shape(o.getQkv());
+        double d = double(x[2]) / (3 * o.getHeads());
+        double scores = double(x[0]) * o.getHeads() * x[1] * x[1];
+        return 2.0 * scores * d + 5.0 * scores + 2.0 * scores * d;
+      })
       .Case<SoftmaxOp, LogSoftmaxOp>(
           [](auto o) { return 5.0 * numel(o.getResult()); })
       .Case([](LayerNormOp o) { return 8.0 * numel(o.getResult()); })

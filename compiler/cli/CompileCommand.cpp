@@ -92,6 +92,11 @@ AMPC_OPT(std::string, dumpIr, "dump-ir",
 AMPC_OPT(std::string, emit, "emit",
          cl::desc("binary or cpp (write the C++ and stop; default: binary)"),
          cl::init("binary"));
+AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
+         cl::desc("Attention on the packed qkv projection (default: on; "
+                  "=false keeps the slices, transposes and concat, for "
+                  "A/B runs)"),
+         cl::init(true));
 AMPC_OPT(bool, keepTemps, "keep-temps",
          cl::desc("Keep the generated C++ in its temporary directory "
                   "(default: off)"),
@@ -199,6 +204,7 @@ int runCompile() {
     options.weightDecay = *v;
   options.policy = policy;
   options.halfWeightCopies = halfWeightCopies;
+  options.fusePackedAttention = fusePackedAttention;
   if (emit != "binary" && emit != "cpp") {
     errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
     return 2;

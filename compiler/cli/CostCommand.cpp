@@ -71,6 +71,10 @@ AMPC_OPT(bool, halfWeightCopies, "half-weight-copies",
          cl::desc("The step reads the half weights the epilogue writes "
                   "(default on; =false: a cast of each master every step)"),
          cl::init(true));
+AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
+         cl::desc("Attention on the packed qkv projection (default on; "
+                  "=false: the step before graph-fuse-packed-attention)"),
+         cl::init(true));
 AMPC_OPT(bool, listDevices, "list-devices",
          cl::desc("Print the device table with its sources and exit"),
          cl::init(false));
@@ -121,6 +125,7 @@ int runCost() {
   options.policy = policy;
   options.fuseBiasGrad = fuseBiasGrad;
   options.halfWeightCopies = halfWeightCopies;
+  options.fusePackedAttention = fusePackedAttention;
 
   auto context = ampc::createContext();
   auto module = ampc::loadModelFile(*context, inputFile);

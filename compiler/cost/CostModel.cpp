@@ -220,6 +220,72 @@ void attention(Operation *op, bool backward, std::vector<Launch> &out) {
                      tensorBytes(dk), 2 * scores * d, half));
 }
 
+// packed_attention and its backward (Attention.cu, FlashAttention.cpp):
+// where eligible, cuDNN's flash attention on strided views of qkv [B, T, 3,
+// H, D], o and g [B, T, H, D] and dqkv: flashAttention's traffic, with no
+// copy around it. Otherwise (f32, other head dims; the CPU target) the copy
+// path: a transpose gathers q, k, v into [B, H, T, D] (forward; the
+// backward also g), the math attention runs on them, a transpose puts o
+// (dq, dk, dv) in place.
+void packedAttention(Operation *op, bool backward, bool cuda,
+                     std::vector<Launch> &out) {
+  Value qkv = op->getOperand(0), res = op->getResult(0);
+  ArrayRef<int64_t> s = shape(qkv);
+  double heads = double(op->getAttrOfType<IntegerAttr>("heads").getInt());
+  double b = double(s[0]), t = double(s[1]), d = double(s[2]) / (3 * heads);
+  double rows = b * heads * t, part = tensorBytes(qkv) / 3;
+  double es = elementBytes(qkv);
+  std::vector<ampc::rt::DType> others = {dtypeOf(res)};
+  if (backward)
+    others.push_back(dtypeOf(op->getOperand(1)));
+  bool flash = cuda;
+  for (ampc::rt::DType x : others)
+    flash = flash && ampc::kernels::flashAttentionEligible(
+                         dtypeOf(qkv), {x}, int64_t(d), int64_t(d), false);
+  if (flash) {
+    double kept = op->hasAttr("causal") ? t * (t + 1) / 2 : t * t;
+    double scores = b * heads * kept, stats = rows * 4;
+    double fwdFlops = 2 * scores * 2 * d;
+    if (!backward) {
+      out.push_back(gemm("cudnnFlashAttention (packed)", 3 * part, part,
+                         fwdFlops, true));
+      return;
+    }
+    out.push_back(gemm("cudnnFlashAttention (packed, recompute)", 3 * part,
+                       part + stats, fwdFlops, true));
+    double dqAccumulator = rows * d * 4, rowDot = rows * 4;
+    out.push_back(gemm("cudnnFlashAttentionBackward (packed)",
+                       3 * part + 2 * part + stats + dqAccumulator + rowDot,
+                       3 * part + dqAccumulator + rowDot,
+                       2 * scores * 5 * d, true));
+    return;
+  }
+  // The copy path's math attention over all T x T scores (as attention()).
+  double scores = b * heads * t * t, p32 = scores * 4, pLow = scores * es;
+  bool half = isHalf(qkv);
+  out.push_back(runtime("stridedCopyKernel (gather q, k, v)", 3 * part,
+                     3 * part, 0));
+  if (backward)
+    out.push_back(runtime("stridedCopyKernel (gather g)", part, part, 0));
+  out.push_back(gemm("gemm QK^T", 2 * part, p32, 2 * scores * d, half));
+  out.push_back(runtime("maskedSoftmax", p32, p32 + pLow, 5 * scores));
+  if (!backward) {
+    out.push_back(gemm("gemm PV", pLow + part, part, 2 * scores * d, half));
+    out.push_back(runtime("stridedCopyKernel (o)", part, part, 0));
+    return;
+  }
+  out.push_back(gemm("gemm dV = P^T G", pLow + part, part, 2 * scores * d,
+                     half));
+  out.push_back(gemm("gemm dP = G V^T", 2 * part, p32, 2 * scores * d, half));
+  out.push_back(runtime("softmaxBackwardRows", 2 * p32, p32 + pLow,
+                        4 * scores));
+  out.push_back(gemm("gemm dQ = dS K", pLow + part, part, 2 * scores * d,
+                     half));
+  out.push_back(gemm("gemm dK = dS^T Q", pLow + part, part, 2 * scores * d,
+                     half));
+  out.push_back(runtime("stridedCopyKernel (dqkv)", 3 * part, 3 * part, 0));
+}
+
 // Norm.cu's fused kernels (runtime/cuda/Norm.h): rows of up to
 // kFusedNormMaxD elements, one warp per row.
 constexpr int64_t kFusedNormMaxD = 1024;
@@ -489,6 +555,10 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
       return;
     return attention(op, backward, out);
   }
+  if (name == "graph.packed_attention" ||
+      name == "graph.packed_attention_backward")
+    return packedAttention(op, name.ends_with("_backward"),
+                           state.target == Target::Cuda, out);
   if (name == "graph.layer_norm" || name == "graph.rms_norm") {
     // Norm.cu: one warp per row (normRowsWarp), or a block per row when the
     // rows are wider than the fused kernel holds.

@@ -362,6 +362,18 @@ LogicalResult LayerNormBackwardOp::verify() {
 
 LogicalResult RmsNormBackwardOp::verify() { return verifyNormBackward(*this); }
 
+LogicalResult PackedAttentionBackwardOp::verify() {
+  if (failed(sameType(*this, getQkv(), "qkv", getDqkv(), "dqkv")) ||
+      failed(sameElementType(*this, getQkv(), "qkv", getG(), "g")))
+    return failure();
+  std::string err = packedAttentionError(getQkv(), getHeads());
+  if (!err.empty())
+    return emitOpError() << err;
+  auto s = tensorOf(getQkv()).getShape();
+  return checkShape(*this, "g (the attention result's shape)", getG(),
+                    {s[0], s[1], s[2] / 3});
+}
+
 LogicalResult ScaledDotProductAttentionBackwardOp::verify() {
   if (failed(sameType(*this, getQ(), "q", getDq(), "dq")) ||
       failed(sameType(*this, getK(), "k", getDk(), "dk")) ||

@@ -395,6 +395,28 @@ def Graph_ScaledDotProductAttentionBackwardOp
   }];
 }
 
+def Graph_PackedAttentionBackwardOp
+    : Graph_GradOp<"packed_attention_backward"> {
+  let summary = "Cotangent of packed_attention's qkv";
+  let description = [{
+    `qkv: [B, T, 3E]`, `g: [B, T, E]` (the result's cotangent) ->
+    `dqkv: [B, T, 3E]`: scaled_dot_product_attention_backward's dq, dk and
+    dv, each seen as `[B, T, heads, D]`, written into the thirds of one
+    packed gradient (where the unpacked graph concatenates them). `heads`,
+    `causal` and `scale` as in the forward.
+
+    ```mlir
+    %dqkv = graph.packed_attention_backward %qkv, %g {heads = 4 : i64, causal} : tensor<2x16x96xf32>, tensor<2x16x32xf32> -> tensor<2x16x96xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$qkv, Graph_FloatTensor:$g,
+      I64Attr:$heads, UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Graph_FloatTensor:$dqkv);
+  let assemblyFormat = [{
+    $qkv `,` $g attr-dict `:` type($qkv) `,` type($g) `->` type($dqkv)
+  }];
+}
+
 def Graph_BatchNormBackwardOp : Graph_GradOp<"batch_norm_backward"> {
   let summary = "Cotangents of batch_norm's input, weight and bias";
   let description = [{

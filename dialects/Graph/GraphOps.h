@@ -43,6 +43,11 @@ inline mlir::Type elementTypeOf(mlir::Value v) {
 std::string attentionOperandError(mlir::Value q, mlir::Value k, mlir::Value v,
                                   mlir::Value mask);
 
+// Why packed_attention's qkv [B, T, 3E] with |heads| heads is malformed
+// (rank, 3E not a multiple of 3 * heads); empty when it is not. Shared by
+// the op's shape inference and its backward's verifier.
+std::string packedAttentionError(mlir::Value qkv, int64_t heads);
+
 // Rewrites the shape sugar under |root| into core ops (GraphSugar.cpp):
 // squeeze/unsqueeze -> reshape, expand -> broadcast_to, broadcasting
 // matmul/batch_matmul -> 2-D matmul or batch_matmul on equal batches.

@@ -905,6 +905,43 @@ def Graph_ScaledDotProductAttentionOp
   }];
 }
 
+def Graph_PackedAttentionOp
+    : Graph_ComputeOp<"packed_attention", [Graph_VJP]> {
+  let summary = "scaled_dot_product_attention on a packed [B, T, 3E] qkv";
+  let description = [{
+    `qkv: [B, T, 3E]` -> `[B, T, E]`, with `E = heads * D`: q, k and v are
+    the three thirds of qkv's last axis, each seen as `[B, T, heads, D]`;
+    the result is the attention's `[B, heads, T, D]` result seen as
+    `[B, T, heads, D]`. It is exactly
+
+    ```
+    q = transpose(reshape(slice(qkv, [0, E)),   [B, T, H, D]), 0, 2, 1, 3)
+    k = ... [E, 2E) ..., v = ... [2E, 3E) ...
+    reshape(transpose(scaled_dot_product_attention(q, k, v), 0, 2, 1, 3),
+            [B, T, E])
+    ```
+
+    (GPT-2's attention after its fused qkv projection), which
+    `graph-fuse-packed-attention` rewrites into this op, so that the
+    kernels read q, k and v as strided views of qkv and write the result
+    in place: no slice, transpose or concat copies around the attention.
+    `causal` and `scale` (default 1/sqrt(D)) as in
+    scaled_dot_product_attention; no mask, no dropout.
+
+    ```mlir
+    %o = graph.packed_attention %qkv {heads = 4 : i64, causal} : tensor<2x16x96xf32> -> tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$qkv, I64Attr:$heads,
+      UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$qkv attr-dict `:` type($qkv) `->` type($result)";
+  let extraClassDeclaration = [{
+    // The scale applied to q k^T: the attribute, or 1/sqrt(D).
+    double getScaleOrDefault();
+  }];
+}
+
 def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "A constant tensor";

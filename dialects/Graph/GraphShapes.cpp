@@ -710,6 +710,37 @@ ScaledDotProductAttentionOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor a,
   return success();
 }
 
+std::string ampc::graph::packedAttentionError(Value qkv, int64_t heads) {
+  auto t = tensorOf(qkv);
+  if (t.getRank() != 3)
+    return "packed_attention needs qkv [B, T, 3E], got " +
+           shapeStr(t.getShape());
+  if (heads < 1 || t.getShape()[2] % (3 * heads) != 0)
+    return "packed_attention: qkv's last dimension " +
+           std::to_string(t.getShape()[2]) + " is not 3 * heads * D for " +
+           std::to_string(heads) + " heads";
+  return "";
+}
+
+LogicalResult PackedAttentionOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                                  Adaptor a, Types &types) {
+  std::string err = packedAttentionError(a.getQkv(), a.getHeads());
+  if (!err.empty())
+    return fail(loc, err);
+  auto t = tensorOf(a.getQkv());
+  auto s = t.getShape();
+  types.push_back(
+      RankedTensorType::get({s[0], s[1], s[2] / 3}, t.getElementType()));
+  return success();
+}
+
+double PackedAttentionOp::getScaleOrDefault() {
+  if (auto s = getScale())
+    return s->convertToDouble();
+  int64_t e = cast<RankedTensorType>(getQkv().getType()).getShape()[2] / 3;
+  return 1.0 / std::sqrt(double(e / getHeads()));
+}
+
 double ScaledDotProductAttentionOp::getScaleOrDefault() {
   if (auto s = getScale())
     return s->convertToDouble();

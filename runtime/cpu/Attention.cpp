@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
 #include "runtime/cpu/RowMath.h"
+#include "runtime/kernels/PackedAttention.h"
 #include "runtime/numerics/Exp.h"
 
 #include <algorithm>
@@ -146,6 +147,66 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
     narrow(gk.data(), *dk);
   if (dv)
     narrow(gv.data(), *dv);
+}
+
+} // namespace ampc::cpu
+
+// packed_attention: the copy path of runtime/kernels/PackedAttention.h. One
+// transpose gathers q, k, v out of qkv, the attention above runs on them,
+// one transpose puts o in place: bitwise the unfused graph, whose slices and
+// transposes are the same exact copies.
+namespace ampc::cpu {
+
+void packedAttentionKernel(std::span<const TensorRef> in,
+                           std::span<const TensorRef> out,
+                           const Attrs &attrs) {
+  constexpr std::string_view op = "graph.packed_attention";
+  const TensorRef &qkv = required(op, in, 0), &o = required(op, out, 0);
+  PackedAttn g = packedAttention(op, qkv, o, attrs);
+  size_t es = dtypeSize(qkv.dtype);
+  std::vector<char> heads(size_t(3 * g.part()) * es), oh(size_t(g.part()) * es);
+  TensorRef src = g.packed(qkv.data, qkv.dtype),
+            all = g.heads3(heads.data(), qkv.dtype);
+  transposeKernel({&src, 1}, {&all, 1}, Attrs{{"perm", gatherPerm()}});
+  TensorRef qkvh[3] = {g.heads(heads.data(), 0, qkv.dtype),
+                       g.heads(heads.data(), 1, qkv.dtype),
+                       g.heads(heads.data(), 2, qkv.dtype)};
+  TensorRef ohRef = makeRef(oh.data(), o.dtype, {g.b, g.h, g.t, g.d});
+  attentionKernel(qkvh, {&ohRef, 1}, attrs);
+  TensorRef dst = g.rows(o.data, o.dtype);
+  transposeKernel({&ohRef, 1}, {&dst, 1}, Attrs{{"perm", headSwap()}});
+}
+
+// in: qkv, g; out: dqkv. g to [B, H, T, D], the attention backward into
+// [3, B, H, T, D], one transpose into d(qkv).
+void packedAttentionBackwardKernel(std::span<const TensorRef> in,
+                                   std::span<const TensorRef> out,
+                                   const Attrs &attrs) {
+  constexpr std::string_view op = "graph.packed_attention_backward";
+  const TensorRef &qkv = required(op, in, 0), &gy = required(op, in, 1),
+                  &dqkv = required(op, out, 0);
+  PackedAttn g = packedAttention(op, qkv, gy, attrs);
+  if (dqkv.numel() != qkv.numel())
+    fail(op, "dqkv must have qkv's shape");
+  size_t es = dtypeSize(qkv.dtype);
+  std::vector<char> heads(size_t(3 * g.part()) * es),
+      gh(size_t(g.part()) * es), dheads(size_t(3 * g.part()) * es);
+  TensorRef src = g.packed(qkv.data, qkv.dtype),
+            all = g.heads3(heads.data(), qkv.dtype);
+  transposeKernel({&src, 1}, {&all, 1}, Attrs{{"perm", gatherPerm()}});
+  TensorRef gRows = g.rows(gy.data, gy.dtype),
+            ghRef = makeRef(gh.data(), gy.dtype, {g.b, g.h, g.t, g.d});
+  transposeKernel({&gRows, 1}, {&ghRef, 1}, Attrs{{"perm", headSwap()}});
+  TensorRef bin[4] = {g.heads(heads.data(), 0, qkv.dtype),
+                      g.heads(heads.data(), 1, qkv.dtype),
+                      g.heads(heads.data(), 2, qkv.dtype), ghRef};
+  TensorRef bout[3] = {g.heads(dheads.data(), 0, dqkv.dtype),
+                       g.heads(dheads.data(), 1, dqkv.dtype),
+                       g.heads(dheads.data(), 2, dqkv.dtype)};
+  attentionBackwardKernel(bin, bout, attrs);
+  TensorRef dall = g.heads3(dheads.data(), dqkv.dtype),
+            dst = g.packed(dqkv.data, dqkv.dtype);
+  transposeKernel({&dall, 1}, {&dst, 1}, Attrs{{"perm", scatterPerm()}});
 }
 
 } // namespace ampc::cpu

@@ -21,6 +21,8 @@
 #include "runtime/cuda/Common.cuh"
 #include "runtime/cuda/FlashAttention.h"
 #include "runtime/cuda/Gemm.h"
+#include "runtime/kernels/EnvSwitch.h"
+#include "runtime/kernels/PackedAttention.h"
 
 #include <cmath>
 
@@ -222,6 +224,113 @@ void attentionBackwardKernel(std::span<const TensorRef> in,
     gemm(d, stream, op);
   }
   checkLaunch(op.data());
+}
+
+// packed_attention (runtime/kernels/PackedAttention.h). Strided (default):
+// cuDNN's flash attention reads q, k, v inside qkv and writes o, or dqkv,
+// in place. Where that path is not taken (f32, head dims cuDNN does not
+// take, AMPC_CUDA_ATTENTION=math, cuDNN refusing) and with
+// AMPC_CUDA_PACKED_ATTENTION=copies: one transpose gathers q, k, v into
+// [B, H, T, D] temporaries, the attention above runs on them (flash or
+// math as it chooses), one transpose puts o (dq, dk, dv) in place.
+
+void transposeKernel(std::span<const TensorRef>, std::span<const TensorRef>,
+                     const Attrs &, cudaStream_t);
+
+namespace {
+
+using kernels::detail::PackedAttn;
+
+// AMPC_CUDA_PACKED_ATTENTION, read at each call: 0 strided, 1 copies.
+bool packedCopies() {
+  return kernels::envChoice("AMPC_CUDA_PACKED_ATTENTION",
+                            {"strided", "copies"}) == 1;
+}
+
+// The copy path's temporaries, apart from scratch() (which the attention
+// and its GEMMs use meanwhile); grows on the warm-up step only.
+char *copyBuffer(size_t bytes, std::string_view op, cudaStream_t stream) {
+  static void *buffer = nullptr;
+  static size_t capacity = 0;
+  if (bytes <= capacity)
+    return static_cast<char *>(buffer);
+  failIfCapturing(stream, op, "packed attention's buffer cannot grow");
+  check(cudaDeviceSynchronize(), "packed attention buffer");
+  if (buffer)
+    check(cudaFree(buffer), "cudaFree(packed attention buffer)");
+  check(cudaMalloc(&buffer, bytes), "cudaMalloc(packed attention buffer)");
+  capacity = bytes;
+  return static_cast<char *>(buffer);
+}
+
+constexpr size_t align256(size_t n) { return (n + 255) & ~size_t(255); }
+
+} // namespace
+
+void packedAttentionKernel(std::span<const TensorRef> in,
+                           std::span<const TensorRef> out, const Attrs &attrs,
+                           cudaStream_t stream) {
+  constexpr std::string_view op = "graph.packed_attention";
+  const TensorRef &qkv = required(op, in, 0), &o = required(op, out, 0);
+  PackedAttn g = kernels::detail::packedAttention(op, qkv, o, attrs);
+  if (!packedCopies() &&
+      flashPackedForward(qkv, o, g.h, g.scale, g.causal, stream, op))
+    return;
+  size_t es = dtypeSize(qkv.dtype), part = align256(size_t(g.part()) * es);
+  char *buf = copyBuffer(4 * part, op, stream);
+  char *heads = buf, *oh = buf + 3 * part;
+  TensorRef src = g.packed(qkv.data, qkv.dtype),
+            all = g.heads3(heads, qkv.dtype);
+  transposeKernel({&src, 1}, {&all, 1},
+                  Attrs{{"perm", kernels::detail::gatherPerm()}}, stream);
+  TensorRef qkvh[3] = {g.heads(heads, 0, qkv.dtype),
+                       g.heads(heads, 1, qkv.dtype),
+                       g.heads(heads, 2, qkv.dtype)};
+  TensorRef ohRef = makeRef(oh, o.dtype, {g.b, g.h, g.t, g.d});
+  attentionKernel(qkvh, {&ohRef, 1}, attrs, stream);
+  TensorRef dst = g.rows(o.data, o.dtype);
+  transposeKernel({&ohRef, 1}, {&dst, 1},
+                  Attrs{{"perm", kernels::detail::headSwap()}}, stream);
+}
+
+// in: qkv, g; out: dqkv.
+void packedAttentionBackwardKernel(std::span<const TensorRef> in,
+                                   std::span<const TensorRef> out,
+                                   const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.packed_attention_backward";
+  const TensorRef &qkv = required(op, in, 0), &gy = required(op, in, 1),
+                  &dqkv = required(op, out, 0);
+  PackedAttn g = kernels::detail::packedAttention(op, qkv, gy, attrs);
+  if (dqkv.numel() != qkv.numel())
+    fail(op, "dqkv must have qkv's shape");
+  if (!packedCopies() && flashPackedBackward(qkv, gy, dqkv, g.h, g.scale,
+                                             g.causal, stream, op))
+    return;
+  size_t es = dtypeSize(qkv.dtype), part = align256(size_t(g.part()) * es);
+  // q, k, v | g | dq, dk, dv, each part 256-byte aligned (g.heads indexes
+  // by the unaligned size, so the three sit in one 3 * part block).
+  size_t three = align256(size_t(3 * g.part()) * es);
+  char *buf = copyBuffer(2 * three + part, op, stream);
+  char *heads = buf, *gh = buf + three, *dheads = gh + part;
+  TensorRef src = g.packed(qkv.data, qkv.dtype),
+            all = g.heads3(heads, qkv.dtype);
+  transposeKernel({&src, 1}, {&all, 1},
+                  Attrs{{"perm", kernels::detail::gatherPerm()}}, stream);
+  TensorRef gRows = g.rows(gy.data, gy.dtype),
+            ghRef = makeRef(gh, gy.dtype, {g.b, g.h, g.t, g.d});
+  transposeKernel({&gRows, 1}, {&ghRef, 1},
+                  Attrs{{"perm", kernels::detail::headSwap()}}, stream);
+  TensorRef bin[4] = {g.heads(heads, 0, qkv.dtype),
+                      g.heads(heads, 1, qkv.dtype),
+                      g.heads(heads, 2, qkv.dtype), ghRef};
+  TensorRef bout[3] = {g.heads(dheads, 0, dqkv.dtype),
+                       g.heads(dheads, 1, dqkv.dtype),
+                       g.heads(dheads, 2, dqkv.dtype)};
+  attentionBackwardKernel(bin, bout, attrs, stream);
+  TensorRef dall = g.heads3(dheads, dqkv.dtype),
+            dst = g.packed(dqkv.data, dqkv.dtype);
+  transposeKernel({&dall, 1}, {&dst, 1},
+                  Attrs{{"perm", kernels::detail::scatterPerm()}}, stream);
 }
 
 } // namespace ampc::cuda

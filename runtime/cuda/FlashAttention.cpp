@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #ifndef AMPC_HAVE_CUDNN_FRONTEND
 #define AMPC_HAVE_CUDNN_FRONTEND 0
@@ -63,8 +64,11 @@ bool refuse(AttentionPath mode, std::string_view op, const std::string &why) {
 }
 
 // cuDNN's [B, H, T, D] view of q [.., Hq, T, D], k and v [.., Hkv, S, *].
+// |packed| (packed_attention): q, k, v, dq, dk, dv are the thirds of one
+// [B, T, 3, H, D] tensor and o, g are [B, T, H, D], all as strided views.
 struct Shape {
   int64_t b = 1, hq = 1, hkv = 1, t, s, d, e;
+  bool packed = false;
 };
 
 Shape shapeOf(const TensorRef &q, const TensorRef &k, const TensorRef &v) {
@@ -76,6 +80,15 @@ Shape shapeOf(const TensorRef &q, const TensorRef &k, const TensorRef &v) {
     s.hq = q.shape[r - 3], s.hkv = k.shape[r - 3];
   for (int i = 0; i < r - 3; ++i)
     s.b *= q.shape[i];
+  return s;
+}
+
+// qkv [B, T, 3 * heads * D] as packed q, k, v of [B, heads, T, D].
+Shape packedShape(const TensorRef &qkv, int64_t heads) {
+  Shape s;
+  s.b = qkv.shape[0], s.hq = s.hkv = heads, s.t = s.s = qkv.shape[1];
+  s.d = s.e = qkv.shape[2] / (3 * heads);
+  s.packed = true;
   return s;
 }
 
@@ -120,6 +133,28 @@ bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
   return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
 }
 
+bool flashPackedForward(const TensorRef &qkv, const TensorRef &o,
+                        int64_t heads, float, bool, cudaStream_t,
+                        std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why =
+      ineligible(qkv, {o.dtype}, {}, packedShape(qkv, heads), false);
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
+}
+
+bool flashPackedBackward(const TensorRef &qkv, const TensorRef &g,
+                         const TensorRef &dqkv, int64_t heads, float, bool,
+                         cudaStream_t, std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = ineligible(qkv, {g.dtype, dqkv.dtype}, {},
+                               packedShape(qkv, heads), false);
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
+}
+
 #else
 
 namespace {
@@ -141,20 +176,31 @@ fe::DataType_t ioType(DType t) {
   return t == DType::F16 ? fe::DataType_t::HALF : fe::DataType_t::BFLOAT16;
 }
 
-// A contiguous [b, h, t, d] tensor of the graph's io type.
+// The strides of tensor |uid| [b, h, t, d]: contiguous, or in the packed
+// layouts (q, k, v and their gradients rows of 3 * h * d in [B, T, 3, H,
+// D]; o and g rows of h * d in [B, T, H, D]), as llm.c's cuDNN attention.
+std::vector<int64_t> strides(Uid uid, bool packed, int64_t h, int64_t t,
+                             int64_t d) {
+  if (!packed)
+    return {h * t * d, t * d, d, 1};
+  int64_t row = (uid == kO || uid == kG) ? h * d : 3 * h * d;
+  return {t * row, d, row, 1};
+}
+
+// A [b, h, t, d] tensor of the graph's io type.
 TensorAttrs input(fe::graph::Graph &g, const char *name, Uid uid, int64_t b,
-                  int64_t h, int64_t t, int64_t d) {
+                  int64_t h, int64_t t, int64_t d, bool packed) {
   return g.tensor(fe::graph::Tensor_attributes()
                       .set_name(name)
                       .set_uid(uid)
                       .set_dim({b, h, t, d})
-                      .set_stride({h * t * d, t * d, d, 1}));
+                      .set_stride(strides(uid, packed, h, t, d)));
 }
 
 void output(const TensorAttrs &x, Uid uid, int64_t b, int64_t h, int64_t t,
-            int64_t d) {
+            int64_t d, bool packed) {
   x->set_output(true).set_uid(uid).set_dim({b, h, t, d}).set_stride(
-      {h * t * d, t * d, d, 1});
+      strides(uid, packed, h, t, d));
 }
 
 // The FP32 log-sum-exp per query row, [b, h, t, 1].
@@ -175,16 +221,16 @@ std::shared_ptr<fe::graph::Graph> newGraph(DType t) {
 
 void buildForward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
                   float scale, bool causal, bool stats) {
-  TensorAttrs q = input(*g, "q", kQ, s.b, s.hq, s.t, s.d);
-  TensorAttrs k = input(*g, "k", kK, s.b, s.hkv, s.s, s.d);
-  TensorAttrs v = input(*g, "v", kV, s.b, s.hkv, s.s, s.e);
+  TensorAttrs q = input(*g, "q", kQ, s.b, s.hq, s.t, s.d, s.packed);
+  TensorAttrs k = input(*g, "k", kK, s.b, s.hkv, s.s, s.d, s.packed);
+  TensorAttrs v = input(*g, "v", kV, s.b, s.hkv, s.s, s.e, s.packed);
   auto attrs = fe::graph::SDPA_attributes()
                    .set_name("ampc_flash_forward")
                    .set_generate_stats(stats)
                    .set_causal_mask(causal)
                    .set_attn_scale(scale);
   auto [o, lse] = g->sdpa(q, k, v, attrs);
-  output(o, kO, s.b, s.hq, s.t, s.e);
+  output(o, kO, s.b, s.hq, s.t, s.e, s.packed);
   if (stats) {
     lse->set_output(true);
     statsLayout(*lse, s);
@@ -193,11 +239,11 @@ void buildForward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
 
 void buildBackward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
                    float scale, bool causal, bool deterministic) {
-  TensorAttrs q = input(*g, "q", kQ, s.b, s.hq, s.t, s.d);
-  TensorAttrs k = input(*g, "k", kK, s.b, s.hkv, s.s, s.d);
-  TensorAttrs v = input(*g, "v", kV, s.b, s.hkv, s.s, s.e);
-  TensorAttrs o = input(*g, "o", kO, s.b, s.hq, s.t, s.e);
-  TensorAttrs gy = input(*g, "g", kG, s.b, s.hq, s.t, s.e);
+  TensorAttrs q = input(*g, "q", kQ, s.b, s.hq, s.t, s.d, s.packed);
+  TensorAttrs k = input(*g, "k", kK, s.b, s.hkv, s.s, s.d, s.packed);
+  TensorAttrs v = input(*g, "v", kV, s.b, s.hkv, s.s, s.e, s.packed);
+  TensorAttrs o = input(*g, "o", kO, s.b, s.hq, s.t, s.e, s.packed);
+  TensorAttrs gy = input(*g, "g", kG, s.b, s.hq, s.t, s.e, s.packed);
   fe::graph::Tensor_attributes lseAttrs;
   lseAttrs.set_name("stats");
   statsLayout(lseAttrs, s);
@@ -208,9 +254,9 @@ void buildBackward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
                    .set_attn_scale(scale)
                    .set_deterministic_algorithm(deterministic);
   auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, gy, lse, attrs);
-  output(dq, kDQ, s.b, s.hq, s.t, s.d);
-  output(dk, kDK, s.b, s.hkv, s.s, s.d);
-  output(dv, kDV, s.b, s.hkv, s.s, s.e);
+  output(dq, kDQ, s.b, s.hq, s.t, s.d, s.packed);
+  output(dk, kDK, s.b, s.hkv, s.s, s.d, s.packed);
+  output(dv, kDV, s.b, s.hkv, s.s, s.e, s.packed);
 }
 
 // Validation, heuristics (mode A), cuDNN's support check and the plan;
@@ -238,7 +284,7 @@ std::string finish(Plan &p, std::shared_ptr<fe::graph::Graph> g,
   return {};
 }
 
-using Key = std::array<int64_t, 11>;
+using Key = std::array<int64_t, 12>;
 
 // The cached plan of |pass| (cudnnMutex() held); made on first use, outside
 // stream capture only.
@@ -247,7 +293,8 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
   uint32_t scaleBits = 0;
   std::memcpy(&scaleBits, &scale, sizeof scaleBits);
   Key key{int64_t(pass), int64_t(t), s.b, s.hq,  s.hkv,         s.t,
-          s.s,           s.d,        s.e, causal, int64_t(scaleBits)};
+          s.s,           s.d,        s.e, causal, int64_t(scaleBits),
+          s.packed};
   static std::map<Key, Plan> cache;
   auto it = cache.find(key);
   if (it != cache.end())
@@ -357,6 +404,79 @@ bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
   std::unordered_map<int64_t, void *> bpack{
       {kQ, q.data}, {kK, k.data}, {kV, v.data}, {kO, o},      {kG, g.data},
       {kStats, lse}, {kDQ, dqPtr}, {kDK, dkPtr}, {kDV, dvPtr}};
+  execute(bwd, bpack, workspace, stream, op);
+  return true;
+}
+
+bool flashPackedForward(const TensorRef &qkv, const TensorRef &o,
+                        int64_t heads, float scale, bool causal,
+                        cudaStream_t stream, std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  Shape s = packedShape(qkv, heads);
+  std::string why = ineligible(qkv, {o.dtype}, {&qkv, &o}, s, false);
+  if (!why.empty())
+    return refuse(mode, op, why);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
+  Plan &p = plan(kForward, qkv.dtype, s, scale, causal, stream, op);
+  if (!p.usable)
+    return refuse(mode, op, "cuDNN: " + p.why);
+  void *ws = p.workspace ? scratch(size_t(p.workspace), op, stream) : nullptr;
+  // k and v start one and two E-element rows into qkv's rows (16-byte
+  // aligned: D is a multiple of 8 half elements).
+  char *base = static_cast<char *>(qkv.data);
+  size_t part = size_t(s.hq * s.d) * dtypeSize(qkv.dtype);
+  std::unordered_map<int64_t, void *> pack{{kQ, base},
+                                           {kK, base + part},
+                                           {kV, base + 2 * part},
+                                           {kO, o.data}};
+  execute(p, pack, ws, stream, op);
+  return true;
+}
+
+bool flashPackedBackward(const TensorRef &qkv, const TensorRef &g,
+                         const TensorRef &dqkv, int64_t heads, float scale,
+                         bool causal, cudaStream_t stream,
+                         std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  Shape s = packedShape(qkv, heads);
+  DType t = qkv.dtype;
+  std::string why =
+      ineligible(qkv, {g.dtype, dqkv.dtype}, {&qkv, &g, &dqkv}, s, false);
+  if (!why.empty())
+    return refuse(mode, op, why);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
+  Plan &fwd = plan(kForwardStats, t, s, scale, causal, stream, op);
+  if (!fwd.usable)
+    return refuse(mode, op, "cuDNN: " + fwd.why);
+  Plan &bwd = plan(kBackward, t, s, scale, causal, stream, op);
+  if (!bwd.usable)
+    return refuse(mode, op, "cuDNN: " + bwd.why);
+  // Scratch: O ([B, T, H, D], g's layout), the statistics, the larger
+  // workspace.
+  size_t es = dtypeSize(t);
+  size_t oBytes = align256(size_t(s.b * s.hq * s.t * s.e) * es);
+  size_t statsBytes = align256(size_t(s.b * s.hq * s.t) * sizeof(float));
+  size_t fixed = oBytes + statsBytes;
+  size_t ws = size_t(std::max(fwd.workspace, bwd.workspace));
+  char *sbase = static_cast<char *>(scratch(fixed + ws, op, stream));
+  char *o = sbase, *lse = o + oBytes;
+  void *workspace = ws ? sbase + fixed : nullptr;
+  char *in = static_cast<char *>(qkv.data), *d = static_cast<char *>(dqkv.data);
+  size_t part = size_t(s.hq * s.d) * es;
+  std::unordered_map<int64_t, void *> fpack{{kQ, in},
+                                            {kK, in + part},
+                                            {kV, in + 2 * part},
+                                            {kO, o},
+                                            {kStats, lse}};
+  execute(fwd, fpack, workspace, stream, op);
+  std::unordered_map<int64_t, void *> bpack{
+      {kQ, in},         {kK, in + part}, {kV, in + 2 * part},
+      {kO, o},          {kG, g.data},    {kStats, lse},
+      {kDQ, d},         {kDK, d + part}, {kDV, d + 2 * part}};
   execute(bwd, bpack, workspace, stream, op);
   return true;
 }

@@ -48,6 +48,18 @@ bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
                    bool causal, bool masked, cudaStream_t stream,
                    std::string_view op);
 
+// packed_attention on cuDNN with strided views, no copies: q, k, v (and
+// dq, dk, dv) the thirds of qkv (dqkv) [B, T, 3, heads, D], o and g
+// [B, T, heads, D] (cuDNN frontend's SDPA takes any strides; llm.c's
+// layout). False as flashForward.
+bool flashPackedForward(const TensorRef &qkv, const TensorRef &o,
+                        int64_t heads, float scale, bool causal,
+                        cudaStream_t stream, std::string_view op);
+bool flashPackedBackward(const TensorRef &qkv, const TensorRef &g,
+                         const TensorRef &dqkv, int64_t heads, float scale,
+                         bool causal, cudaStream_t stream,
+                         std::string_view op);
+
 } // namespace ampc::cuda::detail
 
 #endif

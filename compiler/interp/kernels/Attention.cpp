@@ -97,12 +97,11 @@ KernelResult attention(const OpContext &ctx, std::span<const Tensor> in) {
 // scaled_dot_product_attention_backward(q, k, v, g) -> dq, dk, dv:
 //   dv = P^T g, dP = g v^T, dS = P * (dP - rowsum(P * dP)),
 //   dq = scale dS k, dk = scale dS^T q.
-KernelResult attentionBackward(const OpContext &ctx,
-                               std::span<const Tensor> in) {
+// Into dq, dk, dv (zeros, q's, k's and v's sizes).
+void attentionBackwardInto(const OpContext &ctx, std::span<const Tensor> in,
+                           Tensor &dq, Tensor &dk, Tensor &dv) {
   const Tensor &q = in[0], &k = in[1], &v = in[2], &go = in[3];
   AttnGeom g(ctx, in, 4);
-  Tensor dq = ctx.makeResult(0), dk = ctx.makeResult(1),
-         dv = ctx.makeResult(2);
   for (int64_t h = 0; h < g.bh; ++h)
     for (int64_t i = 0; i < g.t; ++i) {
       std::vector<double> p = probs(ctx, g, q, k, h, i);
@@ -129,6 +128,13 @@ KernelResult attentionBackward(const OpContext &ctx,
           accumulate(ctx, dv.f[(hk * g.s + j) * g.e + c], p[j] * gi[c]);
       }
     }
+}
+
+KernelResult attentionBackward(const OpContext &ctx,
+                               std::span<const Tensor> in) {
+  Tensor dq = ctx.makeResult(0), dk = ctx.makeResult(1),
+         dv = ctx.makeResult(2);
+  attentionBackwardInto(ctx, in, dq, dk, dv);
   std::vector<Tensor> r;
   r.push_back(std::move(dq));
   r.push_back(std::move(dk));
@@ -136,9 +142,82 @@ KernelResult attentionBackward(const OpContext &ctx,
   return r;
 }
 
+// packed_attention: qkv [B, T, 3, H, D] <-> q, k, v [B, H, T, D]. The
+// attention above on the gathered heads, so the result is the unfused
+// graph's (its slices and transposes only move values).
+struct Packed {
+  int64_t b, t, h, d;
+  Packed(const OpContext &ctx, const Tensor &qkv)
+      : b(qkv.shape[0]), t(qkv.shape[1]), h(ctx.getInt("heads", 1)),
+        d(qkv.shape[2] / (3 * h)) {}
+  // Offset of (part p, batch i, head j, position s, element c) in qkv.
+  int64_t packed(int64_t p, int64_t i, int64_t j, int64_t s, int64_t c) const {
+    return (((i * t + s) * 3 + p) * h + j) * d + c;
+  }
+  // The same in a [B, H, T, D] tensor, and in a [B, T, H, D] one.
+  int64_t heads(int64_t i, int64_t j, int64_t s, int64_t c) const {
+    return ((i * h + j) * t + s) * d + c;
+  }
+  int64_t rows(int64_t i, int64_t j, int64_t s, int64_t c) const {
+    return ((i * t + s) * h + j) * d + c;
+  }
+  // Visits every (i, j, s, c).
+  template <typename F> void each(F f) const {
+    for (int64_t i = 0; i < b; ++i)
+      for (int64_t j = 0; j < h; ++j)
+        for (int64_t s = 0; s < t; ++s)
+          for (int64_t c = 0; c < d; ++c)
+            f(i, j, s, c);
+  }
+  std::vector<Tensor> split(const Tensor &qkv) const {
+    std::vector<Tensor> r(3, Tensor({b, h, t, d}, qkv.type));
+    each([&](int64_t i, int64_t j, int64_t s, int64_t c) {
+      for (int64_t p = 0; p < 3; ++p)
+        r[p].f[heads(i, j, s, c)] = qkv.f[packed(p, i, j, s, c)];
+    });
+    return r;
+  }
+};
+
+KernelResult packedAttention(const OpContext &ctx,
+                             std::span<const Tensor> in) {
+  Packed pk(ctx, in[0]);
+  std::vector<Tensor> qkv = pk.split(in[0]);
+  KernelResult o = attention(ctx, qkv); // [B, H, T, D] values in o's type
+  if (failed(o))
+    return o;
+  Tensor out = ctx.makeResult();
+  const Tensor &oh = (*o)[0];
+  pk.each([&](int64_t i, int64_t j, int64_t s, int64_t c) {
+    out.f[pk.rows(i, j, s, c)] = oh.f[pk.heads(i, j, s, c)];
+  });
+  return one(std::move(out));
+}
+
+KernelResult packedAttentionBackward(const OpContext &ctx,
+                                     std::span<const Tensor> in) {
+  Packed pk(ctx, in[0]);
+  std::vector<Tensor> args = pk.split(in[0]);
+  Tensor gh({pk.b, pk.h, pk.t, pk.d}, in[1].type);
+  pk.each([&](int64_t i, int64_t j, int64_t s, int64_t c) {
+    gh.f[pk.heads(i, j, s, c)] = in[1].f[pk.rows(i, j, s, c)];
+  });
+  args.push_back(std::move(gh));
+  std::vector<Tensor> d(3, Tensor({pk.b, pk.h, pk.t, pk.d}, in[0].type));
+  attentionBackwardInto(ctx, args, d[0], d[1], d[2]);
+  Tensor dqkv = ctx.makeResult();
+  pk.each([&](int64_t i, int64_t j, int64_t s, int64_t c) {
+    for (int64_t p = 0; p < 3; ++p)
+      dqkv.f[pk.packed(p, i, j, s, c)] = d[p].f[pk.heads(i, j, s, c)];
+  });
+  return one(std::move(dqkv));
+}
+
 } // namespace
 
 void ampc::interp::registerAttentionKernels(KernelTable &t) {
   t["graph.scaled_dot_product_attention"] = attention;
   t["graph.scaled_dot_product_attention_backward"] = attentionBackward;
+  t["graph.packed_attention"] = packedAttention;
+  t["graph.packed_attention_backward"] = packedAttentionBackward;
 }

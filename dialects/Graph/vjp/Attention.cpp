@@ -111,3 +111,13 @@ ScaledDotProductAttentionOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   }
   return cts;
 }
+
+// The packed form's gradient is packed too: dq, dk and dv land in the thirds
+// of one d(qkv), so no concat (or zero-filled slice_backward sums) follows.
+SmallVector<Value> PackedAttentionOp::buildVJP(OpBuilder &b,
+                                               ValueRange cotangents) {
+  auto bw = PackedAttentionBackwardOp::create(
+      b, getLoc(), getQkv().getType(), getQkv(), cotangents[0],
+      getHeadsAttr(), getCausalAttr(), getScaleAttr());
+  return {bw.getDqkv()};
+}
