@@ -45,6 +45,7 @@ LogicalResult ampc::emit::emitGradBodyAndResults(
   LogicalResult sizes = success();
   Value loss;
   SmallVector<std::function<void()>> atEnd;
+  DenseMap<Value, Operation *> touch;
   auto grad = [&](Value v, size_t idx, int64_t count, StringRef name) {
     if (count != paramSizes[idx])
       sizes = fn.emitError() << "the gradient of " << name << " has " << count
@@ -54,7 +55,12 @@ LogicalResult ampc::emit::emitGradBodyAndResults(
          << commentText(name) << "\n";
       os << "gradReady(" << idx << ");  // final: its all-reduce may start\n";
     };
-    if (Operation *op = lastTouch(v, body))
+    // Once per value: gradients may share one (a zero constant for unused
+    // parameters, returned by as many results).
+    auto [it, fresh] = touch.try_emplace(v, nullptr);
+    if (fresh)
+      it->second = lastTouch(v, body);
+    if (Operation *op = it->second)
       env.after[op].push_back(std::move(print));
     else
       atEnd.push_back(std::move(print));
