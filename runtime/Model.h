@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -191,6 +192,23 @@ public:
   // Sum of micro-batch losses since the last step(); all-reduced with the
   // gradients in data-parallel runs.
   virtual float *lossAccumulator() = 0;
+
+  // Overlapped data-parallel all-reduce (runtime/train/DataParallel.cpp).
+  // With a hook set, every forwardBackward() calls it once per parameter
+  // whose gradient the micro-batch produced, once that gradient is final in
+  // grad(param) (after the last kernel that writes, copies or accumulates
+  // it, and after the last one that reads it), so the runtime can start its
+  // bucket while the backward goes on. Host models call it from inside the
+  // backward with a null event; GPU models call it after queueing the
+  // micro-batch (a replayed graph), with |readyEvent| a cudaEvent_t recorded
+  // on computeStream() at that point of the backward. Set it (or clear it
+  // with an empty hook) between micro-batches; false when the model has no
+  // such points (then the runtime reduces after the backward).
+  using GradReadyHook = std::function<void(int param, void *readyEvent)>;
+  virtual bool setGradReadyHook(GradReadyHook hook) {
+    (void)hook;
+    return false;
+  }
 
   // GPU models: the stream (a cudaStream_t) forwardBackward() and step()
   // queue their work on, so that collectives on grad() and lossAccumulator()

@@ -106,6 +106,13 @@ public:
   // started collective reads its buffer (the training loop passes
   // Model::computeStream()). Ignored by host backends.
   virtual void setProducerStream(void *stream) { (void)stream; }
+  // NCCL only: the next copies and the next started collective wait for
+  // |event| (a cudaEvent_t recorded on the producer stream; several calls
+  // add up) instead of for all the work queued on the producer stream when
+  // they are issued. The overlapped gradient all-reduce passes the events
+  // the model records right after each gradient's last kernel. Cleared by
+  // startAllreduce and by orderAfter(nullptr). Ignored by host backends.
+  virtual void orderAfter(void *event) { (void)event; }
 
   // Blocking typed helpers.
   void allreduceSum(float *buf, size_t n) { run(buf, n, CommType::F32, ReduceOp::Sum); }

@@ -42,7 +42,8 @@ void unpackHalf(float *dst, const H *src, size_t n, bool average, float predivid
 GradBucketer::GradBucketer(Communicator &comm, std::vector<GradBuffer> buffers,
                            BucketOptions options)
     : comm_(comm), buffers_(std::move(buffers)), opts_(options),
-      bucketsOfBuffer_(buffers_.size()), ready_(buffers_.size(), false) {
+      bucketsOfBuffer_(buffers_.size()), ready_(buffers_.size(), false),
+      readyEvents_(buffers_.size(), nullptr) {
   bool half = opts_.precision != ReducePrecision::F32;
   if (half && !(opts_.predivide > 0))
     comm_.abort("gradient bucketing: the pre-divide factor must be positive");
@@ -95,7 +96,7 @@ GradBucketer::~GradBucketer() {
       comm_.deallocate(b.staging);
 }
 
-void GradBucketer::markReady(size_t buffer) {
+void GradBucketer::markReady(size_t buffer, void *readyEvent) {
   if (buffer >= buffers_.size())
     comm_.abort("gradient bucketing: markReady(" + std::to_string(buffer) + ") of " +
                 std::to_string(buffers_.size()) + " buffers");
@@ -103,6 +104,8 @@ void GradBucketer::markReady(size_t buffer) {
     comm_.abort("gradient bucketing: buffer " + std::to_string(buffer) +
                 " marked ready twice in one step");
   ready_[buffer] = true;
+  ++readyCount_;
+  readyEvents_[buffer] = readyEvent;
   for (size_t b : bucketsOfBuffer_[buffer])
     --buckets_[b].waitingFor;
   launchReady();
@@ -115,7 +118,26 @@ void GradBucketer::launchReady() {
     start(buckets_[nextToStart_++]);
 }
 
+// Device buffers: when every buffer of the bucket came with its ready
+// event, its copies and collective wait for those events alone; otherwise
+// (a buffer marked by finish()) for all the work queued on the producer
+// stream so far, which includes every buffer's kernels.
+void GradBucketer::orderAfterEvents(Bucket &b) {
+  if (!b.byEvents)
+    return;
+  for (size_t i = 0; i < b.segments.size(); ++i)
+    if (i == 0 || b.segments[i].buffer != b.segments[i - 1].buffer)
+      comm_.orderAfter(readyEvents_[b.segments[i].buffer]);
+}
+
 void GradBucketer::start(Bucket &b) {
+  b.byEvents = comm_.memory() == Memory::Device;
+  for (const Segment &s : b.segments)
+    b.byEvents = b.byEvents && readyEvents_[s.buffer];
+  orderAfterEvents(b);
+  ++startedTotal_;
+  if (!finishing_ && readyCount_ < buffers_.size())
+    ++startedEarly_;
   void *wire = b.staging ? b.staging : segmentData(b.segments[0]);
   if (b.staging) {
     size_t at = 0;
@@ -143,6 +165,9 @@ void GradBucketer::start(Bucket &b) {
 void GradBucketer::complete(Bucket &b) {
   comm_.wait(b.handle);
   b.started = false;
+  // Unpacking follows the collective on the comm stream already; the
+  // events keep it from waiting for the rest of the producer's work too.
+  orderAfterEvents(b);
   float world = float(comm_.size());
   size_t at = 0;
   for (const Segment &s : b.segments) {
@@ -166,17 +191,23 @@ void GradBucketer::complete(Bucket &b) {
     }
     at += s.count;
   }
+  if (b.byEvents)
+    comm_.orderAfter(nullptr);
 }
 
 void GradBucketer::finish() {
+  finishing_ = true;
   for (size_t t = 0; t < buffers_.size(); ++t)
     if (!ready_[t])
       markReady(t);
+  finishing_ = false;
   for (Bucket &b : buckets_)
     complete(b);
   comm_.flush(); // the device copies back from staging are asynchronous
   // Rearm for the next step.
   std::fill(ready_.begin(), ready_.end(), false);
+  std::fill(readyEvents_.begin(), readyEvents_.end(), nullptr);
+  readyCount_ = 0;
   for (Bucket &b : buckets_)
     b.waitingFor = b.buffersInBucket;
   nextToStart_ = 0;

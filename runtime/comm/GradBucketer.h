@@ -28,7 +28,12 @@
 // are all ready is started, in index order, on the communicator (on NCCL a
 // started bucket runs on the communication stream while the backward goes
 // on; pass the buffers in the order the backward finishes them: reverse
-// params() order). finish() starts what is left, waits, unpacks and
+// params() order). On the device markReady may carry the event recorded on
+// the producer stream right after the buffer's last kernel: a bucket whose
+// buffers all came with one waits for those events (Communicator::
+// orderAfter) instead of for everything queued on the producer stream when
+// it starts, so it can start before the backward is even queued to its end
+// (a replayed CUDA graph). finish() starts what is left, waits, unpacks and
 // rearms. On host backends MPI progresses the reductions inside MPI calls,
 // so they effectively complete in finish(). On the device (NCCL) only the
 // FP32 sum is supported here: averaging and half packing need kernels, which
@@ -77,13 +82,21 @@ public:
   const std::vector<Segment> &segments(size_t bucket) const { return buckets_[bucket].segments; }
   bool inPlace(size_t bucket) const { return buckets_[bucket].staging == nullptr; }
 
-  // Buffer |buffer| holds its final local gradient for this step.
-  void markReady(size_t buffer);
+  // Buffer |buffer| holds its final local gradient for this step. Device
+  // buffers: |readyEvent| (a cudaEvent_t, or null) completes once it does.
+  void markReady(size_t buffer, void *readyEvent = nullptr);
   // Reduces everything not yet started, waits for all buckets, and makes the
   // buffers hold the result. Ready for the next step afterwards.
   void finish();
   // markReady on every buffer, then finish().
   void allreduce() { finish(); }
+
+  // Debug counters since construction: buckets started by markReady while
+  // some buffer of their step was not ready yet (when the model marks from
+  // inside its backward: before the backward's last gradient; never those
+  // finish() starts), and buckets started.
+  size_t startedEarly() const { return startedEarly_; }
+  size_t startedTotal() const { return startedTotal_; }
 
 private:
   struct Bucket {
@@ -94,7 +107,11 @@ private:
     size_t buffersInBucket = 0;
     Communicator::Handle handle = 0;
     bool started = false;
+    bool byEvents = false; // ordered after its buffers' ready events
   };
+  // Device buffers: makes the communicator's next copies and collective
+  // wait for |b|'s ready events when they all came with one.
+  void orderAfterEvents(Bucket &b);
   void launchReady();
   void start(Bucket &b);
   void complete(Bucket &b);
@@ -106,7 +123,11 @@ private:
   std::vector<Bucket> buckets_;
   std::vector<std::vector<size_t>> bucketsOfBuffer_;
   std::vector<bool> ready_;
+  std::vector<void *> readyEvents_; // per buffer, this step (device only)
   size_t nextToStart_ = 0;
+  size_t readyCount_ = 0; // buffers ready this step
+  bool finishing_ = false;
+  size_t startedEarly_ = 0, startedTotal_ = 0;
 };
 
 } // namespace ampc::rt

@@ -36,6 +36,7 @@ struct NcclCommunicator::State {
   cudaStream_t stream = nullptr;   // the communication stream
   cudaStream_t producer = nullptr; // legacy default stream unless set
   cudaEvent_t ready = nullptr;     // producer -> comm stream ordering
+  std::vector<cudaEvent_t> after;  // orderAfter(): instead of |ready|
   std::map<Handle, cudaEvent_t> pending;
   std::vector<cudaEvent_t> freeEvents;
   Handle next = 1;
@@ -141,6 +142,25 @@ void NcclCommunicator::setProducerStream(void *stream) {
   s_->producer = static_cast<cudaStream_t>(stream);
 }
 
+void NcclCommunicator::orderAfter(void *event) {
+  if (!event)
+    s_->after.clear();
+  else
+    s_->after.push_back(static_cast<cudaEvent_t>(event));
+}
+
+// The communication stream waits for the producer: for the events given to
+// orderAfter() when there are some, else for all the work queued on it now.
+void NcclCommunicator::waitForProducer() {
+  if (!s_->after.empty()) {
+    for (cudaEvent_t e : s_->after)
+      checkCuda(cudaStreamWaitEvent(s_->stream, e, 0), "ordering after a ready event");
+    return;
+  }
+  checkCuda(cudaEventRecord(s_->ready, s_->producer), "ordering after the producer stream");
+  checkCuda(cudaStreamWaitEvent(s_->stream, s_->ready, 0), "ordering after the producer stream");
+}
+
 Communicator::Handle NcclCommunicator::startAllreduce(void *buf, size_t count, CommType type,
                                                       ReduceOp op) {
   ncclDataType_t dt = ncclFloat32;
@@ -154,8 +174,8 @@ Communicator::Handle NcclCommunicator::startAllreduce(void *buf, size_t count, C
   }
   ncclRedOp_t nop = op == ReduceOp::Sum ? ncclSum : op == ReduceOp::Max ? ncclMax : ncclMin;
   // The buffer is written by work queued on the producer stream.
-  checkCuda(cudaEventRecord(s_->ready, s_->producer), "ordering after the producer stream");
-  checkCuda(cudaStreamWaitEvent(s_->stream, s_->ready, 0), "ordering after the producer stream");
+  waitForProducer();
+  s_->after.clear();
   checkNccl(ncclAllReduce(buf, buf, count, dt, nop, s_->comm, s_->stream), "ncclAllReduce");
   settle("allreduce");
 
@@ -254,8 +274,7 @@ void NcclCommunicator::copy(void *dst, const void *src, size_t bytes) {
   if (!bytes)
     return;
   // Packing a bucket reads gradients the producer stream writes.
-  checkCuda(cudaEventRecord(s_->ready, s_->producer), "ordering after the producer stream");
-  checkCuda(cudaStreamWaitEvent(s_->stream, s_->ready, 0), "ordering after the producer stream");
+  waitForProducer();
   checkCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s_->stream),
               "cudaMemcpyAsync on the communication stream");
 }

@@ -45,6 +45,7 @@ public:
   void deallocate(void *p) override;
   void copy(void *dst, const void *src, size_t bytes) override;
   void setProducerStream(void *stream) override;
+  void orderAfter(void *event) override;
   void flush() override;
 
 private:
@@ -53,6 +54,8 @@ private:
   void checkNccl(int res, const char *what);
   // Waits until the non-blocking communicator has no call in progress.
   void settle(const char *what);
+  // Orders the communication stream after the producer (orderAfter).
+  void waitForProducer();
 
   std::unique_ptr<MpiCommunicator> bootstrap_; // null at world size 1
   std::unique_ptr<State> s_;

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ampc::cpu {
@@ -39,6 +40,10 @@ public:
   void forwardBackward(const void *const *inputs, int micro) override;
   float *grad(int param) override { return tensors_[param].g.data(); }
   float *lossAccumulator() override { return &state_.lossAccumulator; }
+  bool setGradReadyHook(GradReadyHook hook) override {
+    gradHook_ = std::move(hook);
+    return true;
+  }
   rt::StepStats step(const rt::Hyper &hyper, float gradDivisor) override {
     return epilogue_.run(state_, hyper, gradDivisor);
   }
@@ -82,6 +87,13 @@ protected:
   // 0 (nothing to copy when |grad| is grad(param) itself: the step wrote it
   // in place), added by the others.
   void storeGrad(int param, const float *grad, int micro);
+  // Parameter |param|'s gradient is final for this micro-batch (the
+  // generated code calls it right after its last use): tells the
+  // data-parallel hook, if any (Model::setGradReadyHook).
+  void gradReady(int param) {
+    if (gradHook_)
+      gradHook_(param, nullptr);
+  }
 
 private:
   struct Tensors {
@@ -102,6 +114,7 @@ private:
   bool halfStale_ = true;
   std::vector<std::byte> arenaStorage_;
   std::byte *arena_ = nullptr;
+  GradReadyHook gradHook_; // data-parallel overlap; empty otherwise
 
   static std::vector<Tensors> allocate(const rt::ModelSpec &spec);
   std::vector<EpilogueTensor> epilogueTensors();

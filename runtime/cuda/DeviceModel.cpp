@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace ampc::cuda {
 
@@ -103,6 +104,8 @@ DeviceModel::~DeviceModel() {
   for (cudaEvent_t e : {copied_[0], copied_[1], consumed_, stepDone_})
     if (e)
       cudaEventDestroy(e);
+  for (cudaEvent_t e : readyEvents_)
+    cudaEventDestroy(e);
   for (cudaStream_t s : {copyStream_, stream_})
     if (s)
       cudaStreamDestroy(s);
@@ -246,6 +249,7 @@ void DeviceModel::forwardBackward(const void *const *inputs, int micro) {
   check(cudaStreamWaitEvent(stream_, copied_[slot], 0), "wait");
   // Two graphs: micro == 0 writes the gradients, micro > 0 adds.
   int v = micro > 0 ? 1 : 0;
+  bodySlot_ = v;
   if (dropout_) {
     // Dropout reads its step (iteration * accum + micro) from dropStep_,
     // which every run advances; set it where the count breaks (first step,
@@ -266,6 +270,46 @@ void DeviceModel::forwardBackward(const void *const *inputs, int micro) {
     replay(fbExec_[v], fbRuns_[v], [&] { runForwardBackward(micro); });
   }
   check(cudaEventRecord(consumed_, stream_), "record");
+  // The events are queued (in the graph just launched): the hook may order
+  // collectives after them while the device still runs the backward.
+  if (gradHook_)
+    for (size_t p = 0; p < marked_[v].size(); ++p)
+      if (marked_[v][p])
+        gradHook_(int(p), readyEvents_[p]);
+}
+
+bool DeviceModel::setGradReadyHook(GradReadyHook hook) {
+  setup();
+  check(cudaStreamSynchronize(stream_), "sync");
+  if (readyEvents_.empty()) {
+    readyEvents_.assign(spec_.params.size(), nullptr);
+    for (cudaEvent_t &e : readyEvents_)
+      check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event");
+  }
+  // The graphs hold the event records or not: capture them again (after a
+  // warm-up run, as at the start).
+  for (int v = 0; v < 2; ++v) {
+    if (fbExec_[v])
+      check(cudaGraphExecDestroy(fbExec_[v]), "cudaGraphExecDestroy");
+    fbExec_[v] = nullptr;
+    fbRuns_[v] = 0;
+    marked_[v].assign(spec_.params.size(), 0);
+  }
+  gradHook_ = std::move(hook);
+  return true;
+}
+
+// Recorded inside the body: eagerly, or as an external event node of the
+// graph being captured (an internal one would only order the capture).
+void DeviceModel::recordGradReady(int param) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(stream_, &capture), "cudaStreamIsCapturing");
+  check(cudaEventRecordWithFlags(readyEvents_[param], stream_,
+                                 capture == cudaStreamCaptureStatusActive
+                                     ? cudaEventRecordExternal
+                                     : cudaEventRecordDefault),
+        "gradient ready event");
+  marked_[bodySlot_][param] = 1;
 }
 
 float *DeviceModel::lossAccumulator() {

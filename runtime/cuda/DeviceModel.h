@@ -69,6 +69,11 @@ public:
   float *lossAccumulator() override;                    // device
   // NCCL orders the gradient all-reduce after the work queued here.
   void *computeStream() override;
+  // Overlapped all-reduce: the bodies record one event per gradient at its
+  // ready point (captured into the graphs as external event records);
+  // forwardBackward() hands them to the hook after queueing the micro-batch.
+  // Setting or clearing the hook drops the captured graphs (recaptured).
+  bool setGradReadyHook(GradReadyHook hook) override;
   // grad() and lossAccumulator() are device memory (--dump-step reads them
   // here).
   void copyToHost(void *dst, const void *src, size_t bytes) override;
@@ -114,6 +119,13 @@ protected:
   // |g| is grad(param) itself: the step wrote it in place), added after
   // (accumulation over micro-batches).
   void storeGrad(int param, const float *g, int micro);
+  // Parameter |param|'s gradient is final for this micro-batch (called
+  // right after its last kernel): with a data-parallel hook set, records
+  // its ready event on stream(). Nothing otherwise.
+  void gradReady(int param) {
+    if (gradHook_)
+      recordGradReady(param);
+  }
 
   // A kernel-library entry point; exits naming it when it is missing.
   static Kernel kernel(const char *name);
@@ -139,6 +151,7 @@ private:
   // the second time, and replays the graph from then on.
   void replay(cudaGraphExec_t &exec, int &runs,
               const std::function<void()> &body);
+  void recordGradReady(int param);
   void uploadTensors();
   void downloadTensors();
   void downloadState();
@@ -189,6 +202,12 @@ private:
   int64_t shard_ = 0;
   int64_t *dropStep_ = nullptr;
   std::vector<void *> constants_;
+  // Data-parallel overlap (setGradReadyHook): one event per parameter, and
+  // per graph (micro == 0, micro > 0) which parameters the body marks.
+  GradReadyHook gradHook_;
+  std::vector<cudaEvent_t> readyEvents_;
+  std::vector<uint8_t> marked_[2];
+  int bodySlot_ = 0; // the graph whose body runs
 };
 
 } // namespace ampc::cuda

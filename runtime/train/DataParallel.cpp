@@ -31,6 +31,19 @@ DataParallel::DataParallel(Model &model, const DataParallelOptions &o)
                                "' (fp32, fp16 or bf16)");
   if (!(o.predivide > 0))
     fail("--predivide", "must be positive");
+  // The environment switch turns the overlap off without changing command
+  // lines (to isolate a difference on a GPU machine).
+  if (const char *e = std::getenv("AMPC_OVERLAP_ALLREDUCE"); e && *e) {
+    std::string v = e;
+    if (v != "on" && v != "off") {
+      std::fprintf(stderr,
+                   "error: AMPC_OVERLAP_ALLREDUCE=%s: expected 'on' or 'off'\n",
+                   e);
+      std::exit(1);
+    }
+    if (v == "off")
+      opts_.overlap = false;
+  }
   CommOptions co = commOptionsFromEnv();
   if (o.commTimeout)
     co.timeoutSeconds = *o.commTimeout;
@@ -41,35 +54,72 @@ DataParallel::DataParallel(Model &model, const DataParallelOptions &o)
   model_.setDataShard(rank_, world_);
 }
 
-DataParallel::~DataParallel() = default;
+DataParallel::~DataParallel() {
+  // The model may train again (tests call trainMain twice): no hook into a
+  // dead bucketer.
+  if (hooked_)
+    model_.setGradReadyHook({});
+}
+
+void DataParallel::makeBucketer() {
+  // A GPU model computes on its own (non-blocking) stream: the collectives
+  // must start after the backward queued there, not after the legacy
+  // default stream (NCCL's producer unless set). The other direction needs
+  // nothing more: finish() and reduceLoss() block until the communication
+  // stream is done, so step() queues the epilogue after the reduced data.
+  if (void *stream = model_.computeStream())
+    comm_->setProducerStream(stream);
+  // In the order the backward finishes them (reverse params() order), so
+  // a backend that overlaps can start the last layers' buckets first.
+  std::vector<GradBuffer> grads;
+  for (int i = int(model_.params().size()) - 1; i >= 0; --i)
+    grads.push_back({model_.grad(i), numel(model_.params()[size_t(i)].shape)});
+  BucketOptions bo;
+  bo.bucketBytes = std::max<size_t>(4, size_t(opts_.bucketMb * 1048576.0));
+  bo.precision = opts_.reduceDtype == "fp16"   ? ReducePrecision::F16
+                 : opts_.reduceDtype == "bf16" ? ReducePrecision::BF16
+                                               : ReducePrecision::F32;
+  bo.predivide = opts_.predivide;
+  bo.average = false; // Model::step divides by accum * world
+  bucketer_ = std::make_unique<GradBucketer>(*comm_, std::move(grads), bo);
+}
+
+void DataParallel::beforeMicroBatch(int micro, int accum) {
+  if (world_ == 1 || !opts_.overlap)
+    return;
+  if (!bucketer_)
+    makeBucketer();
+  if (!hooked_) {
+    // Buffer t of the bucketer is parameter n-1-t.
+    const int n = int(model_.params().size());
+    hooked_ = model_.setGradReadyHook([this, n](int param, void *event) {
+      if (armed_)
+        bucketer_->markReady(size_t(n - 1 - param), event);
+    });
+  }
+  // Earlier micro-batches only add to the local gradients.
+  armed_ = micro == accum - 1;
+}
 
 void DataParallel::allReduceGradients() {
   if (world_ == 1)
     return;
-  if (!bucketer_) {
-    // A GPU model computes on its own (non-blocking) stream: the collectives
-    // must start after the backward queued there, not after the legacy
-    // default stream (NCCL's producer unless set). The other direction needs
-    // nothing more: finish() and reduceLoss() block until the communication
-    // stream is done, so step() queues the epilogue after the reduced data.
-    if (void *stream = model_.computeStream())
-      comm_->setProducerStream(stream);
-    // In the order the backward finishes them (reverse params() order), so
-    // a backend that overlaps can start the last layers' buckets first.
-    std::vector<GradBuffer> grads;
-    for (int i = int(model_.params().size()) - 1; i >= 0; --i)
-      grads.push_back({model_.grad(i), numel(model_.params()[size_t(i)].shape)});
-    BucketOptions bo;
-    bo.bucketBytes = std::max<size_t>(4, size_t(opts_.bucketMb * 1048576.0));
-    bo.precision = opts_.reduceDtype == "fp16"   ? ReducePrecision::F16
-                   : opts_.reduceDtype == "bf16" ? ReducePrecision::BF16
-                                                 : ReducePrecision::F32;
-    bo.predivide = opts_.predivide;
-    bo.average = false; // Model::step divides by accum * world
-    bucketer_ = std::make_unique<GradBucketer>(*comm_, std::move(grads), bo);
-  }
-  bucketer_->allreduce();
+  if (!bucketer_)
+    makeBucketer();
+  armed_ = false;
+  bucketer_->finish();
   reduceLoss(*comm_, model_.lossAccumulator());
+}
+
+OverlapStats DataParallel::overlapStats() const {
+  OverlapStats s;
+  s.active = hooked_;
+  if (bucketer_) {
+    s.buckets = bucketer_->numBuckets();
+    s.startedEarly = bucketer_->startedEarly();
+    s.started = bucketer_->startedTotal();
+  }
+  return s;
 }
 
 void DataParallel::afterStep(const StepStats &stats) {

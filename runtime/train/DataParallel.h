@@ -8,6 +8,14 @@
 // bitwise-identical gradients on every rank, so found_inf, the norm and the
 // clip coefficient agree by construction (--check-agreement verifies it).
 //
+// Overlap (default; --overlap-allreduce=false or AMPC_OVERLAP_ALLREDUCE=off
+// keep the old path): on a step's last micro-batch the model tells, through
+// Model::setGradReadyHook, when each gradient is final, and its bucket
+// starts then (GradBucketer::markReady) while the backward goes on; the
+// buckets still start in index order, so every rank issues the same
+// collectives and the sums are bitwise those of the old path. Earlier
+// micro-batches only accumulate locally. One rank installs no hook.
+//
 // Sharding: the model file's batch B is per rank; a global batch is W*B
 // samples of the epoch order and rank r takes samples [r*B, (r+1)*B) of it.
 //
@@ -35,6 +43,14 @@ struct DataParallelOptions {
   std::string reduceDtype = "fp32";   // fp32 | fp16 | bf16
   float predivide = 1.0f;             // half reductions: g / p before the sum
   bool checkAgreement = false;        // debug: compare decisions and weights
+  bool overlap = true;                // start buckets during the backward
+};
+
+// How many buckets started while the backward still ran (the run report).
+struct OverlapStats {
+  bool active = false;    // the hook is installed (world > 1, overlap on)
+  size_t buckets = 0;     // per step
+  size_t startedEarly = 0, started = 0; // since the start of the run
 };
 
 class DataParallel {
@@ -51,9 +67,15 @@ public:
   bool isRoot() const { return rank_ == 0; } // metrics, output, checkpoints
   bool checksAgreement() const { return opts_.checkAgreement && world_ > 1; }
 
+  // Before micro-batch |micro| of |accum|: with overlap, installs the
+  // model's gradient-ready hook (once) and arms it for the last micro-batch
+  // only. A no-op for one rank.
+  void beforeMicroBatch(int micro, int accum);
   // Sums every grad(p) (bucketed) and lossAccumulator() over the ranks, in
-  // place. A no-op for one rank.
+  // place: waits for the buckets the backward started and reduces the rest.
+  // A no-op for one rank.
   void allReduceGradients();
+  OverlapStats overlapStats() const;
   // --check-agreement: aborts unless every rank took the same decision.
   void afterStep(const StepStats &stats);
   // --check-agreement: aborts unless every rank ends with bitwise-identical
@@ -75,11 +97,15 @@ public:
   [[noreturn]] void abort(const std::string &message);
 
 private:
+  void makeBucketer();
+
   Model &model_;
   DataParallelOptions opts_;
   std::unique_ptr<Communicator> comm_;
   std::unique_ptr<GradBucketer> bucketer_;
   int rank_ = 0, world_ = 1;
+  bool hooked_ = false; // setGradReadyHook accepted
+  bool armed_ = false;  // this micro-batch's ready points mark buckets
 };
 
 } // namespace ampc::rt

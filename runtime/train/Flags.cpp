@@ -92,6 +92,12 @@ ABSL_FLAG(float, predivide, 1.0f,
 ABSL_FLAG(bool, check_agreement, false,
           "Data parallel debug check: compare every step's skip decision, "
           "norm and clip coefficient, and the final state, across ranks.");
+ABSL_FLAG(bool, overlap_allreduce, true,
+          "Data parallel: start each gradient bucket's all-reduce as soon as "
+          "the backward of the step's last micro-batch finishes its "
+          "gradients (false: after the whole backward; env "
+          "AMPC_OVERLAP_ALLREDUCE=off does the same). Same results either "
+          "way.");
 
 // Hyper-parameters, one flag per row of HyperParams.def: unset means the
 // compiled-in default (listed by --help).
@@ -200,7 +206,8 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
   X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
   X(checkpoint_every) X(resume) X(context) X(dump_step) X(plot) X(bucket_mb)  \
   X(init_weights) X(drop_last)                                                \
-  X(comm_timeout) X(reduce_dtype) X(predivide) X(check_agreement)
+  X(comm_timeout) X(reduce_dtype) X(predivide) X(check_agreement)         \
+  X(overlap_allreduce)
 
 // Sets every flag back to the value it had at the first call (its default).
 // absl::FlagSaver would do it too, but logs each restored flag.
@@ -312,6 +319,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.dataParallel.reduceDtype = absl::GetFlag(FLAGS_reduce_dtype);
   o.dataParallel.predivide = absl::GetFlag(FLAGS_predivide);
   o.dataParallel.checkAgreement = absl::GetFlag(FLAGS_check_agreement);
+  o.dataParallel.overlap = absl::GetFlag(FLAGS_overlap_allreduce);
   o.dumpStep = absl::GetFlag(FLAGS_dump_step);
   o.initWeights = absl::GetFlag(FLAGS_init_weights);
   o.plotPath = absl::GetFlag(FLAGS_plot);

@@ -517,6 +517,7 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
           maskPaddedRows(inputs, buf, batch, real);
         for (size_t i = 0; i < inputs.size(); ++i)
           ptrs[i] = buf[i].data();
+        dp.beforeMicroBatch(micro, accum);
         model.forwardBackward(ptrs.data(), micro);
         ++st.batchesTracked; // batch_norm's num_batches_tracked
       }
@@ -585,6 +586,11 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
                   finalLoss, 1e3 * runSec / double(ran),
                   double(ran * accum * globalBatch) / std::max(runSec, 1e-9));
       printSkipSummary(model, model.scaler().skippedSteps - skippedBefore);
+      if (OverlapStats ov = dp.overlapStats(); ov.started)
+        std::printf("data parallel: %zu buckets a step; %zu of %zu started "
+                    "before the backward's last gradient (overlap %s)\n",
+                    ov.buckets, ov.startedEarly, ov.started,
+                    ov.active ? "on" : "off");
     } else if (root)
       std::printf("nothing to do: already at step %lld of %lld\n",
                   (long long)startIter, (long long)total);

@@ -3,7 +3,14 @@
 
 usage: dp_test.py AMPC MPIEXEC WORKDIR TEST
 TEST: setup | equivalence | overflow | resume | fault-kill | fault-stall |
-      fault-data | disagree
+      fault-data | disagree | overlap
+
+`overlap` runs the two-rank binaries with the all-reduce overlapped with the
+backward (the default), with --overlap-allreduce=false and with
+AMPC_OVERLAP_ALLREDUCE=off, 13 buckets a step and 2 accumulation
+micro-batches: losses, norms, scales, weights and optimizer state must be
+bitwise equal, and the run report must count the buckets that started
+before the backward's last gradient.
 
 `disagree` starts two ranks that differ in one thing each (--lr, --seed,
 --init-scale, a data file, an fp16 binary beside an FP32 one, a model with a
@@ -134,10 +141,10 @@ def setup():
     print("compiled b8, b4 (fp16), f8, f4 (fp32) and w4 (fp16, hidden 48)")
 
 
-def run(cmd, ranks=1, expect_rc=0, timeout=120):
+def run(cmd, ranks=1, expect_rc=0, timeout=120, env=None):
     if ranks > 1:
         cmd = [mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)] + cmd
-    r = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    r = subprocess.run(cmd, env=dict(ENV, **(env or {})), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, timeout=timeout)
     print("$ " + " ".join(cmd))
     print(r.stdout)
@@ -331,6 +338,52 @@ def resume():
         fail("no global-batch mismatch message")
 
 
+# ---- the all-reduce overlapped with the backward ----
+
+OVERLAP_LINE = re.compile(r"data parallel: (\d+) buckets a step; (\d+) of (\d+) started "
+                          r"before the backward's last gradient \(overlap (on|off)\)")
+
+
+def overlap():
+    K = 6
+    # 0.0002 MiB = 52 floats a bucket. Buffers in the backward's order:
+    # fc2.bias (4), fc2.weight (128), fc1.bias (32), fc1.weight (512) make 13
+    # buckets: 0-1 hold fc2's gradients only, 2 also 24 of fc1.bias, 3-12
+    # fc1's. FP32: fc1's two gradients come from one op, fc1.bias marked
+    # last, so buckets 0-1 start before the last gradient. fp16: the FP32
+    # casts of the gradients finish fc2.bias, fc2.weight, fc1.bias, then
+    # fc1.weight: buckets 0-2.
+    BUCKETS = 13
+    exact = (0.0, 0.0, 0.0)
+    for prec, binary, EARLY in (("fp32", "f4", 2), ("fp16", "b4", 3)):
+        runs = (("on", [], None), ("off", ["--overlap-allreduce=false"], None),
+                ("env", [], {"AMPC_OVERLAP_ALLREDUCE": "off"}))
+        for mode, flags, env in runs:
+            name = "ov-%s-%s" % (prec, mode)
+            fresh(name)
+            out = run([path(binary)] + data() + common(K) + ["--checkpoint-dir", path(name, "ck"),
+                      "--metrics", path(name) + ".jsonl", "--bucket-mb", "0.0002"] + flags,
+                      ranks=2, env=env)
+            m = OVERLAP_LINE.search(out)
+            if not m:
+                fail("%s: no overlap line" % name)
+            buckets, early, started, state = int(m[1]), int(m[2]), int(m[3]), m[4]
+            want = (BUCKETS, EARLY * K if mode == "on" else 0, BUCKETS * K,
+                    "on" if mode == "on" else "off")
+            if (buckets, early, started, state) != want:
+                fail("%s: %r, expected %r" % (name, m[0], want))
+            print("%s: %s" % (name, m[0]))
+        on = path("ov-%s-on" % prec)
+        for mode in ("off", "env"):
+            other = path("ov-%s-%s" % (prec, mode))
+            what = "%s overlap on vs %s" % (prec, mode)
+            for f in ("model.safetensors", "optimizer.safetensors"):
+                a = os.path.join(on, "ck", "step-%08d" % K, f)
+                b = os.path.join(other, "ck", "step-%08d" % K, f)
+                compare_tensors(a, b, what + " " + f, exact)
+            compare_metrics(metrics(on + ".jsonl"), metrics(other + ".jsonl"), what, exact)
+
+
 # ---- ranks that disagree ----
 
 def disagree():
@@ -490,6 +543,8 @@ elif test == "resume":
     resume()
 elif test == "disagree":
     disagree()
+elif test == "overlap":
+    overlap()
 elif test.startswith("fault-"):
     fault(test[len("fault-"):])
 else:

@@ -121,7 +121,9 @@ private:
       recordStep<<<1, 1, 0, stream()>>>(dropoutStep(), stepLog);
     addLoss(loss);
     storeGrad(0, gw, micro);
+    gradReady(0);
     storeGrad(1, gb, micro);
+    gradReady(1);
   }
 
   void runEvaluate(const void **outputs) override {
@@ -211,6 +213,65 @@ TEST(DeviceModel, TrainsLikeTheHostWithGraphsReplayed) {
   std::vector<float> g;
   float gbm;
   EXPECT_NEAR(loss, ref.grad(batches[0].x, batches[0].y, g, gbm), 1e-4f);
+}
+
+// The data-parallel overlap's hook (Model::setGradReadyHook): after each
+// micro-batch is queued (eager, captured, replayed) it gets every gradient
+// with an event a second stream can wait for to read that gradient's final
+// value, and the training is bitwise the same as without the hook.
+TEST(DeviceModel, GradReadyHookHandsOverEventsAndChangesNothing) {
+  REQUIRE_GPU();
+  Linreg plain(2), hooked(2);
+  rt::Hyper h = plain.defaults();
+  plain.initialize(1, h);
+  hooked.initialize(1, h);
+  cudaStream_t side = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), cudaSuccess);
+  std::vector<float> seen[2] = {std::vector<float>(D), std::vector<float>(1)};
+  int calls = 0;
+  ASSERT_TRUE(hooked.setGradReadyHook([&](int param, void *event) {
+    ASSERT_NE(event, nullptr);
+    ++calls;
+    EXPECT_EQ(cudaStreamWaitEvent(side, static_cast<cudaEvent_t>(event), 0), cudaSuccess);
+    EXPECT_EQ(cudaMemcpyAsync(seen[param].data(), hooked.grad(param),
+                              seen[param].size() * sizeof(float), cudaMemcpyDeviceToHost, side),
+              cudaSuccess);
+  }));
+  std::vector<Batch> batches = {Batch(1), Batch(2)};
+  for (int s = 0; s < 5; ++s) {
+    plain.beginStep(s);
+    hooked.beginStep(s);
+    for (int micro = 0; micro < 2; ++micro) {
+      plain.forwardBackward(batches[micro].inputs, micro);
+      hooked.forwardBackward(batches[micro].inputs, micro);
+      ASSERT_EQ(cudaStreamSynchronize(side), cudaSuccess);
+      for (int p = 0; p < 2; ++p) {
+        std::vector<float> now(seen[p].size());
+        hooked.copyToHost(now.data(), hooked.grad(p), now.size() * sizeof(float));
+        EXPECT_EQ(now, seen[p]) << "step " << s << " micro " << micro << " param " << p;
+      }
+    }
+    plain.step(h, 2.0f);
+    hooked.step(h, 2.0f);
+  }
+  EXPECT_EQ(calls, 5 * 2 * 2);
+  // Both graph variants captured with the events, once each.
+  EXPECT_EQ(hooked.fbRuns, 4);
+  std::vector<rt::StateTensor> a = plain.stateTensors(), b = hooked.stateTensors();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t t = 0; t < a.size(); ++t) {
+    int64_t n = 1;
+    for (int64_t d : a[t].shape)
+      n *= d;
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(a[t].data[i], b[t].data[i]) << a[t].name << "[" << i << "]";
+  }
+  // Cleared: the graphs are captured again, without the events.
+  hooked.setGradReadyHook({});
+  hooked.beginStep(5);
+  hooked.forwardBackward(batches[0].inputs, 0);
+  EXPECT_EQ(calls, 20);
+  cudaStreamDestroy(side);
 }
 
 // A checkpoint load edits the staged host copies; the next step uploads

@@ -312,6 +312,9 @@ LogicalResult BlockEmitter::emitBlock(Block &block) {
             });
     if (failed(ok))
       return failure();
+    if (auto after = env.after.find(&op); after != env.after.end())
+      for (const std::function<void()> &print : after->second)
+        print();
   }
   return success();
 }

@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -93,6 +94,10 @@ struct BlockEnv {
   // Values that micro-batch 0 writes elsewhere than the arena: the C++
   // pointer expression (the gradients of passes/GradInPlace.h: "grad(3)").
   llvm::DenseMap<mlir::Value, std::string> inPlace;
+  // Statements printed right after an op's own (EmitGradResults.h: the
+  // gradients' storeGrad and gradReady at their ready points).
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<std::function<void()>, 1>>
+      after;
 
   // A fresh identifier based on |hint|.
   std::string fresh(llvm::StringRef hint);

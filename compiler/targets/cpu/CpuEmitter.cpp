@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cpu/CpuEmitter.h"
 #include "compiler/targets/cpu/CpuEmitterImpl.h"
+#include "compiler/targets/common/EmitGradResults.h"
 #include "compiler/targets/common/EmitModel.h"
 
 using namespace mlir;
@@ -156,28 +157,14 @@ private:
       return failure();
     os << "\n";
     bindGradsInPlace(p, env);
-    if (failed(cpu_emit::emitBlock(fn.getBody().front(), env, os)))
-      return failure();
-    os << "\n// Results: the loss (summed over micro-batches), gradients "
-          "written or accumulated.\n";
-    auto loss = [&](Value v) {
-      os << "addLoss(float(" << env[v] << "[0]));\n";
-    };
-    // storeGrad copies as many elements as the parameter has.
-    SmallVector<int64_t> paramSizes;
-    for (auto param : p.model.getBlock().getOps<graph::ParamOp>())
-      paramSizes.push_back(
-          cast<RankedTensorType>(param.getType()).getNumElements());
-    LogicalResult sizes = success();
-    auto grad = [&](Value v, size_t idx, int64_t count, StringRef name) {
-      if (count != paramSizes[idx])
-        sizes = fn.emitError() << "the gradient of " << name << " has "
-                               << count << " elements, the parameter "
-                               << paramSizes[idx];
-      os << "storeGrad(" << idx << ", " << env[v] << ", micro);  // " << commentText(name)
-         << "\n";
-    };
-    if (failed(forEachGradResult(p, loss, grad)) || failed(sizes))
+    if (failed(emitGradBodyAndResults(
+            p, env, os,
+            [&] { return cpu_emit::emitBlock(fn.getBody().front(), env, os); },
+            "// Results: the loss (summed over micro-batches); the gradients "
+            "were stored above.",
+            [&](Value v) {
+              os << "addLoss(float(" << env[v] << "[0]));\n";
+            })))
       return failure();
     os.unindent();
     os << "}\n\n";
@@ -217,7 +204,7 @@ private:
   // Names that generated locals must not take.
   void reserve(BlockEnv &env) {
     for (StringRef n : {"arena", "inputs", "outputs", "micro", "scale",
-                        "in", "out", "attrs", "i", "grad"})
+                        "in", "out", "attrs", "i", "grad", "gradReady"})
       env.used.insert(n);
   }
 };

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/targets/cuda/CudaEmitter.h"
+#include "compiler/targets/common/EmitGradResults.h"
 #include "compiler/targets/common/EmitModel.h"
 #include "compiler/targets/cuda/CudaEmitterImpl.h"
 
@@ -154,26 +155,14 @@ private:
       return failure();
     os << "\n";
     bindGradsInPlace(p, env);
-    if (failed(emitCudaBlock(fn.getBody().front(), env, parts, os)))
-      return failure();
-    os << "\n// Results: the loss joins the device accumulator; gradients "
-          "written (micro 0) or accumulated.\n";
-    auto loss = [&](Value v) { os << "addLoss(" << env[v] << ");\n"; };
-    // storeGrad copies as many elements as the parameter has.
-    SmallVector<int64_t> paramSizes;
-    for (auto param : p.model.getBlock().getOps<graph::ParamOp>())
-      paramSizes.push_back(
-          cast<RankedTensorType>(param.getType()).getNumElements());
-    LogicalResult sizes = success();
-    auto grad = [&](Value v, size_t idx, int64_t count, StringRef name) {
-      if (count != paramSizes[idx])
-        sizes = fn.emitError()
-                << "the gradient of " << name << " has " << count
-                << " elements, the parameter " << paramSizes[idx];
-      os << "storeGrad(" << idx << ", " << env[v] << ", micro);  // " << commentText(name)
-         << "\n";
-    };
-    if (failed(forEachGradResult(p, loss, grad)) || failed(sizes))
+    if (failed(emitGradBodyAndResults(
+            p, env, os,
+            [&] {
+              return emitCudaBlock(fn.getBody().front(), env, parts, os);
+            },
+            "// Results: the loss joins the device accumulator; the gradients "
+            "were stored above.",
+            [&](Value v) { os << "addLoss(" << env[v] << ");\n"; })))
       return failure();
     os.unindent();
     os << "}\n";
@@ -220,7 +209,7 @@ private:
     for (StringRef n : {"arena", "outputs", "micro", "in", "out", "attrs", "i",
                         "input", "weight", "lossScale", "iteration", "addLoss",
                         "storeGrad", "grid", "call", "fill", "kernel",
-                        "grad"})
+                        "grad", "gradReady"})
       env.used.insert(n);
   }
 };

@@ -43,12 +43,21 @@
 // fc.weight's gradient has storage of its own: micro-batch 0 writes it
 // straight into HostModel's gradient buffer (passes/GradInPlace.h), which
 // storeGrad then leaves alone; fc.bias's is a reshape's alias and copied.
+// Each is stored, and its ready point (gradReady: data-parallel overlap)
+// printed, right after the op that finishes it, before the loss.
 // CHECK: float *[[G0:t[0-9]+]] = micro == 0 ? grad(0) : reinterpret_cast<float *>(arena + {{[0-9]+}});  // written in place, no storeGrad copy
-// CHECK: float *[[R1:t[0-9]+]] = [[R0:t[0-9]+]];  // %{{[0-9]+}} = graph.reshape (no copy)
-// CHECK: float *[[R2:t[0-9]+]] = [[R1]];  // %{{[0-9]+}} = graph.reshape (no copy)
-// CHECK: addLoss(float(t{{[0-9]+}}[0]));
+// CHECK: t{{[0-9]+}}[i] = float(y0);
+// CHECK-NEXT: }
 // CHECK-NEXT: storeGrad(0, [[G0]], micro);  // fc.weight
+// CHECK-NEXT: gradReady(0);  // final: its all-reduce may start
+// CHECK: float *[[R1:t[0-9]+]] = [[R0:t[0-9]+]];  // %{{[0-9]+}} = graph.reshape (no copy)
+// CHECK-NEXT: float *[[R2:t[0-9]+]] = [[R1]];  // %{{[0-9]+}} = graph.reshape (no copy)
 // CHECK-NEXT: storeGrad(1, [[R2]], micro);  // fc.bias
+// CHECK-NEXT: gradReady(1);  // final: its all-reduce may start
+// CHECK-EMPTY:
+// CHECK-NEXT: // Results: the loss (summed over micro-batches); the gradients were stored above.
+// CHECK-NEXT: addLoss(float(t{{[0-9]+}}[0]));
+// CHECK-NEXT: }
 
 // runEvaluate: the model's forward; dropout is the identity.
 // CHECK-LABEL: void runEvaluate(const void *const *inputs, void *const *outputs) override {

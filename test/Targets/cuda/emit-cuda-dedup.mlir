@@ -19,6 +19,8 @@
 // CHECK: fused_1<<<grid(8), 256, 0, stream()>>>(p_w2, [[W2:t[0-9]+]]);
 // The two f16 -> f32 weight-gradient casts share one kernel too.
 // CHECK: [[G:fused_[0-9]+]]<<<grid(8), 256, 0, stream()>>>
+// CHECK-NEXT: storeGrad(1,
+// CHECK-NEXT: gradReady(1);
 // CHECK-NEXT: float *
 // CHECK-NEXT: // %{{[0-9]+}} = fused kernel [[G]]
 // CHECK-NEXT: [[G]]<<<grid(8), 256, 0, stream()>>>

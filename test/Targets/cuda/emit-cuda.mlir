@@ -71,11 +71,20 @@
 // fc.weight's gradient: micro-batch 0 writes it into DeviceModel's gradient
 // buffer (passes/GradInPlace.h), so storeGrad copies nothing for it.
 // CHECK: float *t11 = micro == 0 ? grad(0) : reinterpret_cast<float *>(arena + {{[0-9]+}});  // written in place, no storeGrad copy
-// The loss joins the device accumulator; micro-batch 0 writes the
-// gradients, the others add.
-// CHECK: addLoss(t7);
+// Micro-batch 0 writes the gradients, the others add, each right after the
+// launch that finishes it, where its ready point follows (gradReady records
+// the event the overlapped all-reduce waits for); the loss joins the device
+// accumulator at the end.
+// CHECK-NEXT: // %11 = fused kernel fused_6
+// CHECK-NEXT: fused_6<<<grid(3), 256, 0, stream()>>>(t10, t11);
 // CHECK-NEXT: storeGrad(0, t11, micro);  // fc.weight
+// CHECK-NEXT: gradReady(0);  // final: its all-reduce may start
+// CHECK: float *t14 = t13;  // %14 = graph.reshape (no copy)
 // CHECK-NEXT: storeGrad(1, t14, micro);  // fc.bias
+// CHECK-NEXT: gradReady(1);  // final: its all-reduce may start
+// CHECK-EMPTY:
+// CHECK-NEXT: // Results: the loss joins the device accumulator; the gradients were stored above.
+// CHECK-NEXT: addLoss(t7);
 // CHECK-NEXT: }
 
 // Nothing in the captured body waits for the host, nor the eager one.

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -300,6 +301,58 @@ TEST(Bucketer, MarkReadyInAnyOrderGivesTheSameResult) {
   for (size_t t = 0; t < sizes.size(); ++t)
     ASSERT_EQ(std::memcmp(ref.data[t].data(), rev.data[t].data(), sizes[t] * 4), 0) << t;
   rev.expect(true);
+}
+
+// Overlap: a bucket starts inside markReady as soon as its buffers are all
+// ready and every earlier bucket started; finish() starts the rest. Sizes
+// {300, 5, 1000, 2, 64} at 128 elements a bucket: buffer 0 fills buckets 0-1
+// and part of 2; bucket 2 also takes buffer 1 and 79 of buffer 2; buckets
+// 3-9 lie in buffer 2; bucket 10 holds its last 25 with buffers 3 and 4.
+// startedEarly() counts those started before the last buffer was ready.
+TEST(Bucketer, StartsBucketsAsTheirBuffersBecomeReady) {
+  std::vector<size_t> sizes = {300, 5, 1000, 2, 64};
+  Grads ref(sizes), got(sizes);
+  BucketOptions o;
+  o.bucketBytes = 512;
+  GradBucketer a(comm(), ref.buffers(), o);
+  a.allreduce();
+  EXPECT_EQ(a.startedEarly(), 0u);
+  EXPECT_EQ(a.startedTotal(), 11u);
+
+  GradBucketer b(comm(), got.buffers(), o);
+  ASSERT_EQ(b.numBuckets(), 11u);
+  int event = 0; // host buffers: a ready event is ignored
+  std::vector<size_t> early, total;
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    b.markReady(t, &event);
+    early.push_back(b.startedEarly());
+    total.push_back(b.startedTotal());
+  }
+  EXPECT_EQ(early, (std::vector<size_t>{2, 2, 10, 10, 10}));
+  EXPECT_EQ(total, (std::vector<size_t>{2, 2, 10, 10, 11}));
+  b.finish();
+  EXPECT_EQ(b.startedTotal(), 11u);
+  for (size_t t = 0; t < sizes.size(); ++t)
+    ASSERT_EQ(std::memcmp(ref.data[t].data(), got.data[t].data(), sizes[t] * 4), 0) << t;
+
+  // Next step, the backward's order (last buffer first): nothing can start
+  // before buffer 0, the last one ready; finish() starts a step's leftovers.
+  Grads again(sizes);
+  for (size_t t = 0; t < sizes.size(); ++t)
+    std::copy(again.data[t].begin(), again.data[t].end(), got.data[t].begin());
+  for (size_t t = sizes.size(); t-- > 1;)
+    b.markReady(t);
+  EXPECT_EQ(b.startedTotal(), 11u);
+  b.markReady(0);
+  EXPECT_EQ(b.startedTotal(), 22u);
+  EXPECT_EQ(b.startedEarly(), 10u);
+  b.finish();
+  for (size_t t = 0; t < sizes.size(); ++t)
+    ASSERT_EQ(std::memcmp(ref.data[t].data(), got.data[t].data(), sizes[t] * 4), 0) << t;
+  b.markReady(4);
+  b.finish();
+  EXPECT_EQ(b.startedEarly(), 10u);
+  EXPECT_EQ(b.startedTotal(), 33u);
 }
 
 // Half-precision reduction; every rank contributes the same |value|, so the

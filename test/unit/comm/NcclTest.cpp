@@ -10,6 +10,8 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 using namespace ampc::rt;
@@ -91,6 +93,76 @@ TEST(Nccl, BucketerStagesAndSumsDeviceGradients) {
     for (size_t i = 0; i < r.size(); ++i)
       ASSERT_EQ(r[i], h[t][i] * float(w)) << t << ":" << i;
   }
+}
+
+// The overlapped path (DataParallel with a GPU model): the backward is
+// queued on a producer stream, each gradient's ready event recorded after
+// its last write, and only then marked (the model hands the events over
+// after queueing a whole graph). The buckets must wait for those events
+// alone, packing, reducing and unpacking: not for work queued after them (a
+// 2 s tail here, which a wait on the producer stream's current work would
+// include), and not less (the
+// buffers are separate allocations, so buckets are packed on the comm
+// stream: packing before the writes would reduce the zeros they held).
+void sleepMs(void *ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int *>(ms)));
+}
+
+TEST(Nccl, BucketerWaitsForReadyEventsOnly) {
+  SKIP_WITHOUT_GPU();
+  auto c = createCommunicator(Backend::Nccl, commOptionsFromEnv());
+  int w = c->size();
+  cudaStream_t producer = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking), cudaSuccess);
+  c->setProducerStream(producer);
+  std::vector<size_t> sizes = {3000, 7, 100000};
+  std::vector<std::unique_ptr<DeviceFloats>> d;
+  std::vector<float *> pinned(sizes.size());
+  std::vector<cudaEvent_t> ready(sizes.size());
+  std::vector<GradBuffer> bufs;
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    d.push_back(std::make_unique<DeviceFloats>(std::vector<float>(sizes[t], 0.0f)));
+    bufs.push_back({d.back()->p, d.back()->n});
+    ASSERT_EQ(cudaMallocHost(reinterpret_cast<void **>(&pinned[t]), sizes[t] * 4), cudaSuccess);
+    for (size_t i = 0; i < sizes[t]; ++i)
+      pinned[t][i] = float((i + t) % 9) * 0.25f;
+    ASSERT_EQ(cudaEventCreateWithFlags(&ready[t], cudaEventDisableTiming), cudaSuccess);
+  }
+  BucketOptions o;
+  o.bucketBytes = 4096;
+  o.average = false;
+  GradBucketer b(*c, bufs, o);
+  bool packed = false;
+  for (size_t k = 0; k < b.numBuckets(); ++k)
+    packed = packed || !b.inPlace(k);
+  ASSERT_TRUE(packed);
+
+  static int head = 200, tail = 2000;
+  ASSERT_EQ(cudaLaunchHostFunc(producer, sleepMs, &head), cudaSuccess);
+  for (size_t t = sizes.size(); t-- > 0;) {
+    ASSERT_EQ(cudaMemcpyAsync(bufs[t].data, pinned[t], sizes[t] * 4, cudaMemcpyHostToDevice,
+                              producer),
+              cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(ready[t], producer), cudaSuccess);
+  }
+  ASSERT_EQ(cudaLaunchHostFunc(producer, sleepMs, &tail), cudaSuccess);
+  auto t0 = std::chrono::steady_clock::now();
+  for (size_t t = sizes.size(); t-- > 0;)
+    b.markReady(t, ready[t]);
+  b.finish();
+  double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(sec, 1.5) << "the buckets waited for the producer's later work";
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    auto r = d[t]->host();
+    for (size_t i = 0; i < r.size(); ++i)
+      ASSERT_EQ(r[i], pinned[t][i] * float(w)) << t << ":" << i;
+  }
+  ASSERT_EQ(cudaStreamSynchronize(producer), cudaSuccess);
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    cudaEventDestroy(ready[t]);
+    cudaFreeHost(pinned[t]);
+  }
+  cudaStreamDestroy(producer);
 }
 
 } // namespace
