@@ -194,6 +194,18 @@ def KernelFuseElementwise : Pass<"kernel-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["ampc::kernel::KernelDialect"];
 }
 
+def KernelHoistGrads : Pass<"kernel-hoist-grads", "mlir::ModuleOp"> {
+  let summary = "Finish each FP32 gradient of @<model>_grad right after its operands";
+  let description = [{
+    Moves each pure op whose results are all FP32 gradients returned once
+    by `@<model>_grad` (under AMP, the cast of a half weight gradient) to
+    just after the last op defining one of its operands. Autodiff leaves
+    them at the end of the backward, where their half inputs stay live in
+    the memory plan and a data-parallel step cannot start the gradient's
+    all-reduce early. Values are unchanged.
+  }];
+}
+
 def KernelPlanMemory : Pass<"kernel-plan-memory", "mlir::ModuleOp"> {
   let summary = "Static memory plan: one arena, buffers reused by liveness";
   let description = [{

@@ -100,6 +100,13 @@ struct TrainPipelineOptions
       llvm::cl::desc("Attention reading q, k, v from the packed qkv "
                      "projection as one graph.packed_attention (default on)"),
       llvm::cl::init(true)};
+  // kernel-hoist-grads (each gradient finished right after its operands);
+  // off only to compare against the step order autodiff left.
+  Option<bool> hoistGrads{
+      *this, "hoist-grads",
+      llvm::cl::desc("Finish each FP32 gradient as soon as its operands "
+                     "exist, not after the whole backward (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

@@ -75,6 +75,10 @@ AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
          cl::desc("Attention on the packed qkv projection (default on; "
                   "=false: the step before graph-fuse-packed-attention)"),
          cl::init(true));
+AMPC_OPT(bool, hoistGrads, "hoist-grads",
+         cl::desc("Each gradient finished as soon as it can be (default on; "
+                  "=false: the order autodiff left, casts at the end)"),
+         cl::init(true));
 AMPC_OPT(bool, listDevices, "list-devices",
          cl::desc("Print the device table with its sources and exit"),
          cl::init(false));
@@ -126,6 +130,7 @@ int runCost() {
   options.fuseBiasGrad = fuseBiasGrad;
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;
+  options.hoistGrads = hoistGrads;
 
   auto context = ampc::createContext();
   auto module = ampc::loadModelFile(*context, inputFile);

@@ -17,13 +17,14 @@
 // CHECK-LABEL: void runForwardBackward(int micro)
 // CHECK: fused_1<<<grid(8), 256, 0, stream()>>>(p_w1, [[W1:t[0-9]+]]);
 // CHECK: fused_1<<<grid(8), 256, 0, stream()>>>(p_w2, [[W2:t[0-9]+]]);
-// The two f16 -> f32 weight-gradient casts share one kernel too.
+// The two f16 -> f32 weight-gradient casts share one kernel too (each
+// right after its GEMM: kernel-hoist-grads).
 // CHECK: [[G:fused_[0-9]+]]<<<grid(8), 256, 0, stream()>>>
 // CHECK-NEXT: storeGrad(1,
 // CHECK-NEXT: gradReady(1);
-// CHECK-NEXT: float *
-// CHECK-NEXT: // %{{[0-9]+}} = fused kernel [[G]]
+// CHECK: // %{{[0-9]+}} = fused kernel [[G]]
 // CHECK-NEXT: [[G]]<<<grid(8), 256, 0, stream()>>>
+// CHECK-NEXT: storeGrad(0,
 // Evaluation launches the training forward's kernels.
 // CHECK-LABEL: void runEvaluate(
 // CHECK: fused_0<<<grid(4), 256, 0, stream()>>>(in_x,
@@ -39,5 +40,6 @@
 // COST: 0 fused fused_0 kernel.fused_elementwise %0
 // COST-NEXT: 1 fused fused_1 kernel.fused_elementwise %1
 // COST-NEXT: 2 fused fused_1 kernel.fused_elementwise %2
-// COST: 14 fused fused_6 kernel.fused_elementwise %14
-// COST-NEXT: 15 fused fused_6 kernel.fused_elementwise %15
+// COST: 12 fused fused_5 kernel.fused_elementwise %12
+// COST-NEXT: 13 fused fused_6 kernel.fused_elementwise %13
+// COST: 15 fused fused_5 kernel.fused_elementwise %15
