@@ -222,8 +222,10 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
         launches[i].where = nameOf(op.getResult(0), asmState);
     }
   }
-  // DeviceModel after each micro-batch's body: addLoss, storeGrad (a copy
-  // for micro-batch 0, accumulate after), the dropout step counter.
+  // DeviceModel's launches in each micro-batch besides the body's ops:
+  // addLoss, storeGrad (emitted right after the op that finishes each
+  // gradient: a copy on micro-batch 0 unless written in place, accumulate
+  // after) and the dropout step counter.
   int64_t accum = r.accumSteps;
   auto ret = cast<func::ReturnOp>(grad.getBody().front().getTerminator());
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {

@@ -73,7 +73,10 @@ protected:
   float *weight(int param) { return tensors_[param].w.data(); }
   // The half copy of parameter |param| (rt::ParamInfo::halfCopy), current
   // whenever the step runs.
-  void *halfWeight(int param) { return tensors_[param].h.data(); }
+  void *halfWeight(int param) {
+    std::vector<uint16_t> &h = tensors_[param].h;
+    return h.empty() ? nullptr : h.data();
+  }
   // Buffer |k| (graph.buffer, FP32): batch_norm updates it in place.
   float *buffer(int k) { return buffers_[k].data(); }
   std::byte *arena() { return arena_; }

@@ -324,6 +324,34 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
 
 constexpr size_t align256(size_t n) { return (n + 255) & ~size_t(255); }
 
+// What a backward runs besides its tensors (cudnnMutex() held): the forward
+// again with its statistics, then cuDNN's backward; and the scratch they
+// share before their workspace, O and the FP32 log-sum-exp of each row.
+struct BackwardPlans {
+  Plan *fwd = nullptr, *bwd = nullptr;
+  size_t oBytes = 0, statsBytes = 0, workspace = 0;
+  std::string why; // set when a plan is unusable
+};
+
+BackwardPlans backwardPlans(DType t, const Shape &s, float scale, bool causal,
+                            cudaStream_t stream, std::string_view op) {
+  BackwardPlans b;
+  b.fwd = &plan(kForwardStats, t, s, scale, causal, stream, op);
+  if (!b.fwd->usable) {
+    b.why = "cuDNN: " + b.fwd->why;
+    return b;
+  }
+  b.bwd = &plan(kBackward, t, s, scale, causal, stream, op);
+  if (!b.bwd->usable) {
+    b.why = "cuDNN: " + b.bwd->why;
+    return b;
+  }
+  b.oBytes = align256(size_t(s.b * s.hq * s.t * s.e) * dtypeSize(t));
+  b.statsBytes = align256(size_t(s.b * s.hq * s.t) * sizeof(float));
+  b.workspace = size_t(std::max(b.fwd->workspace, b.bwd->workspace));
+  return b;
+}
+
 void execute(const Plan &p, std::unordered_map<int64_t, void *> &pack,
              void *workspace, cudaStream_t stream, std::string_view op) {
   cudnnHandle_t h = cudnnHandle(); // made with the plan
@@ -376,35 +404,30 @@ bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
   if (!why.empty())
     return refuse(mode, op, why);
   std::lock_guard<std::mutex> lock(cudnnMutex());
-  Plan &fwd = plan(kForwardStats, t, s, scale, causal, stream, op);
-  if (!fwd.usable)
-    return refuse(mode, op, "cuDNN: " + fwd.why);
-  Plan &bwd = plan(kBackward, t, s, scale, causal, stream, op);
-  if (!bwd.usable)
-    return refuse(mode, op, "cuDNN: " + bwd.why);
+  BackwardPlans b = backwardPlans(t, s, scale, causal, stream, op);
+  if (!b.why.empty())
+    return refuse(mode, op, b.why);
   // Scratch: O, the statistics, the gradients nobody asked for, then the
   // larger of the two workspaces.
   size_t es = dtypeSize(t);
-  size_t oBytes = align256(size_t(s.b * s.hq * s.t * s.e) * es);
-  size_t statsBytes = align256(size_t(s.b * s.hq * s.t) * sizeof(float));
   size_t dqBytes = dq ? 0 : align256(size_t(q.numel()) * es);
   size_t dkBytes = dk ? 0 : align256(size_t(k.numel()) * es);
   size_t dvBytes = dv ? 0 : align256(size_t(v.numel()) * es);
-  size_t fixed = oBytes + statsBytes + dqBytes + dkBytes + dvBytes;
-  size_t ws = size_t(std::max(fwd.workspace, bwd.workspace));
+  size_t fixed = b.oBytes + b.statsBytes + dqBytes + dkBytes + dvBytes;
+  size_t ws = b.workspace;
   char *base = static_cast<char *>(scratch(fixed + ws, op, stream));
-  char *o = base, *lse = o + oBytes, *spare = lse + statsBytes;
+  char *o = base, *lse = o + b.oBytes, *spare = lse + b.statsBytes;
   void *dqPtr = dq ? dq->data : spare;
   void *dkPtr = dk ? dk->data : spare + dqBytes;
   void *dvPtr = dv ? dv->data : spare + dqBytes + dkBytes;
   void *workspace = ws ? base + fixed : nullptr;
   std::unordered_map<int64_t, void *> fpack{
       {kQ, q.data}, {kK, k.data}, {kV, v.data}, {kO, o}, {kStats, lse}};
-  execute(fwd, fpack, workspace, stream, op);
+  execute(*b.fwd, fpack, workspace, stream, op);
   std::unordered_map<int64_t, void *> bpack{
       {kQ, q.data}, {kK, k.data}, {kV, v.data}, {kO, o},      {kG, g.data},
       {kStats, lse}, {kDQ, dqPtr}, {kDK, dkPtr}, {kDV, dvPtr}};
-  execute(bwd, bpack, workspace, stream, op);
+  execute(*b.bwd, bpack, workspace, stream, op);
   return true;
 }
 
@@ -449,35 +472,28 @@ bool flashPackedBackward(const TensorRef &qkv, const TensorRef &g,
   if (!why.empty())
     return refuse(mode, op, why);
   std::lock_guard<std::mutex> lock(cudnnMutex());
-  Plan &fwd = plan(kForwardStats, t, s, scale, causal, stream, op);
-  if (!fwd.usable)
-    return refuse(mode, op, "cuDNN: " + fwd.why);
-  Plan &bwd = plan(kBackward, t, s, scale, causal, stream, op);
-  if (!bwd.usable)
-    return refuse(mode, op, "cuDNN: " + bwd.why);
+  BackwardPlans b = backwardPlans(t, s, scale, causal, stream, op);
+  if (!b.why.empty())
+    return refuse(mode, op, b.why);
   // Scratch: O ([B, T, H, D], g's layout), the statistics, the larger
   // workspace.
-  size_t es = dtypeSize(t);
-  size_t oBytes = align256(size_t(s.b * s.hq * s.t * s.e) * es);
-  size_t statsBytes = align256(size_t(s.b * s.hq * s.t) * sizeof(float));
-  size_t fixed = oBytes + statsBytes;
-  size_t ws = size_t(std::max(fwd.workspace, bwd.workspace));
-  char *sbase = static_cast<char *>(scratch(fixed + ws, op, stream));
-  char *o = sbase, *lse = o + oBytes;
-  void *workspace = ws ? sbase + fixed : nullptr;
+  size_t fixed = b.oBytes + b.statsBytes;
+  char *sbase = static_cast<char *>(scratch(fixed + b.workspace, op, stream));
+  char *o = sbase, *lse = o + b.oBytes;
+  void *workspace = b.workspace ? sbase + fixed : nullptr;
   char *in = static_cast<char *>(qkv.data), *d = static_cast<char *>(dqkv.data);
-  size_t part = size_t(s.hq * s.d) * es;
+  size_t part = size_t(s.hq * s.d) * dtypeSize(t);
   std::unordered_map<int64_t, void *> fpack{{kQ, in},
                                             {kK, in + part},
                                             {kV, in + 2 * part},
                                             {kO, o},
                                             {kStats, lse}};
-  execute(fwd, fpack, workspace, stream, op);
+  execute(*b.fwd, fpack, workspace, stream, op);
   std::unordered_map<int64_t, void *> bpack{
       {kQ, in},         {kK, in + part}, {kV, in + 2 * part},
       {kO, o},          {kG, g.data},    {kStats, lse},
       {kDQ, d},         {kDK, d + part}, {kDV, d + 2 * part}};
-  execute(bwd, bpack, workspace, stream, op);
+  execute(*b.bwd, bpack, workspace, stream, op);
   return true;
 }
 

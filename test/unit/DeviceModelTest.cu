@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 using namespace ampc;
@@ -101,9 +102,23 @@ class Linreg final : public cuda::DeviceModel {
 public:
   explicit Linreg(int accumSteps = 1, bool dropout = false)
       : DeviceModel(linregSpec(accumSteps), {}, dropout) {}
+  explicit Linreg(rt::ModelSpec spec) : DeviceModel(std::move(spec)) {}
 
   int fbRuns = 0;             // how often the body was run (not replayed)
   int64_t *stepLog = nullptr; // device: the last dropout step seen
+  // Device: where the body copies w's half weight copy (when it has one).
+  __nv_bfloat16 *halfLog = nullptr;
+
+  // The bf16 rounding of the device master w now (without staging it,
+  // which would make the next step recast the copies).
+  std::vector<float> masterRounded() const {
+    std::vector<float> w(D);
+    cudaDeviceSynchronize();
+    cudaMemcpy(w.data(), weight(0), D * sizeof(float), cudaMemcpyDeviceToHost);
+    for (float &v : w)
+      v = __bfloat162float(__float2bfloat16_rn(v));
+    return w;
+  }
 
 private:
   void runForwardBackward(int micro) override {
@@ -117,6 +132,9 @@ private:
                                        static_cast<const float *>(input(1)),
                                        weight(0), weight(1), lossScale(), loss,
                                        pred, gw, gb);
+    if (halfLog)
+      cudaMemcpyAsync(halfLog, halfWeight(0), D * sizeof(__nv_bfloat16),
+                      cudaMemcpyDeviceToDevice, stream());
     if (stepLog)
       recordStep<<<1, 1, 0, stream()>>>(dropoutStep(), stepLog);
     addLoss(loss);
@@ -354,63 +372,27 @@ TEST(DeviceModel, NonFiniteGradientsComeWithTheStats) {
   EXPECT_EQ(m.nonFiniteCounts(), (std::vector<int64_t>{0, 0}));
 }
 
-// Linreg whose step also reads a bf16 copy of "w" (train-half-weight-copies)
-// and logs it: the copy is the bf16 rounding of the master after
+// Linreg whose step has a bf16 copy of "w" (train-half-weight-copies),
+// which the body logs: the copy is the bf16 rounding of the master after
 // initialize, after each applied step (the epilogue writes it, in the
 // replayed graph too), unchanged by a skipped step, recast after a resume.
-class LinregHalf final : public cuda::DeviceModel {
-public:
-  LinregHalf() : DeviceModel(spec()) {
-    cudaMalloc(&log, D * sizeof(__nv_bfloat16));
-  }
-  ~LinregHalf() override { cudaFree(log); }
-  __nv_bfloat16 *log = nullptr; // device: the copy the last body read
-  // The bf16 rounding of the device master now (without staging it, which
-  // would make the next step recast the copies).
-  std::vector<float> masterRounded() const {
-    std::vector<float> w(D);
-    cudaDeviceSynchronize();
-    cudaMemcpy(w.data(), weight(0), D * sizeof(float), cudaMemcpyDeviceToHost);
-    for (float &v : w)
-      v = __bfloat162float(__float2bfloat16_rn(v));
-    return w;
-  }
-
-private:
-  static rt::ModelSpec spec() {
-    rt::ModelSpec s = linregSpec(1);
-    s.config.amp = "bf16";
-    s.params[0].halfCopy = true;
-    return s;
-  }
-  void runForwardBackward(int micro) override {
-    std::byte *a = arena();
-    auto *loss = reinterpret_cast<float *>(a);
-    auto *pred = reinterpret_cast<float *>(a + 256);
-    auto *gw = reinterpret_cast<float *>(a + 512);
-    auto *gb = reinterpret_cast<float *>(a + 768);
-    cudaMemcpyAsync(log, halfWeight(0), D * sizeof(__nv_bfloat16),
-                    cudaMemcpyDeviceToDevice, stream());
-    linregKernel<<<1, 1, 0, stream()>>>(static_cast<const float *>(input(0)),
-                                       static_cast<const float *>(input(1)),
-                                       weight(0), weight(1), lossScale(), loss,
-                                       pred, gw, gb);
-    addLoss(loss);
-    storeGrad(0, gw, micro);
-    storeGrad(1, gb, micro);
-  }
-  void runEvaluate(const void **) override {}
-};
+rt::ModelSpec halfSpec() {
+  rt::ModelSpec s = linregSpec(1);
+  s.config.amp = "bf16";
+  s.params[0].halfCopy = true;
+  return s;
+}
 
 TEST(DeviceModel, HalfWeightCopiesFollowTheMasters) {
   REQUIRE_GPU();
-  LinregHalf m;
+  Linreg m(halfSpec());
+  ASSERT_EQ(cudaMalloc(&m.halfLog, D * sizeof(__nv_bfloat16)), cudaSuccess);
   rt::Hyper h = m.defaults();
   m.initialize(1, h);
   auto seen = [&] {
     std::vector<__nv_bfloat16> c(D);
     cudaDeviceSynchronize();
-    cudaMemcpy(c.data(), m.log, D * sizeof(c[0]), cudaMemcpyDeviceToHost);
+    cudaMemcpy(c.data(), m.halfLog, D * sizeof(c[0]), cudaMemcpyDeviceToHost);
     std::vector<float> f;
     for (__nv_bfloat16 v : c)
       f.push_back(__bfloat162float(v));
@@ -443,6 +425,7 @@ TEST(DeviceModel, HalfWeightCopiesFollowTheMasters) {
   m.forwardBackward(clean.inputs, 0);
   EXPECT_EQ(seen(), want);
   EXPECT_NE(want[1], want[0]);
+  cudaFree(m.halfLog);
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace ampc::cpu {
@@ -43,11 +44,16 @@ public:
   explicit Tiny(const std::string &optimizer = "adamw",
                 const std::string &lossScale = "dynamic")
       : HostModel(specOf(optimizer, lossScale)) {}
+  explicit Tiny(rt::ModelSpec spec) : HostModel(std::move(spec)) {}
 
   // What the bodies saw, for the tests.
   uint64_t seenSeed = 0;
   int64_t seenIteration = -1, seenShard = -1;
   std::byte *seenArena = nullptr;
+  // With half weight copies: the bits of w's copy the body read, and
+  // whether b had one.
+  std::vector<uint16_t> seenHalf;
+  bool bHasCopy = false;
 
 private:
   // loss = x[0]; d loss / d w = x[0..6), d loss / d b = x[0..3), times the
@@ -58,6 +64,9 @@ private:
     seenIteration = iteration();
     seenShard = shard();
     seenArena = arena();
+    if (const auto *h = static_cast<const uint16_t *>(halfWeight(0)))
+      seenHalf.assign(h, h + 6);
+    bHasCopy = halfWeight(1) != nullptr;
     std::memset(arena(), 0xff, size_t(arenaBytes())); // all of it is ours
     float g[6];
     for (int i = 0; i < 6; ++i)
@@ -212,35 +221,14 @@ TEST(HostModel, StepRunsTheEpilogue) {
   EXPECT_EQ(out, sum);
 }
 
-// A model whose step reads a bf16 copy of "w" (train-half-weight-copies):
-// the body records the copy it was given; "b" has none.
-class TinyHalf final : public HostModel {
-public:
-  TinyHalf() : HostModel(spec()) {}
-  std::vector<uint16_t> seen; // bits of the copy the last body read
-  bool bHasCopy = true;
-
-private:
-  static rt::ModelSpec spec() {
-    rt::ModelSpec s = specOf("adamw", "dynamic");
-    s.config.amp = "bf16";
-    s.params[0].halfCopy = true;
-    return s;
-  }
-  void runForwardBackward(const void *const *inputs, int micro) override {
-    const auto *h = static_cast<const uint16_t *>(halfWeight(0));
-    seen.assign(h, h + 6);
-    bHasCopy = halfWeight(1) != nullptr;
-    const float *x = static_cast<const float *>(inputs[0]);
-    float g[6];
-    for (int i = 0; i < 6; ++i)
-      g[i] = x[i] * lossScale();
-    addLoss(x[0]);
-    storeGrad(0, g, micro);
-    storeGrad(1, g, micro);
-  }
-  void runEvaluate(const void *const *, void *const *) override {}
-};
+// Tiny whose step reads a bf16 copy of "w" (train-half-weight-copies); "b"
+// has none.
+rt::ModelSpec halfSpec() {
+  rt::ModelSpec s = specOf("adamw", "dynamic");
+  s.config.amp = "bf16";
+  s.params[0].halfCopy = true;
+  return s;
+}
 
 std::vector<uint16_t> bf16Bits(const float *w, int n) {
   std::vector<uint16_t> bits;
@@ -254,7 +242,7 @@ std::vector<uint16_t> bf16Bits(const float *w, int n) {
 // unchanged by a skipped step, and recast after the masters were written
 // through stateTensors() (a resume).
 TEST(HostModel, HalfWeightCopiesFollowTheMasters) {
-  TinyHalf m;
+  Tiny m(halfSpec());
   rt::Hyper h = m.defaults();
   m.initialize(3, h);
   // Taken before the first step: later calls would make the next step
@@ -264,30 +252,30 @@ TEST(HostModel, HalfWeightCopiesFollowTheMasters) {
   float x[6] = {0.5f, -1, 1.5f, -2, 2.5f, -3};
   const void *in[] = {x};
   m.forwardBackward(in, 0);
-  EXPECT_EQ(m.seen, bf16Bits(w, 6));
+  EXPECT_EQ(m.seenHalf, bf16Bits(w, 6));
   EXPECT_FALSE(m.bHasCopy);
 
   std::vector<uint16_t> before = bf16Bits(w, 6);
   ASSERT_EQ(m.step(h, 1.0f).skipped, 0);
   m.forwardBackward(in, 0);
-  EXPECT_EQ(m.seen, bf16Bits(w, 6));
-  EXPECT_NE(m.seen, before); // lr 0.25 moved every weight
+  EXPECT_EQ(m.seenHalf, bf16Bits(w, 6));
+  EXPECT_NE(m.seenHalf, before); // lr 0.25 moved every weight
 
   // An overflowing step changes neither the masters nor the copy.
-  std::vector<uint16_t> kept = m.seen;
+  std::vector<uint16_t> kept = m.seenHalf;
   float bad[6] = {1, 1, 1, 1, 1, INFINITY};
   const void *inBad[] = {bad};
   m.forwardBackward(inBad, 0);
   ASSERT_EQ(m.step(h, 1.0f).skipped, 1);
   m.forwardBackward(in, 0);
-  EXPECT_EQ(m.seen, kept);
+  EXPECT_EQ(m.seenHalf, kept);
 
   // A resume writes the masters through the state tensors.
   st = m.stateTensors();
   for (int i = 0; i < 6; ++i)
     st[0].data[i] = 1.0f + float(i) / 3.0f;
   m.forwardBackward(in, 0);
-  EXPECT_EQ(m.seen, bf16Bits(st[0].data, 6));
+  EXPECT_EQ(m.seenHalf, bf16Bits(st[0].data, 6));
 }
 
 } // namespace
