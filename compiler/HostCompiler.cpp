@@ -4,6 +4,7 @@
 #include "compiler/RuntimeConfig.inc"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
@@ -108,24 +109,25 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
     return {};
   std::string cxx = env("AMPC_CXX");
   if (cxx.empty())
-    cxx = "c++";
+    cxx = AMPC_BUILD_CXX;
   std::string include = env("AMPC_INCLUDE_DIR");
   if (include.empty())
     include = AMPC_SOURCE_DIR;
   // -O2 without -march: the binary runs on any x86-64 like the build host.
   // -ffp-contract=off: no FMA contraction, so the generated loops compute
   // exactly the formulas the reference interpreter computes.
-  // -fno-trapping-math -fvect-cost-model=cheap: the fused elementwise loops
-  // vectorize (both sides of a select may be computed; a runtime check
-  // covers buffers that may alias). Neither changes a value: no
-  // reassociation, and nothing reads the floating-point exception flags.
-  std::vector<std::string> cmd = {cxx,       "-O2",
-                                  "-std=c++20", "-ffp-contract=off",
-                                  "-fno-trapping-math",
-                                  "-fvect-cost-model=cheap",
-                                  "-I" + include, cppPath.str(),
-                                  "-o",      binPath.str(),
-                                  "-Wl,--start-group"};
+  // AMPC_VECTORIZE_FLAGS (-fno-trapping-math, and GCC's
+  // -fvect-cost-model=cheap): the fused elementwise loops vectorize (both
+  // sides of a select may be computed; a runtime check covers buffers that
+  // may alias). Neither changes a value: no reassociation, and nothing reads
+  // the floating-point exception flags.
+  std::vector<std::string> cmd = {cxx, "-O2", "-std=c++20", "-ffp-contract=off"};
+  for (StringRef flag : llvm::split(StringRef(AMPC_VECTORIZE_FLAGS), '|'))
+    if (!flag.empty())
+      cmd.push_back(flag.str());
+  for (std::string arg : {"-I" + include, cppPath.str(), std::string("-o"),
+                          binPath.str(), std::string("-Wl,--start-group")})
+    cmd.push_back(std::move(arg));
   // Hardware binary16 conversions where the build machine has them (same
   // results, faster); see AMPC_HAVE_F16C in CMakeLists.txt.
   if (StringRef(AMPC_HOST_FP16_FLAGS).size())

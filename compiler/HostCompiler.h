@@ -10,8 +10,8 @@
 namespace ampc {
 
 // The host compiler command that turns |cppPath| into the training binary
-// |binPath|: `c++ -O2 -std=c++20 -ffp-contract=off -I<ampc source root>`
-// and the runtime's link line (from the build, see
+// |binPath|: `<the build's C++ compiler> -O2 -std=c++20 -ffp-contract=off
+// -I<ampc source root>` and the runtime's link line (from the build, see
 // cmake/AmpcRuntimeLink.cmake). Environment overrides: AMPC_CXX (the
 // compiler), AMPC_INCLUDE_DIR (the ampc source root), AMPC_RUNTIME_DIR (a
 // directory holding libampc_runtime.a, libampc_cpu_kernels.a,

@@ -13,6 +13,7 @@ PACKAGES=(
   libopenblas-dev openmpi-bin libopenmpi-dev
   dataset-fashion-mnist fortunes graphviz gnuplot-nox
   libonnx-dev libprotobuf-dev libonnx-testdata
+  clang-22 libclang-rt-22-dev  # the sanitized build (scripts/sanitize.sh)
 )
 
 missing=()

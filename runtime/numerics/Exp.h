@@ -52,7 +52,9 @@ inline float expFloat(float x) {
   // Round to nearest by the 1.5 * 2^23 shifter (|c| log2 e < 2^22).
   const float shifter = 12582912.0f;
   float fn = (c * 1.44269504088896341f + shifter) - shifter;
-  int32_t n = int32_t(fn);
+  // A NaN converted to int is undefined (Clang's UBSan reports it): convert
+  // 0 instead; y below is NaN from c all the same.
+  int32_t n = int32_t(fn == fn ? fn : 0.0f);
   float y = detail::expReduced(c, fn);
   // 2^n = 2^a 2^b, a = n >> 1 (floor), b = n - a: both in [-75, 65].
   int32_t a = n >> 1, b = n - a;

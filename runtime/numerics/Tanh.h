@@ -32,6 +32,9 @@ namespace ampc::num {
 // in r, and 2^n built in the exponent bits.
 inline float expSmallNonNegative(float x) {
   float fx = x * 1.44269504088896341f + 0.5f;
+  // A NaN converted to int is undefined (Clang's UBSan reports it): convert
+  // 0 instead; y below is NaN from x all the same.
+  fx = fx == fx ? fx : 0.0f;
   int32_t n = int32_t(fx); // x >= 0: truncation is floor
   float fn = float(n);
   float y = detail::expReduced(x, fn);

@@ -45,7 +45,10 @@ TEST(CpuEpilogue, GlobalNormIsAccurateAndDeterministic) {
   std::vector<GradBuffer> grads;
   for (auto &t : ts) {
     double ss = 0;
-    for (float &x : t) ss += double(x = dist(gen)) * x;
+    for (float &x : t) {
+      x = dist(gen);
+      ss += double(x) * x;
+    }
     ref += ss;
     grads.push_back({t.data(), int64_t(t.size())});
   }
