@@ -6,8 +6,9 @@
 // layer_norm_backward writing dx and a loop reading it back to add the
 // residual gradient (and cast the sum to half for the next GEMMs). Each
 // pair becomes one row kernel (kernel.add_layer_norm,
-// kernel.layer_norm_backward_add) that adds in FP32 as the loop did, so
-// every value is bitwise the same. Only the exact shapes below are matched;
+// kernel.layer_norm_backward_add; kernel.add_rms_norm and
+// kernel.rms_norm_backward_add for RMS norm) that adds in FP32 as the loop
+// did, so every value is bitwise the same. Only the exact shapes below are matched;
 // anything else is left to the loops.
 //
 //===----------------------------------------------------------------------===//
@@ -147,57 +148,74 @@ bool usedOnlyAfter(Operation *op, Operation *at, Operation *except) {
   return true;
 }
 
-// loop {add} -> layer_norm: one kernel.add_layer_norm.
+// loop {add} -> layer_norm (rms_norm): one kernel.add_layer_norm
+// (kernel.add_rms_norm).
 bool fuseForward(kernel::FusedElementwiseOp loop) {
   std::optional<ResidualAdd> m = matchResidualAdd(loop, false);
   if (!m)
     return false;
   Value sum = loop.getResult(0);
-  graph::LayerNormOp norm;
-  for (Operation *user : sum.getUsers())
-    if (auto ln = dyn_cast<graph::LayerNormOp>(user);
-        ln && ln.getInput() == sum && ln->getBlock() == loop->getBlock()) {
-      norm = ln;
+  Operation *norm = nullptr;
+  Value weight, bias;
+  for (Operation *user : sum.getUsers()) {
+    if (user->getBlock() != loop->getBlock() || user->getOperand(0) != sum)
+      continue;
+    if (auto ln = dyn_cast<graph::LayerNormOp>(user)) {
+      norm = ln, weight = ln.getWeight(), bias = ln.getBias();
       break;
     }
+    if (auto rms = dyn_cast<graph::RmsNormOp>(user)) {
+      norm = rms, weight = rms.getWeight();
+      break;
+    }
+  }
   if (!norm)
     return false;
   // At the loop when the norm's parameters exist there, else at the norm
   // when the sum's other users all come after it.
   Operation *at = loop;
-  if (!definedBefore(norm.getWeight(), loop) ||
-      !definedBefore(norm.getBias(), loop)) {
+  if (!definedBefore(weight, loop) || !definedBefore(bias, loop)) {
     if (!usedOnlyAfter(loop, norm, norm))
       return false;
     at = norm;
   }
   OpBuilder b(at);
-  auto fused = kernel::AddLayerNormOp::create(
-      b, norm.getLoc(), TypeRange{sum.getType(), norm.getResult().getType()},
-      m->lhs, m->rhs, norm.getWeight(), norm.getBias(), norm.getEpsAttr());
-  sum.replaceAllUsesWith(fused.getSum());
-  norm.getResult().replaceAllUsesWith(fused.getResult());
+  TypeRange types{sum.getType(), norm->getResult(0).getType()};
+  Operation *fused;
+  if (auto ln = dyn_cast<graph::LayerNormOp>(norm))
+    fused = kernel::AddLayerNormOp::create(b, norm->getLoc(), types, m->lhs,
+                                           m->rhs, weight, bias,
+                                           ln.getEpsAttr());
+  else
+    fused = kernel::AddRmsNormOp::create(
+        b, norm->getLoc(), types, m->lhs, m->rhs, weight,
+        cast<graph::RmsNormOp>(norm).getEpsAttr());
+  sum.replaceAllUsesWith(fused->getResult(0));
+  norm->getResult(0).replaceAllUsesWith(fused->getResult(1));
   norm->erase();
   loop->erase();
   return true;
 }
 
-// layer_norm_backward -> loop {add dx, acc; cast?}: one
-// kernel.layer_norm_backward_add.
+// layer_norm_backward (rms_norm_backward) -> loop {add dx, acc; cast?}:
+// one kernel.layer_norm_backward_add (kernel.rms_norm_backward_add).
 bool fuseBackward(kernel::FusedElementwiseOp loop) {
   std::optional<ResidualAdd> m = matchResidualAdd(loop, true);
   if (!m)
     return false;
-  graph::LayerNormBackwardOp back;
+  Operation *back = nullptr;
   Value acc;
-  for (auto [dx, other] : {std::pair(m->lhs, m->rhs), std::pair(m->rhs, m->lhs)})
-    if (auto b = dx.getDefiningOp<graph::LayerNormBackwardOp>();
-        b && b.getDx() == dx && dx.hasOneUse() && elementOf(dx).isF32() &&
-        b->getBlock() == loop->getBlock()) {
-      back = b;
+  for (auto [dx, other] : {std::pair(m->lhs, m->rhs), std::pair(m->rhs, m->lhs)}) {
+    Operation *def = dx.getDefiningOp();
+    if (isa_and_nonnull<graph::LayerNormBackwardOp, graph::RmsNormBackwardOp>(
+            def) &&
+        def->getResult(0) == dx && dx.hasOneUse() && elementOf(dx).isF32() &&
+        def->getBlock() == loop->getBlock()) {
+      back = def;
       acc = other;
       break;
     }
+  }
   if (!back)
     return false;
   // At the norm's backward when acc exists there (its weight gradients'
@@ -211,19 +229,29 @@ bool fuseBackward(kernel::FusedElementwiseOp loop) {
   }
   Value sum = loopResult(loop, m->add->getResult(0));
   Value half = m->half ? loopResult(loop, m->half->getResult(0)) : Value();
-  SmallVector<Type> types{sum.getType(), back.getDweight().getType(),
-                          back.getDbias().getType()};
+  // dx_sum, the parameter gradients, then the half copy when wanted.
+  SmallVector<Type> types{sum.getType()};
+  for (Value r : back->getResults().drop_front())
+    types.push_back(r.getType());
   if (half)
     types.push_back(half.getType());
   OpBuilder b(at);
-  auto fused = kernel::LayerNormBackwardAddOp::create(
-      b, back.getLoc(), types, back.getX(), back.getWeight(), back.getG(), acc,
-      back.getEpsAttr());
-  sum.replaceAllUsesWith(fused.getDxSum());
+  Value x = back->getOperand(0), w = back->getOperand(1),
+        g = back->getOperand(2);
+  Operation *fused;
+  if (auto ln = dyn_cast<graph::LayerNormBackwardOp>(back))
+    fused = kernel::LayerNormBackwardAddOp::create(b, back->getLoc(), types, x,
+                                                   w, g, acc, ln.getEpsAttr());
+  else
+    fused = kernel::RmsNormBackwardAddOp::create(
+        b, back->getLoc(), types, x, w, g, acc,
+        cast<graph::RmsNormBackwardOp>(back).getEpsAttr());
+  sum.replaceAllUsesWith(fused->getResult(0));
+  unsigned params = back->getNumResults() - 1;
+  for (unsigned i = 1; i <= params; ++i)
+    back->getResult(i).replaceAllUsesWith(fused->getResult(i));
   if (half)
-    half.replaceAllUsesWith(fused.getDxHalf());
-  back.getDweight().replaceAllUsesWith(fused.getDweight());
-  back.getDbias().replaceAllUsesWith(fused.getDbias());
+    half.replaceAllUsesWith(fused->getResult(params + 1));
   loop->erase();
   back->erase();
   return true;

@@ -396,7 +396,9 @@ def KernelFuseResidualNorm : Pass<"kernel-fuse-residual-norm", "mlir::ModuleOp">
     f16/bf16 cast becomes one `kernel.layer_norm_backward_add` -> (dx_sum,
     dweight, dbias, dx_half?). Each saves a launch and a pass over the
     rows; every value is bitwise the same (the kernels add in FP32, as the
-    loops did). Anything else is left alone. The training pipeline runs it
+    loops did). `graph.rms_norm` and `graph.rms_norm_backward` likewise
+    become `kernel.add_rms_norm` and `kernel.rms_norm_backward_add`.
+    Anything else is left alone. The training pipeline runs it
     after kernel-fuse-elementwise (option `fuse-residual-norm`, default on).
 
     ```mlir

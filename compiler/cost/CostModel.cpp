@@ -580,7 +580,7 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
   // kernel-fuse-residual-norm's row kernels (Norm.cu): the add inside
   // normRowsWarp / normBackwardWarp; wider rows run the previous kernels
   // (the add, then the norm; the backward, the add, the cast).
-  if (name == "kernel.add_layer_norm") {
+  if (name == "kernel.add_layer_norm" || name == "kernel.add_rms_norm") {
     Value sum = op->getResult(0), y = op->getResult(1);
     double flops = 9 * numel(y);
     if (fusedNorm(shape(y).back())) {
@@ -593,12 +593,17 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
                           tensorBytes(y), flops - numel(y)));
     return;
   }
-  if (name == "kernel.layer_norm_backward_add") {
+  if (name == "kernel.layer_norm_backward_add" ||
+      name == "kernel.rms_norm_backward_add") {
+    bool rms = name == "kernel.rms_norm_backward_add";
     Value x = op->getOperand(0), acc = op->getOperand(3);
-    double half = op->getNumResults() > 3 ? tensorBytes(op->getResult(3)) : 0;
+    unsigned halfAt = rms ? 2 : 3;
+    double half = op->getNumResults() > halfAt
+                      ? tensorBytes(op->getResult(halfAt))
+                      : 0;
     if (fusedNorm(shape(x).back()))
-      return normBackward(op, false, out, tensorBytes(acc), half);
-    normBackward(op, false, out);
+      return normBackward(op, rms, out, tensorBytes(acc), half);
+    normBackward(op, rms, out);
     double dx = tensorBytes(op->getResult(0));
     out.push_back(runtime("mapKernel", dx + tensorBytes(acc), dx, numel(x)));
     if (half > 0)

@@ -154,5 +154,48 @@ LogicalResult LayerNormBackwardAddOp::verify() {
   return success();
 }
 
+// The add and rms_norm / rms_norm_backward forms: the same operand checks,
+// no bias, an optional eps.
+LogicalResult AddRmsNormOp::verify() {
+  auto shape = cast<RankedTensorType>(getLhs().getType()).getShape();
+  if (shape.empty())
+    return emitOpError() << "needs operands of rank >= 1";
+  if (failed(checkRows(*this, shape,
+                       {{"lhs", getLhs()}, {"rhs", getRhs()},
+                        {"sum", getSum()}, {"result", getResult()}})))
+    return failure();
+  if (!elementOf(getSum()).isF32())
+    return emitOpError() << "sum must be f32";
+  if (failed(checkAffine(*this, "weight", getWeight(), shape.back())))
+    return failure();
+  if (getEps() && !(getEps()->convertToDouble() > 0))
+    return emitOpError() << "eps must be > 0";
+  return success();
+}
+
+LogicalResult RmsNormBackwardAddOp::verify() {
+  auto shape = cast<RankedTensorType>(getX().getType()).getShape();
+  if (shape.empty())
+    return emitOpError() << "needs operands of rank >= 1";
+  if (failed(checkRows(*this, shape,
+                       {{"x", getX()}, {"g", getG()}, {"acc", getAcc()},
+                        {"dx_sum", getDxSum()}})))
+    return failure();
+  if (!elementOf(getDxSum()).isF32())
+    return emitOpError() << "dx_sum must be f32";
+  if (Value h = getDxHalf()) {
+    if (failed(checkRows(*this, shape, {{"dx_half", h}})))
+      return failure();
+    if (!isHalf(elementOf(h)))
+      return emitOpError() << "dx_half must be f16 or bf16";
+  }
+  if (failed(checkAffine(*this, "weight", getWeight(), shape.back())) ||
+      failed(checkAffine(*this, "dweight", getDweight(), shape.back())))
+    return failure();
+  if (getEps() && !(getEps()->convertToDouble() > 0))
+    return emitOpError() << "eps must be > 0";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Kernel/KernelOps.cpp.inc"

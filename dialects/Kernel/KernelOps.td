@@ -122,4 +122,50 @@ def Kernel_LayerNormBackwardAddOp : Kernel_Op<"layer_norm_backward_add",
   let hasVerifier = 1;
 }
 
+def Kernel_AddRmsNormOp : Kernel_Op<"add_rms_norm", [Pure]> {
+  let summary = "A residual add and the rms_norm of its sum, one row pass";
+  let description = [{
+    `kernel.add_layer_norm` for `graph.rms_norm`: `sum = lhs + rhs` in FP32
+    (stored as f32), `result = rms_norm(sum, weight)`; without `eps`, the
+    machine epsilon of f32 (the sum's type), as rms_norm. Bitwise the add
+    loop and the rms_norm it replaces (kernel-fuse-residual-norm).
+
+    ```mlir
+    %s, %y = kernel.add_rms_norm %r, %d, %w {eps = 1.0e-05} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+      Optional<AnyRankedTensor>:$weight, OptionalAttr<F64Attr>:$eps);
+  let results = (outs AnyRankedTensor:$sum, AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`,` $weight^)? attr-dict `:` type($lhs) `,` type($rhs)
+    (`,` type($weight)^)? `->` type($sum) `,` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kernel_RmsNormBackwardAddOp : Kernel_Op<"rms_norm_backward_add", [Pure]> {
+  let summary = "rms_norm_backward with the residual gradient added to dx";
+  let description = [{
+    `kernel.layer_norm_backward_add` for `graph.rms_norm_backward`:
+    `dx_sum = dx + acc` in FP32 (f32), `dweight`, and `dx_half`, when
+    present, the sum rounded to f16 or bf16. Without `eps`, the machine
+    epsilon of x's type, as rms_norm_backward.
+
+    ```mlir
+    %dx, %dw, %dxh = kernel.rms_norm_backward_add %x, %w, %g, %acc : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$weight,
+      AnyRankedTensor:$g, AnyRankedTensor:$acc, OptionalAttr<F64Attr>:$eps);
+  let results = (outs AnyRankedTensor:$dx_sum, AnyRankedTensor:$dweight,
+      Optional<AnyRankedTensor>:$dx_half);
+  let assemblyFormat = [{
+    $x `,` $weight `,` $g `,` $acc attr-dict `:` type($x) `,` type($weight)
+    `,` type($g) `,` type($acc) `->` type($dx_sum) `,` type($dweight)
+    (`,` type($dx_half)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // AMPC_KERNEL_OPS

@@ -591,17 +591,17 @@ bool fusedResidualNorm() {
          0;
 }
 
-// in: lhs, rhs, weight?, bias?. out: sum (f32), y. normRowsWarp loads both
-// addends, stores their FP32 sum and normalises it. The previous path
-// (AMPC_CUDA_FUSED_RESIDUAL_NORM=off, rows wider than the fused kernel, or
-// AMPC_CUDA_NORM=rows): the add, then layer_norm reading the sum back.
-void addLayerNormKernel(std::span<const TensorRef> in,
-                        std::span<const TensorRef> out, const Attrs &attrs,
-                        cudaStream_t stream) {
-  constexpr std::string_view op = "kernel.add_layer_norm";
+// in: lhs, rhs, weight?, bias? (layer norm). out: sum (f32), y.
+// normRowsWarp loads both addends, stores their FP32 sum and normalises it.
+// The previous path (AMPC_CUDA_FUSED_RESIDUAL_NORM=off, rows wider than
+// the fused kernel, or AMPC_CUDA_NORM=rows): the add, then the norm reading
+// the sum back.
+void addNorm(std::string_view op, bool rms, std::span<const TensorRef> in,
+             std::span<const TensorRef> out, const Attrs &attrs,
+             cudaStream_t stream) {
   const TensorRef &a = required(op, in, 0), &r = required(op, in, 1);
   const TensorRef &sum = required(op, out, 0), &y = required(op, out, 1);
-  const TensorRef *w = optional(in, 2), *b = optional(in, 3);
+  const TensorRef *w = optional(in, 2), *b = rms ? nullptr : optional(in, 3);
   int64_t d;
   int64_t m = kernels::detail::lastDimRows(op, a, d, {w, b});
   if (r.numel() != a.numel() || sum.numel() != a.numel() ||
@@ -611,9 +611,10 @@ void addLayerNormKernel(std::span<const TensorRef> in,
     kernels::detail::fail(op, "the sum must be f32");
   if (m == 0)
     return;
-  float eps = float(attrs.getFloat("eps", 1e-5));
+  float eps = float(attrs.getFloat(
+      "eps", rms ? kernels::machineEpsilon(DType::F32) : 1e-5));
   if (fusedResidualNorm() &&
-      normForwardFused(a, w, b, y, m, d, eps, false, stream, &r, &sum)) {
+      normForwardFused(a, w, b, y, m, d, eps, rms, stream, &r, &sum)) {
     checkLaunch(op.data());
     return;
   }
@@ -621,36 +622,43 @@ void addLayerNormKernel(std::span<const TensorRef> in,
   addKernel(addIn, addOut, Attrs{}, stream);
   TensorRef normIn[] = {sum, w ? *w : TensorRef{}, b ? *b : TensorRef{}};
   const TensorRef normOut[] = {y};
-  layerNormKernel(normIn, normOut, attrs, stream);
+  if (rms)
+    rmsNormKernel(std::span(normIn, 2), normOut, attrs, stream);
+  else
+    layerNormKernel(normIn, normOut, attrs, stream);
 }
 
-// in: x, weight, g, acc. out: dx_sum (f32), dweight, dbias, dx_half?.
-// normBackwardWarp adds acc to dx in FP32 before its store (and stores the
-// half copy too). The previous path: layer_norm_backward into dx_sum, the
-// add in place, the cast.
-void layerNormBackwardAddKernel(std::span<const TensorRef> in,
-                                std::span<const TensorRef> out,
-                                const Attrs &attrs, cudaStream_t stream) {
-  constexpr std::string_view op = "kernel.layer_norm_backward_add";
+// in: x, weight, g, acc. out: dx_sum (f32), dweight, dbias (layer norm),
+// dx_half?. normBackwardWarp adds acc to dx in FP32 before its store (and
+// stores the half copy too). The previous path: the norm's backward into
+// dx_sum, the add in place, the cast.
+void normBackwardAdd(std::string_view op, bool rms,
+                     std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs,
+                     cudaStream_t stream) {
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef &g = required(op, in, 2), &acc = required(op, in, 3);
   const TensorRef &dx = required(op, out, 0);
-  const TensorRef *dw = optional(out, 1), *db = optional(out, 2),
-                  *half = optional(out, 3);
+  const TensorRef *dw = optional(out, 1), *db = rms ? nullptr : optional(out, 2),
+                  *half = optional(out, rms ? 2 : 3);
   if (acc.numel() != x.numel() || (half && half->numel() != x.numel()))
     kernels::detail::fail(op, "acc and dx_half need x's size");
   if (dx.dtype != DType::F32)
     kernels::detail::fail(op, "dx_sum must be f32");
   int64_t d;
   int64_t m = kernels::detail::normBackwardRows(op, x, w, g, &dx, dw, db, d);
-  float eps = float(attrs.getFloat("eps", 1e-5));
+  float eps = float(attrs.getFloat(
+      "eps", rms ? kernels::machineEpsilon(x.dtype) : 1e-5));
   if (m > 0 && fusedResidualNorm() &&
-      normBackwardFused(op, x, w, g, &dx, dw, db, m, d, eps, false, stream,
+      normBackwardFused(op, x, w, g, &dx, dw, db, m, d, eps, rms, stream,
                         &acc, half))
     return;
   const TensorRef bwdIn[] = {x, w, g};
   const TensorRef bwdOut[] = {dx, dw ? *dw : TensorRef{}, db ? *db : TensorRef{}};
-  layerNormBackwardKernel(bwdIn, bwdOut, attrs, stream);
+  if (rms)
+    rmsNormBackwardKernel(bwdIn, std::span(bwdOut, 2), attrs, stream);
+  else
+    layerNormBackwardKernel(bwdIn, bwdOut, attrs, stream);
   if (m == 0)
     return;
   const TensorRef addIn[] = {dx, acc}, addOut[] = {dx};
@@ -659,6 +667,31 @@ void layerNormBackwardAddKernel(std::span<const TensorRef> in,
     const TensorRef castIn[] = {dx}, castOut[] = {*half};
     castKernel(castIn, castOut, Attrs{}, stream);
   }
+}
+
+void addLayerNormKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &attrs,
+                        cudaStream_t stream) {
+  addNorm("kernel.add_layer_norm", false, in, out, attrs, stream);
+}
+
+void addRmsNormKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs,
+                      cudaStream_t stream) {
+  addNorm("kernel.add_rms_norm", true, in, out, attrs, stream);
+}
+
+void layerNormBackwardAddKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs, cudaStream_t stream) {
+  normBackwardAdd("kernel.layer_norm_backward_add", false, in, out, attrs,
+                  stream);
+}
+
+void rmsNormBackwardAddKernel(std::span<const TensorRef> in,
+                              std::span<const TensorRef> out,
+                              const Attrs &attrs, cudaStream_t stream) {
+  normBackwardAdd("kernel.rms_norm_backward_add", true, in, out, attrs, stream);
 }
 
 } // namespace ampc::cuda

@@ -129,3 +129,24 @@ func.func @half_sum(%a: tensor<4x32xbf16>, %b: tensor<4x32xbf16>) -> tensor<4x32
   %y = graph.layer_norm %s : tensor<4x32xbf16> -> tensor<4x32xbf16>
   return %y : tensor<4x32xbf16>
 }
+
+// -----
+
+// RMS norm (llama's pre-norm blocks): the same two rewrites; eps is kept
+// when given, absent when not.
+// CHECK-LABEL: func.func @rms(
+// CHECK-SAME: %[[R:[a-z0-9]+]]: tensor<4x32xf32>, %[[D:[a-z0-9]+]]: tensor<4x32xbf16>, %[[W:[a-z0-9]+]]: tensor<32xf32>, %[[G:[a-z0-9]+]]: tensor<4x32xbf16>, %[[ACC:[a-z0-9]+]]: tensor<4x32xf32>
+// CHECK: %[[S:.*]], %[[Y:.*]] = kernel.add_rms_norm %[[R]], %[[D]], %[[W]] {eps = 1.000000e-05 : f64} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+// CHECK: %[[DX:.*]], %[[DW:.*]], %[[H:.*]] = kernel.rms_norm_backward_add %[[S]], %[[W]], %[[G]], %[[ACC]] : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+// CHECK-NOT: graph.rms_norm
+// CHECK-NOT: kernel.fused_elementwise
+// CHECK: return %[[Y]], %[[DX]], %[[DW]], %[[H]]
+func.func @rms(%r: tensor<4x32xf32>, %d: tensor<4x32xbf16>, %w: tensor<32xf32>, %g: tensor<4x32xbf16>, %acc: tensor<4x32xf32>) -> (tensor<4x32xbf16>, tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>) {
+  %c = graph.cast %d : tensor<4x32xbf16> -> tensor<4x32xf32>
+  %s = graph.add %r, %c : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+  %y = graph.rms_norm %s, %w {eps = 1.0e-05} : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xbf16>
+  %dx, %dw = graph.rms_norm_backward %s, %w, %g : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16> -> tensor<4x32xf32>, tensor<32xf32>
+  %t = graph.add %dx, %acc : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+  %h = graph.cast %t : tensor<4x32xf32> -> tensor<4x32xbf16>
+  return %y, %t, %dw, %h : tensor<4x32xbf16>, tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+}

@@ -54,7 +54,8 @@ TEST(CpuRegistry, CoversEveryGraphOpAndBackwardOp) {
   std::set<std::string> registered;
   // The kernel dialect's row kernels (dialects/Kernel/KernelOps.td).
   const std::set<std::string_view> kernelOps = {
-      "kernel.add_layer_norm", "kernel.layer_norm_backward_add"};
+      "kernel.add_layer_norm", "kernel.layer_norm_backward_add",
+      "kernel.add_rms_norm", "kernel.rms_norm_backward_add"};
   for (std::string_view n : registeredOps()) {
     EXPECT_TRUE(registered.insert(std::string(n)).second) << "duplicate " << n;
     if (kernelOps.count(n))

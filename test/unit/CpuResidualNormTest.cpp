@@ -1,8 +1,8 @@
 //===- CpuResidualNormTest.cpp - The residual add inside layer_norm -------===//
 //
-// kernel.add_layer_norm and kernel.layer_norm_backward_add give the bits of
-// the ops kernel-fuse-residual-norm replaces: the add (+ cast), then
-// layer_norm; layer_norm_backward, then the add (+ cast).
+// kernel.add_layer_norm and kernel.layer_norm_backward_add (and the RMS
+// forms) give the bits of the ops kernel-fuse-residual-norm replaces: the
+// add, then the norm; the norm's backward, then the add (+ cast).
 //
 //===----------------------------------------------------------------------===//
 #include "test/unit/CpuKernelTestUtil.h"
@@ -83,6 +83,44 @@ TEST(CpuResidualNorm, BackwardAddIsTheBackwardThenTheAddAndCast) {
           {&dx2, &dw, &db});
       expectSameBits(dx2, rsum, "dx_sum without the copy");
     }
+}
+
+TEST(CpuResidualNorm, RmsFormsAreTheSeparateOps) {
+  for (DType delta : {DType::BF16, DType::F32})
+    for (bool weight : {true, false}) {
+      SCOPED_TRACE(std::string(name(delta)) + (weight ? " weight" : ""));
+      Tensor r = randomTensor(DType::F32, {7, 24}, 11, -3, 3);
+      Tensor d = randomTensor(delta, {7, 24}, 12);
+      Tensor w = randomTensor(DType::F32, {24}, 13, 0.5, 1.5);
+      Tensor sum(DType::F32, {7, 24}), y(DType::BF16, {7, 24});
+      Tensor refSum(DType::F32, {7, 24}), refY(DType::BF16, {7, 24});
+      run("graph.add", {&r, &d}, {&refSum});
+      // No eps: f32's machine epsilon (the sum's type) on both sides.
+      if (weight) {
+        run("kernel.add_rms_norm", {&r, &d, &w}, {&sum, &y});
+        run("graph.rms_norm", {&refSum, &w}, {&refY});
+      } else {
+        run("kernel.add_rms_norm", {&r, &d}, {&sum, &y});
+        run("graph.rms_norm", {&refSum}, {&refY});
+      }
+      expectSameBits(sum, refSum, "sum");
+      expectSameBits(y, refY, "y");
+    }
+  Tensor x = randomTensor(DType::F32, {7, 24}, 14, -3, 3);
+  Tensor w = randomTensor(DType::F32, {24}, 15, 0.5, 1.5);
+  Tensor g = randomTensor(DType::BF16, {7, 24}, 16);
+  Tensor acc = randomTensor(DType::F32, {7, 24}, 17, -0.1, 0.1);
+  Attrs eps{{"eps", 1e-5}};
+  Tensor dx(DType::F32, {7, 24}), dw(DType::F32, {24}), h(DType::BF16, {7, 24});
+  run("kernel.rms_norm_backward_add", {&x, &w, &g, &acc}, {&dx, &dw, &h}, eps);
+  Tensor rdx(DType::F32, {7, 24}), rdw(DType::F32, {24}),
+      rsum(DType::F32, {7, 24}), rh(DType::BF16, {7, 24});
+  run("graph.rms_norm_backward", {&x, &w, &g}, {&rdx, &rdw}, eps);
+  run("graph.add", {&rdx, &acc}, {&rsum});
+  run("graph.cast", {&rsum}, {&rh});
+  expectSameBits(dx, rsum, "dx_sum");
+  expectSameBits(dw, rdw, "dweight");
+  expectSameBits(h, rh, "dx_half");
 }
 
 TEST(CpuResidualNorm, RejectsBadOperands) {

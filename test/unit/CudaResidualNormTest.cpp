@@ -1,10 +1,11 @@
 //===- CudaResidualNormTest.cpp - The residual add inside the norm kernels ===//
 //
-// kernel.add_layer_norm and kernel.layer_norm_backward_add on the GPU: the
-// fused path (the add inside normRowsWarp / normBackwardWarp) against the
-// previous path (AMPC_CUDA_FUSED_RESIDUAL_NORM=off: the add, the norm, the
-// cast as separate kernels), bitwise, and against the CPU library within
-// the norms' tolerance. Skipped without a GPU (bench/gpu.sh runs them).
+// kernel.add_layer_norm and kernel.layer_norm_backward_add (and the RMS
+// forms) on the GPU: the fused path (the add inside normRowsWarp /
+// normBackwardWarp) against the previous path
+// (AMPC_CUDA_FUSED_RESIDUAL_NORM=off: the add, the norm, the cast as
+// separate kernels), bitwise, and against the CPU library within the
+// norms' tolerance. Skipped without a GPU (bench/gpu.sh runs them).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Kernels.h"
@@ -148,6 +149,30 @@ TEST(CudaResidualNorm, BackwardAddFusedMatchesTheKernels) {
       compare("kernel.layer_norm_backward_add", in, out, 1.6e-2f,
               1e-4f * std::sqrt(float(m)));
     }
+}
+
+TEST(CudaResidualNorm, RmsFormsFusedMatchTheKernels) {
+  REQUIRE_GPU();
+  for (const Case &c : kCases) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.d));
+    int64_t m = c.m, d = c.d;
+    std::vector<Operand> in = {{randoms(m * d, 2.0f, 1, 0.5f), DType::F32, {m, d}},
+                               {randoms(m * d, 1.0f, 2), c.delta, {m, d}},
+                               {randoms(d, 1.0f, 3, 1.0f), DType::F32, {d}}};
+    std::vector<Operand> out = {{std::vector<float>(m * d), DType::F32, {m, d}},
+                                {std::vector<float>(m * d), c.y, {m, d}}};
+    float rtol = c.y == DType::F32 ? 2e-5f : c.y == DType::F16 ? 2e-3f : 1.6e-2f;
+    compare("kernel.add_rms_norm", in, out, rtol, 1e-4f);
+    std::vector<Operand> bin = {{in[0].values, DType::F32, {m, d}},
+                                {in[2].values, DType::F32, {d}},
+                                {randoms(m * d, 1.0f, 4), c.delta, {m, d}},
+                                {randoms(m * d, 0.5f, 5), DType::F32, {m, d}}};
+    std::vector<Operand> bout = {{std::vector<float>(m * d), DType::F32, {m, d}},
+                                 {std::vector<float>(d), DType::F32, {d}},
+                                 {std::vector<float>(m * d), DType::BF16, {m, d}}};
+    compare("kernel.rms_norm_backward_add", bin, bout, 1.6e-2f,
+            1e-4f * std::sqrt(float(m)));
+  }
 }
 
 } // namespace

@@ -308,7 +308,8 @@ LogicalResult BlockEmitter::emitBlock(Block &block) {
                 return emitLibraryCall(o);
               // Kernel-level row kernels (kernel.add_layer_norm, ...) are
               // library calls too.
-              if (isa<kernel::AddLayerNormOp, kernel::LayerNormBackwardAddOp>(o))
+              if (isa<kernel::AddLayerNormOp, kernel::LayerNormBackwardAddOp,
+                      kernel::AddRmsNormOp, kernel::RmsNormBackwardAddOp>(o))
                 return emitLibraryCall(o);
               return o->emitError() << "the " << t.name
                                     << " emitter cannot print "

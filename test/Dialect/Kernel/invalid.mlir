@@ -195,3 +195,19 @@ func.func @backward_add_acc_shape(%x: tensor<4x32xf32>, %w: tensor<32xf32>, %acc
   %dx, %dw, %db = kernel.layer_norm_backward_add %x, %w, %x, %acc : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<8x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>
   return %dx : tensor<4x32xf32>
 }
+
+// -----
+
+func.func @add_rms_norm_half_sum(%r: tensor<4x32xf32>) -> tensor<4x32xbf16> {
+  // expected-error @below {{sum must be f32}}
+  %s, %y = kernel.add_rms_norm %r, %r : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xbf16>, tensor<4x32xbf16>
+  return %y : tensor<4x32xbf16>
+}
+
+// -----
+
+func.func @rms_backward_add_dweight(%x: tensor<4x32xf32>, %w: tensor<32xf32>) -> tensor<4x32xf32> {
+  // expected-error @below {{dweight must be a [32] float tensor}}
+  %dx, %dw = kernel.rms_norm_backward_add %x, %w, %x, %x : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<16xf32>
+  return %dx : tensor<4x32xf32>
+}

@@ -148,3 +148,19 @@ func.func @layer_norm_backward_add(%x: tensor<4x32xf32>, %w: tensor<32xf32>, %g:
   %dx2, %dw2, %db2 = kernel.layer_norm_backward_add %x, %w, %dx, %acc : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>
   return %h, %dx2, %dw2 : tensor<4x32xbf16>, tensor<4x32xf32>, tensor<32xf32>
 }
+
+// -----
+
+// The RMS forms: no bias, an optional eps.
+// CHECK-LABEL: func.func @rms(
+// CHECK: kernel.add_rms_norm %{{.*}}, %{{.*}}, %{{.*}} {eps = 1.000000e-05 : f64} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+// CHECK: kernel.add_rms_norm %{{.*}}, %{{.*}} : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+// CHECK: kernel.rms_norm_backward_add %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+// CHECK: kernel.rms_norm_backward_add %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eps = {{.*}} : f64} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>{{$}}
+func.func @rms(%r: tensor<4x32xf32>, %d: tensor<4x32xbf16>, %w: tensor<32xf32>, %g: tensor<4x32xbf16>) -> (tensor<4x32xbf16>, tensor<4x32xf32>, tensor<4x32xbf16>, tensor<4x32xf32>) {
+  %s, %y = kernel.add_rms_norm %r, %d, %w {eps = 1.0e-05} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+  %s2, %y2 = kernel.add_rms_norm %s, %r : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+  %dx, %dw, %h = kernel.rms_norm_backward_add %s, %w, %g, %r : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+  %dx2, %dw2 = kernel.rms_norm_backward_add %s, %w, %dx, %r {eps = 2.0e-06} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>
+  return %y, %y2, %h, %dx2 : tensor<4x32xbf16>, tensor<4x32xf32>, tensor<4x32xbf16>, tensor<4x32xf32>
+}
