@@ -382,4 +382,39 @@ def GraphFusePackedAttention
   }];
 }
 
+def KernelFuseResidualNorm : Pass<"kernel-fuse-residual-norm", "mlir::ModuleOp"> {
+  let summary = "Fuse the residual add into layer_norm, forward and backward";
+  let description = [{
+    Forward: a `kernel.fused_elementwise` whose body is exactly one f32
+    `graph.add` of its two inputs (either may be widened to f32 by a
+    `graph.cast` in the body), both of the loop's shape, whose sum feeds a
+    `graph.layer_norm`, becomes one `kernel.add_layer_norm` -> (sum, y): the
+    sum stays a result for its other users, but the norm no longer reads it
+    back. Backward: a `graph.layer_norm_backward` whose f32 dx has no other
+    user than a `kernel.fused_elementwise` that is exactly `add(dx, acc)`
+    (acc f32, or widened by a cast) yielding the sum and optionally its
+    f16/bf16 cast becomes one `kernel.layer_norm_backward_add` -> (dx_sum,
+    dweight, dbias, dx_half?). Each saves a launch and a pass over the
+    rows; every value is bitwise the same (the kernels add in FP32, as the
+    loops did). `graph.rms_norm` and `graph.rms_norm_backward` likewise
+    become `kernel.add_rms_norm` and `kernel.rms_norm_backward_add`.
+    Anything else is left alone. The training pipeline runs it
+    after kernel-fuse-elementwise (option `fuse-residual-norm`, default on).
+
+    ```mlir
+    // before
+    %s = kernel.fused_elementwise ins(%d, %r : tensor<4x32xbf16>, tensor<4x32xf32>) {
+    ^bb0(%a: tensor<4x32xbf16>, %b: tensor<4x32xf32>):
+      %c = graph.cast %a : tensor<4x32xbf16> -> tensor<4x32xf32>
+      %t = graph.add %b, %c : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+      kernel.yield %t : tensor<4x32xf32>
+    } -> tensor<4x32xf32>
+    %y = graph.layer_norm %s, %w, %bias : tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<4x32xbf16>
+    // after
+    %s, %y = kernel.add_layer_norm %r, %d, %w, %bias {eps = 1.0e-05} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+    ```
+  }];
+  let dependentDialects = ["ampc::kernel::KernelDialect"];
+}
+
 #endif // AMPC_PASSES

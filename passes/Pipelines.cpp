@@ -84,6 +84,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   if (o.fuseBiasGrad)
     pm.addPass(createGraphFuseBiasGrad()); // after CSE: one reshape of dY
   pm.addPass(createKernelFuseElementwise());
+  if (o.fuseResidualNorm)
+    pm.addPass(createKernelFuseResidualNorm()); // on the fused loops
   if (o.hoistGrads)
     pm.addPass(createKernelHoistGrads()); // before the plan: shorter lifetimes
   pm.addPass(createKernelPlanMemory());

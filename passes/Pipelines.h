@@ -107,6 +107,14 @@ struct TrainPipelineOptions
       llvm::cl::desc("Finish each FP32 gradient as soon as its operands "
                      "exist, not after the whole backward (default on)"),
       llvm::cl::init(true)};
+  // kernel-fuse-residual-norm (the residual add inside layer_norm, forward
+  // and backward); off only to compare against the separate loops.
+  Option<bool> fuseResidualNorm{
+      *this, "fuse-residual-norm",
+      llvm::cl::desc("A residual add and the layer_norm of its sum (and "
+                     "layer_norm_backward and the add of its dx) as one row "
+                     "kernel each (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

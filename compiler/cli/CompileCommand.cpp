@@ -119,6 +119,11 @@ AMPC_OPT(bool, halfWeightCopies, "half-weight-copies",
                   "next step reads (default on; =false: the step casts each "
                   "master itself)"),
          cl::init(true));
+AMPC_OPT(bool, fuseResidualNorm, "fuse-residual-norm",
+         cl::desc("The residual add inside layer_norm and its gradient's add "
+                  "inside layer_norm_backward (default on; =false: the "
+                  "separate loops, for A/B runs)"),
+         cl::init(true));
 AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command (default: off)"),
          cl::init(false));
 
@@ -205,6 +210,7 @@ int runCompile() {
   options.policy = policy;
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;
+  options.fuseResidualNorm = fuseResidualNorm;
   if (emit != "binary" && emit != "cpp") {
     errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
     return 2;

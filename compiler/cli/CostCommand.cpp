@@ -79,6 +79,11 @@ AMPC_OPT(bool, hoistGrads, "hoist-grads",
          cl::desc("Each gradient finished as soon as it can be (default on; "
                   "=false: the order autodiff left, casts at the end)"),
          cl::init(true));
+AMPC_OPT(bool, fuseResidualNorm, "fuse-residual-norm",
+         cl::desc("The residual add inside layer_norm, forward and backward "
+                  "(default on; =false: the step before "
+                  "kernel-fuse-residual-norm)"),
+         cl::init(true));
 AMPC_OPT(bool, listDevices, "list-devices",
          cl::desc("Print the device table with its sources and exit"),
          cl::init(false));
@@ -131,6 +136,7 @@ int runCost() {
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;
   options.hoistGrads = hoistGrads;
+  options.fuseResidualNorm = fuseResidualNorm;
 
   auto context = ampc::createContext();
   auto module = ampc::loadModelFile(*context, inputFile);

@@ -297,7 +297,11 @@ bool fusedNorm(int64_t d) { return d >= 1 && d <= kFusedNormMaxD; }
 // weight (and bias) gradients. Wider rows: normRows for the statistics
 // (float2 per row), normBackwardRows for dx, column sums for the weight (and
 // bias) gradients.
-void normBackward(Operation *op, bool rms, std::vector<Launch> &out) {
+// kernel.layer_norm_backward_add (same operands 0-2 and results 0-2) reads
+// |extraRead| more (acc) and writes |extraWritten| more (the half copy) in
+// normBackwardWarp.
+void normBackward(Operation *op, bool rms, std::vector<Launch> &out,
+                  double extraRead = 0, double extraWritten = 0) {
   Value x = op->getOperand(0), w = op->getOperand(1), g = op->getOperand(2);
   int64_t d = shape(x).back();
   int64_t m = int64_t(numel(x)) / std::max<int64_t>(d, 1);
@@ -310,10 +314,13 @@ void normBackward(Operation *op, bool rms, std::vector<Launch> &out) {
     int64_t per = (m + chunks - 1) / chunks;
     chunks = (m + per - 1) / per;
     double partials = double(chunks) * double(d) * 8;
-    out.push_back(runtime("normBackwardWarp",
-                          tensorBytes(x) + tensorBytes(w) + tensorBytes(g),
-                          tensorBytes(op->getResult(0)) + partials,
-                          (rms ? 16 : 18) * n));
+    out.push_back(runtime(extraRead > 0 ? "normBackwardWarp (+add)"
+                                        : "normBackwardWarp",
+                          tensorBytes(x) + tensorBytes(w) + tensorBytes(g) +
+                              extraRead,
+                          tensorBytes(op->getResult(0)) + partials +
+                              extraWritten,
+                          (rms ? 16 : 18) * n + (extraRead > 0 ? n : 0)));
     out.push_back(runtime("columnFinish", partials, dparams,
                           double(d) * double(chunks)));
     return;
@@ -570,6 +577,39 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
   }
   if (name == "graph.layer_norm_backward")
     return normBackward(op, false, out);
+  // kernel-fuse-residual-norm's row kernels (Norm.cu): the add inside
+  // normRowsWarp / normBackwardWarp; wider rows run the previous kernels
+  // (the add, then the norm; the backward, the add, the cast).
+  if (name == "kernel.add_layer_norm" || name == "kernel.add_rms_norm") {
+    Value sum = op->getResult(0), y = op->getResult(1);
+    double flops = 9 * numel(y);
+    if (fusedNorm(shape(y).back())) {
+      out.push_back(runtime("normRowsWarp (+add)", in, res, flops));
+      return;
+    }
+    double ab = tensorBytes(op->getOperand(0)) + tensorBytes(op->getOperand(1));
+    out.push_back(runtime("mapKernel", ab, tensorBytes(sum), numel(sum)));
+    out.push_back(runtime("normRows", in - ab + tensorBytes(sum),
+                          tensorBytes(y), flops - numel(y)));
+    return;
+  }
+  if (name == "kernel.layer_norm_backward_add" ||
+      name == "kernel.rms_norm_backward_add") {
+    bool rms = name == "kernel.rms_norm_backward_add";
+    Value x = op->getOperand(0), acc = op->getOperand(3);
+    unsigned halfAt = rms ? 2 : 3;
+    double half = op->getNumResults() > halfAt
+                      ? tensorBytes(op->getResult(halfAt))
+                      : 0;
+    if (fusedNorm(shape(x).back()))
+      return normBackward(op, rms, out, tensorBytes(acc), half);
+    normBackward(op, rms, out);
+    double dx = tensorBytes(op->getResult(0));
+    out.push_back(runtime("mapKernel", dx + tensorBytes(acc), dx, numel(x)));
+    if (half > 0)
+      out.push_back(runtime("mapKernel", dx, half, 0));
+    return;
+  }
   if (name == "graph.rms_norm_backward")
     return normBackward(op, true, out);
   if (name == "graph.softmax" || name == "graph.log_softmax") {

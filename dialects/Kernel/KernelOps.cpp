@@ -73,5 +73,129 @@ LogicalResult FusedElementwiseOp::verifyRegions() {
   return success();
 }
 
+namespace {
+
+Type elementOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+bool isFloat(Type t) { return t.isF32() || isHalf(t); }
+
+// |v| is absent or a [d] float tensor.
+LogicalResult checkAffine(Operation *op, StringRef what, Value v, int64_t d) {
+  if (!v)
+    return success();
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getRank() != 1 || t.getDimSize(0) != d || !isFloat(t.getElementType()))
+    return op->emitOpError() << what << " must be a [" << d
+                             << "] float tensor, got " << t;
+  return success();
+}
+
+// Every value in |vs| is a float tensor of |shape|.
+LogicalResult checkRows(Operation *op, ArrayRef<int64_t> shape,
+                        ArrayRef<std::pair<StringRef, Value>> vs) {
+  for (auto [what, v] : vs) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getShape() != shape || !isFloat(t.getElementType()))
+      return op->emitOpError() << what << " must be a float tensor of the "
+                               << "input's shape, got " << t;
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult AddLayerNormOp::verify() {
+  auto shape = cast<RankedTensorType>(getLhs().getType()).getShape();
+  if (shape.empty())
+    return emitOpError() << "needs operands of rank >= 1";
+  if (failed(checkRows(*this, shape,
+                       {{"lhs", getLhs()}, {"rhs", getRhs()},
+                        {"sum", getSum()}, {"result", getResult()}})))
+    return failure();
+  // The sum is what the next residual add and the backward read: FP32, so
+  // normalising it after the store changes no bit.
+  if (!elementOf(getSum()).isF32())
+    return emitOpError() << "sum must be f32";
+  if (getBias() && !getWeight())
+    return emitOpError() << "with a bias needs a weight";
+  if (failed(checkAffine(*this, "weight", getWeight(), shape.back())) ||
+      failed(checkAffine(*this, "bias", getBias(), shape.back())))
+    return failure();
+  if (!(getEps().convertToDouble() > 0))
+    return emitOpError() << "eps must be > 0";
+  return success();
+}
+
+LogicalResult LayerNormBackwardAddOp::verify() {
+  auto shape = cast<RankedTensorType>(getX().getType()).getShape();
+  if (shape.empty())
+    return emitOpError() << "needs operands of rank >= 1";
+  if (failed(checkRows(*this, shape,
+                       {{"x", getX()}, {"g", getG()}, {"acc", getAcc()},
+                        {"dx_sum", getDxSum()}})))
+    return failure();
+  if (!elementOf(getDxSum()).isF32())
+    return emitOpError() << "dx_sum must be f32";
+  if (Value h = getDxHalf()) {
+    if (failed(checkRows(*this, shape, {{"dx_half", h}})))
+      return failure();
+    if (!isHalf(elementOf(h)))
+      return emitOpError() << "dx_half must be f16 or bf16";
+  }
+  int64_t d = shape.back();
+  if (failed(checkAffine(*this, "weight", getWeight(), d)) ||
+      failed(checkAffine(*this, "dweight", getDweight(), d)) ||
+      failed(checkAffine(*this, "dbias", getDbias(), d)))
+    return failure();
+  if (!(getEps().convertToDouble() > 0))
+    return emitOpError() << "eps must be > 0";
+  return success();
+}
+
+// The add and rms_norm / rms_norm_backward forms: the same operand checks,
+// no bias, an optional eps.
+LogicalResult AddRmsNormOp::verify() {
+  auto shape = cast<RankedTensorType>(getLhs().getType()).getShape();
+  if (shape.empty())
+    return emitOpError() << "needs operands of rank >= 1";
+  if (failed(checkRows(*this, shape,
+                       {{"lhs", getLhs()}, {"rhs", getRhs()},
+                        {"sum", getSum()}, {"result", getResult()}})))
+    return failure();
+  if (!elementOf(getSum()).isF32())
+    return emitOpError() << "sum must be f32";
+  if (failed(checkAffine(*this, "weight", getWeight(), shape.back())))
+    return failure();
+  if (getEps() && !(getEps()->convertToDouble() > 0))
+    return emitOpError() << "eps must be > 0";
+  return success();
+}
+
+LogicalResult RmsNormBackwardAddOp::verify() {
+  auto shape = cast<RankedTensorType>(getX().getType()).getShape();
+  if (shape.empty())
+    return emitOpError() << "needs operands of rank >= 1";
+  if (failed(checkRows(*this, shape,
+                       {{"x", getX()}, {"g", getG()}, {"acc", getAcc()},
+                        {"dx_sum", getDxSum()}})))
+    return failure();
+  if (!elementOf(getDxSum()).isF32())
+    return emitOpError() << "dx_sum must be f32";
+  if (Value h = getDxHalf()) {
+    if (failed(checkRows(*this, shape, {{"dx_half", h}})))
+      return failure();
+    if (!isHalf(elementOf(h)))
+      return emitOpError() << "dx_half must be f16 or bf16";
+  }
+  if (failed(checkAffine(*this, "weight", getWeight(), shape.back())) ||
+      failed(checkAffine(*this, "dweight", getDweight(), shape.back())))
+    return failure();
+  if (getEps() && !(getEps()->convertToDouble() > 0))
+    return emitOpError() << "eps must be > 0";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Kernel/KernelOps.cpp.inc"

@@ -147,7 +147,12 @@ constexpr int kRowWarps = 8; // rows in flight per block
 // their [chunks, d] float2 partials summed by columnFinish.
 constexpr int64_t kMaxRowChunks = 512;
 
-enum PackedBits : unsigned { kPX = 1, kPW = 2, kPB = 4, kPY = 8, kPG = 16 };
+enum PackedBits : unsigned {
+  kPX = 1, kPW = 2, kPB = 4, kPY = 8, kPG = 16,
+  // kernel-fuse-residual-norm's extra operands: the added one (forward rhs,
+  // backward acc), the stored sum (forward), the half copy (backward).
+  kPR = 32, kPS = 64, kPH = 128
+};
 
 // Valid elements of group |q| of a row of |d|.
 __device__ __forceinline__ int groupCount(int64_t q, int64_t d) {
@@ -188,7 +193,8 @@ template <int K>
 __global__ void __launch_bounds__(kRowWarps * 32)
     normRowsWarp(const void *x, int tx, const void *w, int tw, const void *b,
                  int tb, void *y, int ty, int64_t m, int64_t d, float eps,
-                 bool rms, unsigned packed) {
+                 bool rms, unsigned packed, const void *r, int tr,
+                 float *sum) {
   const int lane = threadIdx.x & 31;
   const int64_t row = int64_t(blockIdx.x) * kRowWarps + (threadIdx.x >> 5);
   if (row >= m)
@@ -200,6 +206,17 @@ __global__ void __launch_bounds__(kRowWarps * 32)
     int64_t q = lane + 32 * k;
     int n = groupCount(q, d);
     ld8(x, tx, base + q * kPack, (packed & kPX) && n == kPack, n, v[k]);
+    if (r) {
+      // The residual add (kernel.add_layer_norm): one FP32 add, never
+      // contracted, as the elementwise loop it replaces; the padding stays 0.
+      float rv[kPack];
+      ld8(r, tr, base + q * kPack, (packed & kPR) && n == kPack, n, rv);
+#pragma unroll
+      for (int e = 0; e < kPack; ++e)
+        v[k][e] = __fadd_rn(v[k][e], rv[e]);
+      if (n > 0)
+        st8f(sum, base + q * kPack, (packed & kPS) && n == kPack, n, v[k]);
+    }
   }
   const float2 st = rowStats<K>(v, lane, d, eps, rms);
 #pragma unroll
@@ -234,7 +251,8 @@ __global__ void __launch_bounds__(kRowWarps * 32)
     normBackwardWarp(const void *x, int tx, const void *w, int tw,
                      const void *g, int tg, void *dx, int tdx, int64_t m,
                      int64_t d, float eps, bool rms, int64_t rowsPerChunk,
-                     float2 *partial, unsigned packed) {
+                     float2 *partial, unsigned packed, const void *acc,
+                     int tacc, void *dxh, int tdxh) {
   __shared__ float2 sums[kFusedNormMaxD];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t r0 = int64_t(blockIdx.x) * rowsPerChunk;
@@ -291,7 +309,18 @@ __global__ void __launch_bounds__(kRowWarps * 32)
 #pragma unroll
       for (int e = 0; e < kPack; ++e)
         out[e] = st.y * (gv[k][e] * wv[e] - mgw - xv[k][e] * mgwx);
+      if (acc) {
+        // kernel.layer_norm_backward_add: dx + acc in FP32, never contracted
+        // into the product above, as the add loop it replaces.
+        float av[kPack];
+        ld8(acc, tacc, base + q * kPack, (packed & kPR) && n == kPack, n, av);
+#pragma unroll
+        for (int e = 0; e < kPack; ++e)
+          out[e] = __fadd_rn(out[e], av[e]);
+      }
       st8(dx, tdx, base + q * kPack, (packed & kPY) && n == kPack, n, out);
+      if (dxh)
+        st8(dxh, tdxh, base + q * kPack, (packed & kPH) && n == kPack, n, out);
     }
   }
   if (!partial)
@@ -346,38 +375,50 @@ unsigned packedBit(const TensorRef *t, int64_t d, unsigned bit) {
 void launchNormRowsWarp(int k, dim3 grid, cudaStream_t stream,
                         const void *x, int tx, const void *w, int tw,
                         const void *b, int tb, void *y, int ty, int64_t m,
-                        int64_t d, float eps, bool rms, unsigned packed) {
+                        int64_t d, float eps, bool rms, unsigned packed,
+                        const void *r = nullptr, int tr = 0,
+                        float *sum = nullptr) {
   auto kernel = k == 1   ? normRowsWarp<1>
                 : k == 2 ? normRowsWarp<2>
                 : k == 3 ? normRowsWarp<3>
                          : normRowsWarp<4>;
   kernel<<<grid, kRowWarps * 32, 0, stream>>>(x, tx, w, tw, b, tb, y, ty, m,
-                                              d, eps, rms, packed);
+                                              d, eps, rms, packed, r, tr, sum);
 }
 
 // The fused forward; false when the rows are too wide for it.
+// With |r| and |sum| (kernel.add_layer_norm): normalises x + r, storing the
+// sum (f32).
 bool normForwardFused(const TensorRef &x, const TensorRef *w,
                       const TensorRef *b, const TensorRef &y, int64_t m,
-                      int64_t d, float eps, bool rms, cudaStream_t stream) {
+                      int64_t d, float eps, bool rms, cudaStream_t stream,
+                      const TensorRef *r = nullptr,
+                      const TensorRef *sum = nullptr) {
   int k = lanesGroups(d);
   if (k == 0 || normKernels() != NormKernels::Fused)
     return false;
   unsigned packed = packedBit(&x, d, kPX) | packedBit(w, d, kPW) |
-                    packedBit(b, d, kPB) | packedBit(&y, d, kPY);
+                    packedBit(b, d, kPB) | packedBit(&y, d, kPY) |
+                    packedBit(r, d, kPR) | packedBit(sum, d, kPS);
   launchNormRowsWarp(k, dim3(unsigned((m + kRowWarps - 1) / kRowWarps)),
                      stream, x.data, int(x.dtype), w ? w->data : nullptr,
                      w ? int(w->dtype) : 0, b ? b->data : nullptr,
                      b ? int(b->dtype) : 0, y.data, int(y.dtype), m, d, eps,
-                     rms, packed);
+                     rms, packed, r ? r->data : nullptr, r ? int(r->dtype) : 0,
+                     sum ? static_cast<float *>(sum->data) : nullptr);
   return true;
 }
 
 // The fused backward: normBackwardWarp, then columnFinish over the chunks.
+// With |acc| (kernel.layer_norm_backward_add): stores dx + acc to |dx| and
+// to |dxh| when given.
 bool normBackwardFused(std::string_view op, const TensorRef &x,
                        const TensorRef &w, const TensorRef &g,
                        const TensorRef *dx, const TensorRef *dw,
                        const TensorRef *db, int64_t m, int64_t d, float eps,
-                       bool rms, cudaStream_t stream) {
+                       bool rms, cudaStream_t stream,
+                       const TensorRef *acc = nullptr,
+                       const TensorRef *dxh = nullptr) {
   int k = lanesGroups(d);
   if (k == 0 || normKernels() != NormKernels::Fused)
     return false;
@@ -387,7 +428,8 @@ bool normBackwardFused(std::string_view op, const TensorRef &x,
     partial = static_cast<float2 *>(
         scratch(size_t(c.chunks * d) * sizeof(float2), op, stream));
   unsigned packed = packedBit(&x, d, kPX) | packedBit(&w, d, kPW) |
-                    packedBit(&g, d, kPG) | packedBit(dx, d, kPY);
+                    packedBit(&g, d, kPG) | packedBit(dx, d, kPY) |
+                    packedBit(acc, d, kPR) | packedBit(dxh, d, kPH);
   auto kernel = k == 1   ? normBackwardWarp<1>
                 : k == 2 ? normBackwardWarp<2>
                 : k == 3 ? normBackwardWarp<3>
@@ -395,7 +437,9 @@ bool normBackwardFused(std::string_view op, const TensorRef &x,
   kernel<<<unsigned(c.chunks), kRowWarps * 32, 0, stream>>>(
       x.data, int(x.dtype), w.data, int(w.dtype), g.data, int(g.dtype),
       dx ? dx->data : nullptr, dx ? int(dx->dtype) : 0, m, d, eps, rms,
-      c.rowsPerChunk, partial, packed);
+      c.rowsPerChunk, partial, packed, acc ? acc->data : nullptr,
+      acc ? int(acc->dtype) : 0, dxh ? dxh->data : nullptr,
+      dxh ? int(dxh->dtype) : 0);
   if (partial)
     columnFinish<<<unsigned((d + 255) / 256), 256, 0, stream>>>(
         partial, c.chunks, d, 1.0f, dw ? dw->data : nullptr,
@@ -533,6 +577,121 @@ void rmsNormBackwardKernel(std::span<const TensorRef> in,
                            std::span<const TensorRef> out, const Attrs &attrs,
                            cudaStream_t stream) {
   normBackward("graph.rms_norm_backward", true, in, out, attrs, stream);
+}
+
+// Elementwise.cu: the previous path of the two kernels below runs them.
+void addKernel(std::span<const TensorRef>, std::span<const TensorRef>,
+               const Attrs &, cudaStream_t);
+void castKernel(std::span<const TensorRef>, std::span<const TensorRef>,
+                const Attrs &, cudaStream_t);
+
+bool fusedResidualNorm() {
+  // Read at each call, so a GPU test can run both paths in one process.
+  return kernels::envChoice("AMPC_CUDA_FUSED_RESIDUAL_NORM", {"on", "off"}) ==
+         0;
+}
+
+// in: lhs, rhs, weight?, bias? (layer norm). out: sum (f32), y.
+// normRowsWarp loads both addends, stores their FP32 sum and normalises it.
+// The previous path (AMPC_CUDA_FUSED_RESIDUAL_NORM=off, rows wider than
+// the fused kernel, or AMPC_CUDA_NORM=rows): the add, then the norm reading
+// the sum back.
+void addNorm(std::string_view op, bool rms, std::span<const TensorRef> in,
+             std::span<const TensorRef> out, const Attrs &attrs,
+             cudaStream_t stream) {
+  const TensorRef &a = required(op, in, 0), &r = required(op, in, 1);
+  const TensorRef &sum = required(op, out, 0), &y = required(op, out, 1);
+  const TensorRef *w = optional(in, 2), *b = rms ? nullptr : optional(in, 3);
+  int64_t d;
+  int64_t m = kernels::detail::lastDimRows(op, a, d, {w, b});
+  if (r.numel() != a.numel() || sum.numel() != a.numel() ||
+      y.numel() != a.numel())
+    kernels::detail::fail(op, "rhs, sum and result need lhs's size");
+  if (sum.dtype != DType::F32)
+    kernels::detail::fail(op, "the sum must be f32");
+  if (m == 0)
+    return;
+  float eps = float(attrs.getFloat(
+      "eps", rms ? kernels::machineEpsilon(DType::F32) : 1e-5));
+  if (fusedResidualNorm() &&
+      normForwardFused(a, w, b, y, m, d, eps, rms, stream, &r, &sum)) {
+    checkLaunch(op.data());
+    return;
+  }
+  const TensorRef addIn[] = {a, r}, addOut[] = {sum};
+  addKernel(addIn, addOut, Attrs{}, stream);
+  TensorRef normIn[] = {sum, w ? *w : TensorRef{}, b ? *b : TensorRef{}};
+  const TensorRef normOut[] = {y};
+  if (rms)
+    rmsNormKernel(std::span(normIn, 2), normOut, attrs, stream);
+  else
+    layerNormKernel(normIn, normOut, attrs, stream);
+}
+
+// in: x, weight, g, acc. out: dx_sum (f32), dweight, dbias (layer norm),
+// dx_half?. normBackwardWarp adds acc to dx in FP32 before its store (and
+// stores the half copy too). The previous path: the norm's backward into
+// dx_sum, the add in place, the cast.
+void normBackwardAdd(std::string_view op, bool rms,
+                     std::span<const TensorRef> in,
+                     std::span<const TensorRef> out, const Attrs &attrs,
+                     cudaStream_t stream) {
+  const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
+  const TensorRef &g = required(op, in, 2), &acc = required(op, in, 3);
+  const TensorRef &dx = required(op, out, 0);
+  const TensorRef *dw = optional(out, 1), *db = rms ? nullptr : optional(out, 2),
+                  *half = optional(out, rms ? 2 : 3);
+  if (acc.numel() != x.numel() || (half && half->numel() != x.numel()))
+    kernels::detail::fail(op, "acc and dx_half need x's size");
+  if (dx.dtype != DType::F32)
+    kernels::detail::fail(op, "dx_sum must be f32");
+  int64_t d;
+  int64_t m = kernels::detail::normBackwardRows(op, x, w, g, &dx, dw, db, d);
+  float eps = float(attrs.getFloat(
+      "eps", rms ? kernels::machineEpsilon(x.dtype) : 1e-5));
+  if (m > 0 && fusedResidualNorm() &&
+      normBackwardFused(op, x, w, g, &dx, dw, db, m, d, eps, rms, stream,
+                        &acc, half))
+    return;
+  const TensorRef bwdIn[] = {x, w, g};
+  const TensorRef bwdOut[] = {dx, dw ? *dw : TensorRef{}, db ? *db : TensorRef{}};
+  if (rms)
+    rmsNormBackwardKernel(bwdIn, std::span(bwdOut, 2), attrs, stream);
+  else
+    layerNormBackwardKernel(bwdIn, bwdOut, attrs, stream);
+  if (m == 0)
+    return;
+  const TensorRef addIn[] = {dx, acc}, addOut[] = {dx};
+  addKernel(addIn, addOut, Attrs{}, stream);
+  if (half) {
+    const TensorRef castIn[] = {dx}, castOut[] = {*half};
+    castKernel(castIn, castOut, Attrs{}, stream);
+  }
+}
+
+void addLayerNormKernel(std::span<const TensorRef> in,
+                        std::span<const TensorRef> out, const Attrs &attrs,
+                        cudaStream_t stream) {
+  addNorm("kernel.add_layer_norm", false, in, out, attrs, stream);
+}
+
+void addRmsNormKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs,
+                      cudaStream_t stream) {
+  addNorm("kernel.add_rms_norm", true, in, out, attrs, stream);
+}
+
+void layerNormBackwardAddKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs, cudaStream_t stream) {
+  normBackwardAdd("kernel.layer_norm_backward_add", false, in, out, attrs,
+                  stream);
+}
+
+void rmsNormBackwardAddKernel(std::span<const TensorRef> in,
+                              std::span<const TensorRef> out,
+                              const Attrs &attrs, cudaStream_t stream) {
+  normBackwardAdd("kernel.rms_norm_backward_add", true, in, out, attrs, stream);
 }
 
 } // namespace ampc::cuda

@@ -33,8 +33,9 @@
 // DUMP-NEXT: 07-graph-absorb-casts.mlir
 // DUMP-NEXT: 08-graph-fuse-bias-grad.mlir
 // DUMP-NEXT: 09-kernel-fuse-elementwise.mlir
-// DUMP-NEXT: 10-kernel-hoist-grads.mlir
-// DUMP-NEXT: 11-kernel-plan-memory.mlir
+// DUMP-NEXT: 10-kernel-fuse-residual-norm.mlir
+// DUMP-NEXT: 11-kernel-hoist-grads.mlir
+// DUMP-NEXT: 12-kernel-plan-memory.mlir
 
 // ERR-AMP: ampc: --amp=fp8: expected off, fp16 or bf16
 // ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S > 0) or none

@@ -52,8 +52,14 @@ TEST(CpuRegistry, CoversEveryGraphOpAndBackwardOp) {
     EXPECT_NE(lookup("graph." + n), nullptr) << "no kernel for graph." << n;
   // And nothing registered that the dialect does not have.
   std::set<std::string> registered;
+  // The kernel dialect's row kernels (dialects/Kernel/KernelOps.td).
+  const std::set<std::string_view> kernelOps = {
+      "kernel.add_layer_norm", "kernel.layer_norm_backward_add",
+      "kernel.add_rms_norm", "kernel.rms_norm_backward_add"};
   for (std::string_view n : registeredOps()) {
     EXPECT_TRUE(registered.insert(std::string(n)).second) << "duplicate " << n;
+    if (kernelOps.count(n))
+      continue;
     EXPECT_TRUE(want.count(std::string(n.substr(6)))) << "unknown op " << n;
   }
 }

@@ -306,6 +306,11 @@ LogicalResult BlockEmitter::emitBlock(Block &block) {
                 return success();
               if (o->getDialect() && o->getDialect()->getNamespace() == "graph")
                 return emitLibraryCall(o);
+              // Kernel-level row kernels (kernel.add_layer_norm, ...) are
+              // library calls too.
+              if (isa<kernel::AddLayerNormOp, kernel::LayerNormBackwardAddOp,
+                      kernel::AddRmsNormOp, kernel::RmsNormBackwardAddOp>(o))
+                return emitLibraryCall(o);
               return o->emitError() << "the " << t.name
                                     << " emitter cannot print "
                                     << o->getName();

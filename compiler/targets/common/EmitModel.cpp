@@ -304,6 +304,9 @@ llvm::SetVector<StringRef> ampc::emit::libraryKernels(const Program &p) {
              graph::OutputOp, graph::ConstantOp, graph::ReshapeOp>(op) &&
         !isa<kernel::FusedElementwiseOp>(op->getParentOp()))
       kernels.insert(op->getName().getStringRef());
+    if (isa<kernel::AddLayerNormOp, kernel::LayerNormBackwardAddOp,
+            kernel::AddRmsNormOp, kernel::RmsNormBackwardAddOp>(op))
+      kernels.insert(op->getName().getStringRef());
   };
   func::FuncOp grad = p.grad;
   graph::ModelOp model = p.model;

@@ -139,3 +139,75 @@ func.func @yield_outside(%x: tensor<4xf32>) {
   // expected-error @below {{expects parent op 'kernel.fused_elementwise'}}
   kernel.yield %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @add_layer_norm_half_sum(%r: tensor<4x32xf32>, %d: tensor<4x32xbf16>) -> tensor<4x32xbf16> {
+  // expected-error @below {{sum must be f32}}
+  %s, %y = kernel.add_layer_norm %r, %d : tensor<4x32xf32>, tensor<4x32xbf16> -> tensor<4x32xbf16>, tensor<4x32xbf16>
+  return %y : tensor<4x32xbf16>
+}
+
+// -----
+
+func.func @add_layer_norm_shapes(%r: tensor<4x32xf32>, %d: tensor<32xf32>) -> tensor<4x32xf32> {
+  // expected-error @below {{rhs must be a float tensor of the input's shape}}
+  %s, %y = kernel.add_layer_norm %r, %d : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @add_layer_norm_weight(%r: tensor<4x32xf32>, %w: tensor<16xf32>) -> tensor<4x32xf32> {
+  // expected-error @below {{weight must be a [32] float tensor}}
+  %s, %y = kernel.add_layer_norm %r, %r, %w : tensor<4x32xf32>, tensor<4x32xf32>, tensor<16xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @add_layer_norm_eps(%r: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  // expected-error @below {{eps must be > 0}}
+  %s, %y = kernel.add_layer_norm %r, %r {eps = 0.0} : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @backward_add_half_sum(%x: tensor<4x32xf32>, %w: tensor<32xf32>) -> tensor<4x32xbf16> {
+  // expected-error @below {{dx_sum must be f32}}
+  %dx, %dw, %db = kernel.layer_norm_backward_add %x, %w, %x, %x : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xbf16>, tensor<32xf32>, tensor<32xf32>
+  return %dx : tensor<4x32xbf16>
+}
+
+// -----
+
+func.func @backward_add_f32_copy(%x: tensor<4x32xf32>, %w: tensor<32xf32>) -> tensor<4x32xf32> {
+  // expected-error @below {{dx_half must be f16 or bf16}}
+  %dx, %dw, %db, %h = kernel.layer_norm_backward_add %x, %w, %x, %x : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xf32>
+  return %h : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @backward_add_acc_shape(%x: tensor<4x32xf32>, %w: tensor<32xf32>, %acc: tensor<8x32xf32>) -> tensor<4x32xf32> {
+  // expected-error @below {{acc must be a float tensor of the input's shape}}
+  %dx, %dw, %db = kernel.layer_norm_backward_add %x, %w, %x, %acc : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<8x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>
+  return %dx : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @add_rms_norm_half_sum(%r: tensor<4x32xf32>) -> tensor<4x32xbf16> {
+  // expected-error @below {{sum must be f32}}
+  %s, %y = kernel.add_rms_norm %r, %r : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xbf16>, tensor<4x32xbf16>
+  return %y : tensor<4x32xbf16>
+}
+
+// -----
+
+func.func @rms_backward_add_dweight(%x: tensor<4x32xf32>, %w: tensor<32xf32>) -> tensor<4x32xf32> {
+  // expected-error @below {{dweight must be a [32] float tensor}}
+  %dx, %dw = kernel.rms_norm_backward_add %x, %w, %x, %x : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<16xf32>
+  return %dx : tensor<4x32xf32>
+}

@@ -121,3 +121,46 @@ func.func @memory_plan(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<32xf32>)
   %f = graph.reshape %r#1 {kernel.offsets = array<i64: -1>} : tensor<4x8xf32> -> tensor<32xf32>
   return %r#0, %f : tensor<4x8xf32>, tensor<32xf32>
 }
+
+// -----
+
+// The residual add inside layer_norm (kernel-fuse-residual-norm): with and
+// without the affine operands.
+// CHECK-LABEL: func.func @add_layer_norm(
+// CHECK: %{{.*}}, %{{.*}} = kernel.add_layer_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+// CHECK: kernel.add_layer_norm %{{.*}}, %{{.*}} {eps = 1.000000e-03 : f64} : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+func.func @add_layer_norm(%r: tensor<4x32xf32>, %d: tensor<4x32xbf16>, %w: tensor<32xf32>, %b: tensor<32xf32>) -> (tensor<4x32xf32>, tensor<4x32xbf16>, tensor<4x32xf32>) {
+  %s, %y = kernel.add_layer_norm %r, %d, %w, %b {eps = 1.0e-05} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+  %s2, %y2 = kernel.add_layer_norm %s, %r {eps = 1.0e-03} : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+  return %s2, %y, %y2 : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<4x32xf32>
+}
+
+// -----
+
+// layer_norm_backward with the residual gradient added, with and without
+// the half copy of the sum.
+// CHECK-LABEL: func.func @layer_norm_backward_add(
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %[[H:.*]] = kernel.layer_norm_backward_add %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+// CHECK: %[[DX:.*]], %[[DW:.*]], %{{.*}} = kernel.layer_norm_backward_add %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>{{$}}
+// CHECK: return %[[H]], %[[DX]], %[[DW]]
+func.func @layer_norm_backward_add(%x: tensor<4x32xf32>, %w: tensor<32xf32>, %g: tensor<4x32xbf16>, %acc: tensor<4x32xf32>) -> (tensor<4x32xbf16>, tensor<4x32xf32>, tensor<32xf32>) {
+  %dx, %dw, %db, %h = kernel.layer_norm_backward_add %x, %w, %g, %acc {eps = 1.0e-05} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+  %dx2, %dw2, %db2 = kernel.layer_norm_backward_add %x, %w, %dx, %acc : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<32xf32>
+  return %h, %dx2, %dw2 : tensor<4x32xbf16>, tensor<4x32xf32>, tensor<32xf32>
+}
+
+// -----
+
+// The RMS forms: no bias, an optional eps.
+// CHECK-LABEL: func.func @rms(
+// CHECK: kernel.add_rms_norm %{{.*}}, %{{.*}}, %{{.*}} {eps = 1.000000e-05 : f64} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+// CHECK: kernel.add_rms_norm %{{.*}}, %{{.*}} : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+// CHECK: kernel.rms_norm_backward_add %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+// CHECK: kernel.rms_norm_backward_add %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eps = {{.*}} : f64} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>{{$}}
+func.func @rms(%r: tensor<4x32xf32>, %d: tensor<4x32xbf16>, %w: tensor<32xf32>, %g: tensor<4x32xbf16>) -> (tensor<4x32xbf16>, tensor<4x32xf32>, tensor<4x32xbf16>, tensor<4x32xf32>) {
+  %s, %y = kernel.add_rms_norm %r, %d, %w {eps = 1.0e-05} : tensor<4x32xf32>, tensor<4x32xbf16>, tensor<32xf32> -> tensor<4x32xf32>, tensor<4x32xbf16>
+  %s2, %y2 = kernel.add_rms_norm %s, %r : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<4x32xf32>
+  %dx, %dw, %h = kernel.rms_norm_backward_add %s, %w, %g, %r : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xbf16>
+  %dx2, %dw2 = kernel.rms_norm_backward_add %s, %w, %dx, %r {eps = 2.0e-06} : tensor<4x32xf32>, tensor<32xf32>, tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>, tensor<32xf32>
+  return %y, %y2, %h, %dx2 : tensor<4x32xbf16>, tensor<4x32xf32>, tensor<4x32xbf16>, tensor<4x32xf32>
+}
