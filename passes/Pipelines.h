@@ -107,6 +107,14 @@ struct TrainPipelineOptions
       llvm::cl::desc("Finish each FP32 gradient as soon as its operands "
                      "exist, not after the whole backward (default on)"),
       llvm::cl::init(true)};
+  // graph-save-attention-stats (attention's backward reads the forward's
+  // result and softmax statistics); off only to compare against the
+  // backward that recomputes them.
+  Option<bool> saveAttentionStats{
+      *this, "save-attention-stats",
+      llvm::cl::desc("Attention's forward saves its softmax statistics for "
+                     "the backward, which reads them (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.
