@@ -417,4 +417,32 @@ def KernelFuseResidualNorm : Pass<"kernel-fuse-residual-norm", "mlir::ModuleOp">
   let dependentDialects = ["ampc::kernel::KernelDialect"];
 }
 
+def GraphSaveAttentionStats
+    : Pass<"graph-save-attention-stats", "mlir::ModuleOp"> {
+  let summary = "Attention's forward saves the softmax statistics its "
+                "backward reads";
+  let description = [{
+    Where a function holds a `graph.packed_attention` and a
+    `graph.packed_attention_backward` on the same qkv with the same heads,
+    causal flag and scale (the forward before the backward, in one block),
+    the forward becomes `graph.packed_attention_stats` (its result plus the
+    f32 `[B, heads, T]` log-sum-exp of each query row) and the backward
+    `graph.packed_attention_stats_backward`, which also reads the forward's
+    result and statistics. The CUDA library's flash backward then reads
+    them instead of running cuDNN's forward again; the values are
+    unchanged (the CPU library and the interpreter compute the backward
+    from qkv and g as before). The training pipeline runs it after
+    graph-autodiff (option `save-attention-stats`, default on).
+
+    ```mlir
+    // before
+    %o = graph.packed_attention %qkv {causal, heads = 4 : i64} : tensor<2x16x96xbf16> -> tensor<2x16x32xbf16>
+    %d = graph.packed_attention_backward %qkv, %g {causal, heads = 4 : i64} : tensor<2x16x96xbf16>, tensor<2x16x32xbf16> -> tensor<2x16x96xbf16>
+    // after
+    %o, %s = graph.packed_attention_stats %qkv {causal, heads = 4 : i64} : tensor<2x16x96xbf16> -> tensor<2x16x32xbf16>, tensor<2x4x16xf32>
+    %d = graph.packed_attention_stats_backward %qkv, %o, %s, %g {causal, heads = 4 : i64} : tensor<2x16x96xbf16>, tensor<2x16x32xbf16>, tensor<2x4x16xf32>, tensor<2x16x32xbf16> -> tensor<2x16x96xbf16>
+    ```
+  }];
+}
+
 #endif // AMPC_PASSES

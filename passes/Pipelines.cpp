@@ -53,6 +53,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
     pm.addPass(createGraphFusePackedAttention());
   if (!o.gradGiven)
     pm.addPass(createGraphAutodiff());
+  if (o.saveAttentionStats)
+    pm.addPass(createGraphSaveAttentionStats());
   if (o.foldDataMovement) {
     pm.addPass(createGraphFoldGemmTranspose());
     pm.addPass(createGraphCollapseDataMovement());

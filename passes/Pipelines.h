@@ -115,6 +115,14 @@ struct TrainPipelineOptions
                      "layer_norm_backward and the add of its dx) as one row "
                      "kernel each (default on)"),
       llvm::cl::init(true)};
+  // graph-save-attention-stats (attention's backward reads the forward's
+  // result and softmax statistics); off only to compare against the
+  // backward that recomputes them.
+  Option<bool> saveAttentionStats{
+      *this, "save-attention-stats",
+      llvm::cl::desc("Attention's forward saves its softmax statistics for "
+                     "the backward, which reads them (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

@@ -49,7 +49,7 @@ double ampc::estimateFlops(Operation *op) {
         // q k^T, scale + softmax (~5 per score), p v.
         return 2.0 * scores * q[3] + 5.0 * scores + 2.0 * scores * v[3];
       })
-      .Case([](PackedAttentionOp o) {
+      .Case<PackedAttentionOp, PackedAttentionStatsOp>([](auto o) {
         // As scaled_dot_product_attention on q, k, v [B, H, T, D].
         ArrayRef<int64_t> x = shape(o.getQkv());
         double d = double(x[2]) / (3 * o.getHeads());

@@ -97,6 +97,11 @@ AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
                   "=false keeps the slices, transposes and concat, for "
                   "A/B runs)"),
          cl::init(true));
+AMPC_OPT(bool, saveAttentionStats, "save-attention-stats",
+         cl::desc("Attention's forward saves its softmax statistics for the "
+                  "backward, --target=cuda only (default: on; =false "
+                  "recomputes them in the backward, for A/B runs)"),
+         cl::init(true));
 AMPC_OPT(bool, keepTemps, "keep-temps",
          cl::desc("Keep the generated C++ in its temporary directory "
                   "(default: off)"),
@@ -211,6 +216,9 @@ int runCompile() {
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;
   options.fuseResidualNorm = fuseResidualNorm;
+  // Only the CUDA library reads the statistics: on the CPU they would be
+  // work and memory for nothing.
+  options.saveAttentionStats = saveAttentionStats && target == "cuda";
   if (emit != "binary" && emit != "cpp") {
     errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
     return 2;

@@ -75,6 +75,11 @@ AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
          cl::desc("Attention on the packed qkv projection (default on; "
                   "=false: the step before graph-fuse-packed-attention)"),
          cl::init(true));
+AMPC_OPT(bool, saveAttentionStats, "save-attention-stats",
+         cl::desc("Attention's forward saves its softmax statistics, "
+                  "--target=cuda only (default on; =false: the backward "
+                  "recomputes them)"),
+         cl::init(true));
 AMPC_OPT(bool, hoistGrads, "hoist-grads",
          cl::desc("Each gradient finished as soon as it can be (default on; "
                   "=false: the order autodiff left, casts at the end)"),
@@ -137,6 +142,7 @@ int runCost() {
   options.fusePackedAttention = fusePackedAttention;
   options.hoistGrads = hoistGrads;
   options.fuseResidualNorm = fuseResidualNorm;
+  options.saveAttentionStats = saveAttentionStats && target == "cuda";
 
   auto context = ampc::createContext();
   auto module = ampc::loadModelFile(*context, inputFile);

@@ -227,8 +227,12 @@ void attention(Operation *op, bool backward, std::vector<Launch> &out) {
 // path: a transpose gathers q, k, v into [B, H, T, D] (forward; the
 // backward also g), the math attention runs on them, a transpose puts o
 // (dq, dk, dv) in place.
+// packed_attention_stats and its backward (|saved|, graph-save-attention-
+// stats): on the flash path the forward also writes the FP32 statistics and
+// the backward reads them with o instead of running the forward again;
+// elsewhere the rows are packed_attention's.
 void packedAttention(Operation *op, bool backward, bool cuda,
-                     std::vector<Launch> &out) {
+                     std::vector<Launch> &out, bool saved = false) {
   Value qkv = op->getOperand(0), res = op->getResult(0);
   ArrayRef<int64_t> s = shape(qkv);
   double heads = double(op->getAttrOfType<IntegerAttr>("heads").getInt());
@@ -236,8 +240,8 @@ void packedAttention(Operation *op, bool backward, bool cuda,
   double rows = b * heads * t, part = tensorBytes(qkv) / 3;
   double es = elementBytes(qkv);
   std::vector<ampc::rt::DType> others = {dtypeOf(res)};
-  if (backward)
-    others.push_back(dtypeOf(op->getOperand(1)));
+  if (backward) // g, the last operand
+    others.push_back(dtypeOf(op->getOperand(op->getNumOperands() - 1)));
   bool flash = cuda;
   for (ampc::rt::DType x : others)
     flash = flash && ampc::kernels::flashAttentionEligible(
@@ -247,12 +251,15 @@ void packedAttention(Operation *op, bool backward, bool cuda,
     double scores = b * heads * kept, stats = rows * 4;
     double fwdFlops = 2 * scores * 2 * d;
     if (!backward) {
-      out.push_back(gemm("cudnnFlashAttention (packed)", 3 * part, part,
-                         fwdFlops, true));
+      out.push_back(gemm(saved ? "cudnnFlashAttention (packed, stats)"
+                               : "cudnnFlashAttention (packed)",
+                         3 * part, saved ? part + stats : part, fwdFlops,
+                         true));
       return;
     }
-    out.push_back(gemm("cudnnFlashAttention (packed, recompute)", 3 * part,
-                       part + stats, fwdFlops, true));
+    if (!saved)
+      out.push_back(gemm("cudnnFlashAttention (packed, recompute)", 3 * part,
+                         part + stats, fwdFlops, true));
     double dqAccumulator = rows * d * 4, rowDot = rows * 4;
     out.push_back(gemm("cudnnFlashAttentionBackward (packed)",
                        3 * part + 2 * part + stats + dqAccumulator + rowDot,
@@ -566,6 +573,10 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
       name == "graph.packed_attention_backward")
     return packedAttention(op, name.ends_with("_backward"),
                            state.target == Target::Cuda, out);
+  if (name == "graph.packed_attention_stats" ||
+      name == "graph.packed_attention_stats_backward")
+    return packedAttention(op, name.ends_with("_backward"),
+                           state.target == Target::Cuda, out, /*saved=*/true);
   if (name == "graph.layer_norm" || name == "graph.rms_norm") {
     // Norm.cu: one warp per row (normRowsWarp), or a block per row when the
     // rows are wider than the fused kernel holds.

@@ -374,6 +374,42 @@ LogicalResult PackedAttentionBackwardOp::verify() {
                     {s[0], s[1], s[2] / 3});
 }
 
+namespace {
+
+// packed_attention's qkv and heads, and |stats| f32 [B, heads, T].
+LogicalResult verifyPackedStats(Operation *op, Value qkv, int64_t heads,
+                                Value stats) {
+  std::string err = packedAttentionError(qkv, heads);
+  if (!err.empty())
+    return op->emitOpError() << err;
+  if (!tensorOf(stats).getElementType().isF32())
+    return op->emitOpError() << "stats must be f32, got "
+                             << tensorOf(stats).getElementType();
+  auto s = tensorOf(qkv).getShape();
+  return checkShape(op, "stats ([B, heads, T])", stats, {s[0], heads, s[1]});
+}
+
+} // namespace
+
+LogicalResult PackedAttentionStatsOp::verify() {
+  if (failed(verifyPackedStats(*this, getQkv(), getHeads(), getStats())) ||
+      failed(sameElementType(*this, getQkv(), "qkv", getResult(), "result")))
+    return failure();
+  auto s = tensorOf(getQkv()).getShape();
+  return checkShape(*this, "the result", getResult(), {s[0], s[1], s[2] / 3});
+}
+
+LogicalResult PackedAttentionStatsBackwardOp::verify() {
+  if (failed(sameType(*this, getQkv(), "qkv", getDqkv(), "dqkv")) ||
+      failed(sameElementType(*this, getQkv(), "qkv", getG(), "g")) ||
+      failed(sameType(*this, getG(), "g", getO(), "o")) ||
+      failed(verifyPackedStats(*this, getQkv(), getHeads(), getStats())))
+    return failure();
+  auto s = tensorOf(getQkv()).getShape();
+  return checkShape(*this, "g (the attention result's shape)", getG(),
+                    {s[0], s[1], s[2] / 3});
+}
+
 LogicalResult ScaledDotProductAttentionBackwardOp::verify() {
   if (failed(sameType(*this, getQ(), "q", getDq(), "dq")) ||
       failed(sameType(*this, getK(), "k", getDk(), "dk")) ||

@@ -417,6 +417,54 @@ def Graph_PackedAttentionBackwardOp
   }];
 }
 
+def Graph_PackedAttentionStatsOp
+    : Graph_GradOp<"packed_attention_stats"> {
+  let summary = "packed_attention that also saves its softmax statistics";
+  let description = [{
+    `qkv: [B, T, 3E]` -> `result: [B, T, E]` (exactly packed_attention's)
+    and `stats: [B, heads, T]` f32, the log-sum-exp of each query row's
+    scaled (and masked) scores, the statistics flash attention's backward
+    reads instead of running the forward again (cuDNN's SDPA with
+    generate_stats). graph-save-attention-stats makes it from a
+    packed_attention whose backward is in the same function; not
+    differentiable itself.
+
+    ```mlir
+    %o, %stats = graph.packed_attention_stats %qkv {heads = 4 : i64, causal} : tensor<2x16x96xbf16> -> tensor<2x16x32xbf16>, tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$qkv, I64Attr:$heads,
+      UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Graph_FloatTensor:$result, Graph_FloatTensor:$stats);
+  let assemblyFormat = [{
+    $qkv attr-dict `:` type($qkv) `->` type($result) `,` type($stats)
+  }];
+}
+
+def Graph_PackedAttentionStatsBackwardOp
+    : Graph_GradOp<"packed_attention_stats_backward"> {
+  let summary = "packed_attention_backward from the forward's saved result";
+  let description = [{
+    packed_attention_backward's `dqkv` with the forward's result `o: [B, T,
+    E]` and `stats: [B, heads, T]` (packed_attention_stats) as extra
+    operands, so that a flash backward reads them instead of recomputing
+    them. The value is packed_attention_backward's whatever the kernel reads
+    (the CPU library and the interpreter ignore o and stats).
+
+    ```mlir
+    %dqkv = graph.packed_attention_stats_backward %qkv, %o, %stats, %g {heads = 4 : i64, causal} : tensor<2x16x96xbf16>, tensor<2x16x32xbf16>, tensor<2x4x16xf32>, tensor<2x16x32xbf16> -> tensor<2x16x96xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$qkv, Graph_FloatTensor:$o,
+      Graph_FloatTensor:$stats, Graph_FloatTensor:$g, I64Attr:$heads,
+      UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Graph_FloatTensor:$dqkv);
+  let assemblyFormat = [{
+    $qkv `,` $o `,` $stats `,` $g attr-dict `:` type($qkv) `,` type($o) `,`
+    type($stats) `,` type($g) `->` type($dqkv)
+  }];
+}
+
 def Graph_BatchNormBackwardOp : Graph_GradOp<"batch_norm_backward"> {
   let summary = "Cotangents of batch_norm's input, weight and bias";
   let description = [{

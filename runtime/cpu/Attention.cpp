@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
 #include "runtime/cpu/RowMath.h"
+#include "runtime/kernels/AttentionStats.h"
 #include "runtime/kernels/PackedAttention.h"
 #include "runtime/numerics/Exp.h"
 
@@ -207,6 +208,33 @@ void packedAttentionBackwardKernel(std::span<const TensorRef> in,
   TensorRef dall = g.heads3(dheads.data(), dqkv.dtype),
             dst = g.packed(dqkv.data, dqkv.dtype);
   transposeKernel({&dall, 1}, {&dst, 1}, Attrs{{"perm", scatterPerm()}});
+}
+
+// packed_attention_stats: packed_attention's result (the same bits) and the
+// log-sum-exp of each row (runtime/kernels/AttentionStats.h) into out[1].
+void packedAttentionStatsKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs) {
+  constexpr std::string_view op = "graph.packed_attention_stats";
+  const TensorRef &qkv = required(op, in, 0), &o = required(op, out, 0),
+                  &stats = required(op, out, 1);
+  PackedAttn g = packedAttention(op, qkv, o, attrs);
+  if (stats.dtype != DType::F32 || stats.numel() != g.b * g.h * g.t)
+    fail(op, "stats must be f32 [B, heads, T]");
+  packedAttentionKernel(in.first(1), out.first(1), attrs);
+  FloatIn x(qkv);
+  kernels::detail::packedLogSumExp(x.data(), g.b, g.t, g.h, g.d, g.scale,
+                                   g.causal, static_cast<float *>(stats.data));
+}
+
+// in: qkv, o, stats, g; out: dqkv. packed_attention_backward of qkv and g
+// (the same bits): this library recomputes what o and stats hold.
+void packedAttentionStatsBackwardKernel(std::span<const TensorRef> in,
+                                        std::span<const TensorRef> out,
+                                        const Attrs &attrs) {
+  constexpr std::string_view op = "graph.packed_attention_stats_backward";
+  TensorRef args[2] = {required(op, in, 0), required(op, in, 3)};
+  packedAttentionBackwardKernel(args, out, attrs);
 }
 
 } // namespace ampc::cpu

@@ -333,4 +333,55 @@ void packedAttentionBackwardKernel(std::span<const TensorRef> in,
                   Attrs{{"perm", kernels::detail::scatterPerm()}}, stream);
 }
 
+// packed_attention_stats and its backward (graph-save-attention-stats).
+// On the strided flash path the forward also writes the statistics and the
+// backward reads them with o: no forward again. Elsewhere (the paths
+// packed_attention takes) the forward leaves the statistics unwritten and
+// the backward is packed_attention_backward's; so does the backward with
+// AMPC_CUDA_ATTENTION_STATS=recompute (the forward still writes them).
+
+namespace {
+
+// AMPC_CUDA_ATTENTION_STATS, read at each call: 0 saved, 1 recompute.
+bool recomputeStats() {
+  return kernels::envChoice("AMPC_CUDA_ATTENTION_STATS",
+                            {"saved", "recompute"}) == 1;
+}
+
+} // namespace
+
+// out: o, stats.
+void packedAttentionStatsKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.packed_attention_stats";
+  const TensorRef &qkv = required(op, in, 0), &o = required(op, out, 0),
+                  &stats = required(op, out, 1);
+  PackedAttn g = kernels::detail::packedAttention(op, qkv, o, attrs);
+  if (!packedCopies() && flashPackedForwardStats(qkv, o, stats, g.h, g.scale,
+                                                 g.causal, stream, op))
+    return;
+  packedAttentionKernel(in.first(1), out.first(1), attrs, stream);
+}
+
+// in: qkv, o, stats, g; out: dqkv.
+void packedAttentionStatsBackwardKernel(std::span<const TensorRef> in,
+                                        std::span<const TensorRef> out,
+                                        const Attrs &attrs,
+                                        cudaStream_t stream) {
+  constexpr std::string_view op = "graph.packed_attention_stats_backward";
+  const TensorRef &qkv = required(op, in, 0), &o = required(op, in, 1),
+                  &stats = required(op, in, 2), &gy = required(op, in, 3),
+                  &dqkv = required(op, out, 0);
+  PackedAttn g = kernels::detail::packedAttention(op, qkv, gy, attrs);
+  if (dqkv.numel() != qkv.numel())
+    fail(op, "dqkv must have qkv's shape");
+  if (!packedCopies() && !recomputeStats() &&
+      flashPackedBackwardSaved(qkv, o, stats, gy, dqkv, g.h, g.scale,
+                               g.causal, stream, op))
+    return;
+  TensorRef args[2] = {qkv, gy};
+  packedAttentionBackwardKernel(args, out, attrs, stream);
+}
+
 } // namespace ampc::cuda

@@ -9,7 +9,8 @@
 // The backward op gets q, k, v and g only (runtime/kernels/Ops.def), so it
 // runs the forward again with its statistics (O and the per-row log-sum-exp
 // into scratch) before cuDNN's backward: traffic O(T * D) per row, no IR
-// change. The backward asks for cuDNN's deterministic algorithm first (no
+// change. packed_attention_stats (graph-save-attention-stats) writes them
+// in its forward instead, and its backward reads them. The backward asks for cuDNN's deterministic algorithm first (no
 // atomics in dQ, as conv2d's algorithms) and takes the default one where
 // that is not supported.
 //
@@ -106,6 +107,22 @@ std::string ineligible(const TensorRef &q, std::initializer_list<DType> others,
   return {};
 }
 
+// ineligible() for the packed ops with saved statistics: also |stats| f32
+// [B, heads, T] and 16-byte aligned.
+std::string statsIneligible(const TensorRef &qkv,
+                            std::initializer_list<DType> others,
+                            std::initializer_list<const TensorRef *> refs,
+                            const TensorRef &stats, const Shape &s) {
+  std::string why = ineligible(qkv, others, refs, s, false);
+  if (!why.empty())
+    return why;
+  if (stats.dtype != DType::F32 || stats.numel() != s.b * s.hq * s.t)
+    return "the statistics are not f32 [B, heads, T]";
+  if (reinterpret_cast<uintptr_t>(stats.data) % 16)
+    return "a tensor is not 16-byte aligned";
+  return {};
+}
+
 } // namespace
 
 #if !AMPC_HAVE_CUDNN_FRONTEND
@@ -152,6 +169,29 @@ bool flashPackedBackward(const TensorRef &qkv, const TensorRef &g,
     return false;
   std::string why = ineligible(qkv, {g.dtype, dqkv.dtype}, {},
                                packedShape(qkv, heads), false);
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
+}
+
+bool flashPackedForwardStats(const TensorRef &qkv, const TensorRef &o,
+                             const TensorRef &stats, int64_t heads, float,
+                             bool, cudaStream_t, std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = statsIneligible(qkv, {o.dtype}, {}, stats,
+                                    packedShape(qkv, heads));
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
+}
+
+bool flashPackedBackwardSaved(const TensorRef &qkv, const TensorRef &o,
+                              const TensorRef &stats, const TensorRef &g,
+                              const TensorRef &dqkv, int64_t heads, float,
+                              bool, cudaStream_t, std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = statsIneligible(qkv, {o.dtype, g.dtype, dqkv.dtype}, {},
+                                    stats, packedShape(qkv, heads));
   return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
 }
 
@@ -493,6 +533,65 @@ bool flashPackedBackward(const TensorRef &qkv, const TensorRef &g,
       {kQ, in},         {kK, in + part}, {kV, in + 2 * part},
       {kO, o},          {kG, g.data},    {kStats, lse},
       {kDQ, d},         {kDK, d + part}, {kDV, d + 2 * part}};
+  execute(*b.bwd, bpack, workspace, stream, op);
+  return true;
+}
+
+bool flashPackedForwardStats(const TensorRef &qkv, const TensorRef &o,
+                             const TensorRef &stats, int64_t heads,
+                             float scale, bool causal, cudaStream_t stream,
+                             std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  Shape s = packedShape(qkv, heads);
+  std::string why = statsIneligible(qkv, {o.dtype}, {&qkv, &o}, stats, s);
+  if (!why.empty())
+    return refuse(mode, op, why);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
+  Plan &p = plan(kForwardStats, qkv.dtype, s, scale, causal, stream, op);
+  if (!p.usable)
+    return refuse(mode, op, "cuDNN: " + p.why);
+  void *ws = p.workspace ? scratch(size_t(p.workspace), op, stream) : nullptr;
+  char *base = static_cast<char *>(qkv.data);
+  size_t part = size_t(s.hq * s.d) * dtypeSize(qkv.dtype);
+  std::unordered_map<int64_t, void *> pack{{kQ, base},
+                                           {kK, base + part},
+                                           {kV, base + 2 * part},
+                                           {kO, o.data},
+                                           {kStats, stats.data}};
+  execute(p, pack, ws, stream, op);
+  return true;
+}
+
+bool flashPackedBackwardSaved(const TensorRef &qkv, const TensorRef &o,
+                              const TensorRef &stats, const TensorRef &g,
+                              const TensorRef &dqkv, int64_t heads,
+                              float scale, bool causal, cudaStream_t stream,
+                              std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  Shape s = packedShape(qkv, heads);
+  DType t = qkv.dtype;
+  // The forward's conditions (flashPackedForwardStats) and this call's own.
+  std::string why = statsIneligible(qkv, {o.dtype, g.dtype, dqkv.dtype},
+                                    {&qkv, &o, &g, &dqkv}, stats, s);
+  if (!why.empty())
+    return refuse(mode, op, why);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
+  BackwardPlans b = backwardPlans(t, s, scale, causal, stream, op);
+  if (!b.why.empty())
+    return refuse(mode, op, b.why);
+  void *workspace =
+      b.bwd->workspace ? scratch(size_t(b.bwd->workspace), op, stream)
+                       : nullptr;
+  char *in = static_cast<char *>(qkv.data), *d = static_cast<char *>(dqkv.data);
+  size_t part = size_t(s.hq * s.d) * dtypeSize(t);
+  std::unordered_map<int64_t, void *> bpack{
+      {kQ, in},         {kK, in + part},     {kV, in + 2 * part},
+      {kO, o.data},     {kG, g.data},        {kStats, stats.data},
+      {kDQ, d},         {kDK, d + part},     {kDV, d + 2 * part}};
   execute(*b.bwd, bpack, workspace, stream, op);
   return true;
 }

@@ -60,6 +60,23 @@ bool flashPackedBackward(const TensorRef &qkv, const TensorRef &g,
                          bool causal, cudaStream_t stream,
                          std::string_view op);
 
+// packed_attention_stats and its backward (graph-save-attention-stats):
+// the strided forward also writes the FP32 log-sum-exp of each query row
+// into |stats| [B, heads, T]; the backward reads that and the forward's
+// result |o| instead of running the forward again. The backward takes the
+// flash path only where the forward must have (the same eligibility, the
+// same cached forward-with-statistics plan usable, plus its own), so it
+// never reads statistics the forward did not write. False as flashForward.
+bool flashPackedForwardStats(const TensorRef &qkv, const TensorRef &o,
+                             const TensorRef &stats, int64_t heads,
+                             float scale, bool causal, cudaStream_t stream,
+                             std::string_view op);
+bool flashPackedBackwardSaved(const TensorRef &qkv, const TensorRef &o,
+                              const TensorRef &stats, const TensorRef &g,
+                              const TensorRef &dqkv, int64_t heads,
+                              float scale, bool causal, cudaStream_t stream,
+                              std::string_view op);
+
 } // namespace ampc::cuda::detail
 
 #endif

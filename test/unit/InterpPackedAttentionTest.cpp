@@ -54,6 +54,11 @@ func.func @packed(%qkv: tensor<2x3x24xbf16>, %g: tensor<2x3x8xbf16>) -> (tensor<
   %d = graph.packed_attention_backward %qkv, %g {heads = 2 : i64, causal} : tensor<2x3x24xbf16>, tensor<2x3x8xbf16> -> tensor<2x3x24xbf16>
   func.return %o, %d : tensor<2x3x8xbf16>, tensor<2x3x24xbf16>
 }
+func.func @saved(%qkv: tensor<2x3x24xbf16>, %g: tensor<2x3x8xbf16>) -> (tensor<2x3x8xbf16>, tensor<2x3x24xbf16>, tensor<2x2x3xf32>) {
+  %o, %s = graph.packed_attention_stats %qkv {heads = 2 : i64, causal} : tensor<2x3x24xbf16> -> tensor<2x3x8xbf16>, tensor<2x2x3xf32>
+  %d = graph.packed_attention_stats_backward %qkv, %o, %s, %g {heads = 2 : i64, causal} : tensor<2x3x24xbf16>, tensor<2x3x8xbf16>, tensor<2x2x3xf32>, tensor<2x3x8xbf16> -> tensor<2x3x24xbf16>
+  func.return %o, %d, %s : tensor<2x3x8xbf16>, tensor<2x3x24xbf16>, tensor<2x2x3xf32>
+}
 )mlir";
 
 // Values exact in bf16 (multiples of 1/16 in [-1, 1)).
@@ -90,6 +95,40 @@ TEST(InterpPackedAttention, SameAsUnfusedGraph) {
         nonzero |= (*got)[1].f[size_t(24 + p * 8 + i)] != 0.0;
       EXPECT_TRUE(nonzero) << "third " << p;
     }
+  }
+}
+
+// graph-save-attention-stats' ops: the same result and gradient as
+// packed_attention and its backward, and each row's log-sum-exp (row 0 of
+// a causal head sees one key: the statistic is its scaled score).
+TEST(InterpPackedAttention, SavedStatsSameAsPacked) {
+  auto context = ampc::createContext();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kIr, context.get());
+  ASSERT_TRUE(module);
+  std::vector<Tensor> args{filled({2, 3, 24}, 3), filled({2, 3, 8}, 5)};
+  for (Numerics n : {Numerics::Typed, Numerics::FP64}) {
+    Interpreter interp(InterpOptions{n});
+    auto want =
+        interp.runFunction(module->lookupSymbol<func::FuncOp>("packed"), args);
+    auto got =
+        interp.runFunction(module->lookupSymbol<func::FuncOp>("saved"), args);
+    ASSERT_TRUE(succeeded(want) && succeeded(got));
+    ASSERT_EQ(got->size(), 3u);
+    for (size_t r = 0; r < 2; ++r)
+      for (size_t i = 0; i < (*got)[r].f.size(); ++i)
+        EXPECT_EQ((*got)[r].f[i], (*want)[r].f[i])
+            << "result " << r << " [" << i << "]";
+    const std::vector<double> &qkv = args[0].f, &stats = (*got)[2].f;
+    ASSERT_EQ(stats.size(), 12u);
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t h = 0; h < 2; ++h) {
+        double dot = 0; // q0 . k0 of head h: offsets in [B, T, 3, H, D]
+        for (int64_t c = 0; c < 4; ++c)
+          dot += qkv[size_t(b * 72 + h * 4 + c)] *
+                 qkv[size_t(b * 72 + 8 + h * 4 + c)];
+        double want = n == Numerics::Typed ? double(float(dot / 2.0)) : dot / 2.0;
+        EXPECT_EQ(stats[size_t((b * 2 + h) * 3)], want) << b << " " << h;
+      }
   }
 }
 

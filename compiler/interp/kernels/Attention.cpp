@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interp/Kernel.h"
+#include "runtime/kernels/AttentionStats.h"
 
 #include <cmath>
 
@@ -213,6 +214,31 @@ KernelResult packedAttentionBackward(const OpContext &ctx,
   return one(std::move(dqkv));
 }
 
+// packed_attention_stats: packed_attention's result and the log-sum-exp of
+// each row (runtime/kernels/AttentionStats.h).
+KernelResult packedAttentionStats(const OpContext &ctx,
+                                  std::span<const Tensor> in) {
+  KernelResult o = packedAttention(ctx, in.first(1));
+  if (failed(o))
+    return o;
+  Packed pk(ctx, in[0]);
+  Tensor stats = ctx.makeResult(1);
+  double scale =
+      ctx.getOptionalFloat("scale").value_or(1.0 / std::sqrt(double(pk.d)));
+  ampc::kernels::detail::packedLogSumExp(in[0].f.data(), pk.b, pk.t, pk.h,
+                                         pk.d, scale, ctx.getFlag("causal"),
+                                         stats.f.data());
+  return several(std::move((*o)[0]), std::move(stats));
+}
+
+// packed_attention_stats_backward (qkv, o, stats, g): packed_attention_
+// backward of qkv and g; o and stats are the forward's, which it recomputes.
+KernelResult packedAttentionStatsBackward(const OpContext &ctx,
+                                          std::span<const Tensor> in) {
+  Tensor args[2] = {in[0], in[3]};
+  return packedAttentionBackward(ctx, args);
+}
+
 } // namespace
 
 void ampc::interp::registerAttentionKernels(KernelTable &t) {
@@ -220,4 +246,6 @@ void ampc::interp::registerAttentionKernels(KernelTable &t) {
   t["graph.scaled_dot_product_attention_backward"] = attentionBackward;
   t["graph.packed_attention"] = packedAttention;
   t["graph.packed_attention_backward"] = packedAttentionBackward;
+  t["graph.packed_attention_stats"] = packedAttentionStats;
+  t["graph.packed_attention_stats_backward"] = packedAttentionStatsBackward;
 }
