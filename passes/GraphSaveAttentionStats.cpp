@@ -47,8 +47,9 @@ PackedAttentionStatsOp statsFor(PackedAttentionBackwardOp bw) {
       continue;
     OpBuilder b(f);
     auto qkv = cast<RankedTensorType>(f.getQkv().getType()).getShape();
-    auto statsType = RankedTensorType::get({qkv[0], f.getHeads(), qkv[1]},
-                                           b.getF32Type());
+    int64_t heads = int64_t(f.getHeads());
+    auto statsType =
+        RankedTensorType::get({qkv[0], heads, qkv[1]}, b.getF32Type());
     auto s = PackedAttentionStatsOp::create(
         b, f.getLoc(), TypeRange{f.getResult().getType(), statsType},
         ValueRange{f.getQkv()}, f->getAttrs());

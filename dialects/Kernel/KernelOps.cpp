@@ -104,6 +104,25 @@ LogicalResult checkRows(Operation *op, ArrayRef<int64_t> shape,
   return success();
 }
 
+// The row operands and results every norm-backward-add form has: x, g, acc
+// and the f32 dx_sum of x's shape, and the optional half copy of dx_sum.
+LogicalResult checkBackwardAddRows(Operation *op, ArrayRef<int64_t> shape,
+                                   Value x, Value g, Value acc, Value dxSum,
+                                   Value dxHalf) {
+  if (failed(checkRows(op, shape,
+                       {{"x", x}, {"g", g}, {"acc", acc}, {"dx_sum", dxSum}})))
+    return failure();
+  if (!elementOf(dxSum).isF32())
+    return op->emitOpError() << "dx_sum must be f32";
+  if (dxHalf) {
+    if (failed(checkRows(op, shape, {{"dx_half", dxHalf}})))
+      return failure();
+    if (!isHalf(elementOf(dxHalf)))
+      return op->emitOpError() << "dx_half must be f16 or bf16";
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult AddLayerNormOp::verify() {
@@ -132,18 +151,9 @@ LogicalResult LayerNormBackwardAddOp::verify() {
   auto shape = cast<RankedTensorType>(getX().getType()).getShape();
   if (shape.empty())
     return emitOpError() << "needs operands of rank >= 1";
-  if (failed(checkRows(*this, shape,
-                       {{"x", getX()}, {"g", getG()}, {"acc", getAcc()},
-                        {"dx_sum", getDxSum()}})))
+  if (failed(checkBackwardAddRows(*this, shape, getX(), getG(), getAcc(),
+                                  getDxSum(), getDxHalf())))
     return failure();
-  if (!elementOf(getDxSum()).isF32())
-    return emitOpError() << "dx_sum must be f32";
-  if (Value h = getDxHalf()) {
-    if (failed(checkRows(*this, shape, {{"dx_half", h}})))
-      return failure();
-    if (!isHalf(elementOf(h)))
-      return emitOpError() << "dx_half must be f16 or bf16";
-  }
   int64_t d = shape.back();
   if (failed(checkAffine(*this, "weight", getWeight(), d)) ||
       failed(checkAffine(*this, "dweight", getDweight(), d)) ||
@@ -177,18 +187,9 @@ LogicalResult RmsNormBackwardAddOp::verify() {
   auto shape = cast<RankedTensorType>(getX().getType()).getShape();
   if (shape.empty())
     return emitOpError() << "needs operands of rank >= 1";
-  if (failed(checkRows(*this, shape,
-                       {{"x", getX()}, {"g", getG()}, {"acc", getAcc()},
-                        {"dx_sum", getDxSum()}})))
+  if (failed(checkBackwardAddRows(*this, shape, getX(), getG(), getAcc(),
+                                  getDxSum(), getDxHalf())))
     return failure();
-  if (!elementOf(getDxSum()).isF32())
-    return emitOpError() << "dx_sum must be f32";
-  if (Value h = getDxHalf()) {
-    if (failed(checkRows(*this, shape, {{"dx_half", h}})))
-      return failure();
-    if (!isHalf(elementOf(h)))
-      return emitOpError() << "dx_half must be f16 or bf16";
-  }
   if (failed(checkAffine(*this, "weight", getWeight(), shape.back())) ||
       failed(checkAffine(*this, "dweight", getDweight(), shape.back())))
     return failure();

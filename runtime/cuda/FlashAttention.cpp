@@ -471,18 +471,24 @@ bool flashBackward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
   return true;
 }
 
-bool flashPackedForward(const TensorRef &qkv, const TensorRef &o,
-                        int64_t heads, float scale, bool causal,
-                        cudaStream_t stream, std::string_view op) {
+// The packed forward; given |stats|, it also writes the softmax statistics
+// there (the kForwardStats plan) for the backward to read.
+static bool packedForward(const TensorRef &qkv, const TensorRef &o,
+                          const TensorRef *stats, int64_t heads, float scale,
+                          bool causal, cudaStream_t stream,
+                          std::string_view op) {
   AttentionPath mode = attentionPath();
   if (mode == AttentionPath::Math)
     return false;
   Shape s = packedShape(qkv, heads);
-  std::string why = ineligible(qkv, {o.dtype}, {&qkv, &o}, s, false);
+  std::string why =
+      stats ? statsIneligible(qkv, {o.dtype}, {&qkv, &o}, *stats, s)
+            : ineligible(qkv, {o.dtype}, {&qkv, &o}, s, false);
   if (!why.empty())
     return refuse(mode, op, why);
   std::lock_guard<std::mutex> lock(cudnnMutex());
-  Plan &p = plan(kForward, qkv.dtype, s, scale, causal, stream, op);
+  Plan &p = plan(stats ? kForwardStats : kForward, qkv.dtype, s, scale, causal,
+                 stream, op);
   if (!p.usable)
     return refuse(mode, op, "cuDNN: " + p.why);
   void *ws = p.workspace ? scratch(size_t(p.workspace), op, stream) : nullptr;
@@ -494,8 +500,16 @@ bool flashPackedForward(const TensorRef &qkv, const TensorRef &o,
                                            {kK, base + part},
                                            {kV, base + 2 * part},
                                            {kO, o.data}};
+  if (stats)
+    pack[kStats] = stats->data;
   execute(p, pack, ws, stream, op);
   return true;
+}
+
+bool flashPackedForward(const TensorRef &qkv, const TensorRef &o,
+                        int64_t heads, float scale, bool causal,
+                        cudaStream_t stream, std::string_view op) {
+  return packedForward(qkv, o, nullptr, heads, scale, causal, stream, op);
 }
 
 bool flashPackedBackward(const TensorRef &qkv, const TensorRef &g,
@@ -541,27 +555,7 @@ bool flashPackedForwardStats(const TensorRef &qkv, const TensorRef &o,
                              const TensorRef &stats, int64_t heads,
                              float scale, bool causal, cudaStream_t stream,
                              std::string_view op) {
-  AttentionPath mode = attentionPath();
-  if (mode == AttentionPath::Math)
-    return false;
-  Shape s = packedShape(qkv, heads);
-  std::string why = statsIneligible(qkv, {o.dtype}, {&qkv, &o}, stats, s);
-  if (!why.empty())
-    return refuse(mode, op, why);
-  std::lock_guard<std::mutex> lock(cudnnMutex());
-  Plan &p = plan(kForwardStats, qkv.dtype, s, scale, causal, stream, op);
-  if (!p.usable)
-    return refuse(mode, op, "cuDNN: " + p.why);
-  void *ws = p.workspace ? scratch(size_t(p.workspace), op, stream) : nullptr;
-  char *base = static_cast<char *>(qkv.data);
-  size_t part = size_t(s.hq * s.d) * dtypeSize(qkv.dtype);
-  std::unordered_map<int64_t, void *> pack{{kQ, base},
-                                           {kK, base + part},
-                                           {kV, base + 2 * part},
-                                           {kO, o.data},
-                                           {kStats, stats.data}};
-  execute(p, pack, ws, stream, op);
-  return true;
+  return packedForward(qkv, o, &stats, heads, scale, causal, stream, op);
 }
 
 bool flashPackedBackwardSaved(const TensorRef &qkv, const TensorRef &o,
