@@ -104,6 +104,21 @@ LogicalResult checkRows(Operation *op, ArrayRef<int64_t> shape,
   return success();
 }
 
+// The row operands and results every add-norm form has: lhs, rhs and the
+// result of lhs's shape, and their sum, which is what the next residual add
+// and the backward read: FP32, so normalising it after the store changes no
+// bit.
+LogicalResult checkAddRows(Operation *op, ArrayRef<int64_t> shape, Value lhs,
+                           Value rhs, Value sum, Value result) {
+  if (failed(checkRows(op, shape,
+                       {{"lhs", lhs}, {"rhs", rhs}, {"sum", sum},
+                        {"result", result}})))
+    return failure();
+  if (!elementOf(sum).isF32())
+    return op->emitOpError() << "sum must be f32";
+  return success();
+}
+
 // The row operands and results every norm-backward-add form has: x, g, acc
 // and the f32 dx_sum of x's shape, and the optional half copy of dx_sum.
 LogicalResult checkBackwardAddRows(Operation *op, ArrayRef<int64_t> shape,
@@ -129,14 +144,9 @@ LogicalResult AddLayerNormOp::verify() {
   auto shape = cast<RankedTensorType>(getLhs().getType()).getShape();
   if (shape.empty())
     return emitOpError() << "needs operands of rank >= 1";
-  if (failed(checkRows(*this, shape,
-                       {{"lhs", getLhs()}, {"rhs", getRhs()},
-                        {"sum", getSum()}, {"result", getResult()}})))
+  if (failed(checkAddRows(*this, shape, getLhs(), getRhs(), getSum(),
+                          getResult())))
     return failure();
-  // The sum is what the next residual add and the backward read: FP32, so
-  // normalising it after the store changes no bit.
-  if (!elementOf(getSum()).isF32())
-    return emitOpError() << "sum must be f32";
   if (getBias() && !getWeight())
     return emitOpError() << "with a bias needs a weight";
   if (failed(checkAffine(*this, "weight", getWeight(), shape.back())) ||
@@ -170,12 +180,9 @@ LogicalResult AddRmsNormOp::verify() {
   auto shape = cast<RankedTensorType>(getLhs().getType()).getShape();
   if (shape.empty())
     return emitOpError() << "needs operands of rank >= 1";
-  if (failed(checkRows(*this, shape,
-                       {{"lhs", getLhs()}, {"rhs", getRhs()},
-                        {"sum", getSum()}, {"result", getResult()}})))
+  if (failed(checkAddRows(*this, shape, getLhs(), getRhs(), getSum(),
+                          getResult())))
     return failure();
-  if (!elementOf(getSum()).isF32())
-    return emitOpError() << "sum must be f32";
   if (failed(checkAffine(*this, "weight", getWeight(), shape.back())))
     return failure();
   if (getEps() && !(getEps()->convertToDouble() > 0))
