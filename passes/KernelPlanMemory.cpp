@@ -1,4 +1,5 @@
 //===- KernelPlanMemory.cpp - One arena, buffers reused by liveness -------===//
+#include "dialects/Graph/GraphGradOps.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Kernel/KernelOps.h"
 #include "passes/GradInPlace.h"
@@ -38,6 +39,15 @@ bool needsNoStorage(Operation *op) {
   return isa<graph::InputOp, graph::ParamOp, graph::BufferOp>(op) ||
          op->hasTrait<OpTrait::IsTerminator>() ||
          op->getDialect()->getNamespace() == "train";
+}
+
+// The operand whose buffer result |k| of |op| may take, when that operand's
+// last use is |op|: kernels that read each element before they write it.
+// cross_entropy_with_grad writes dlogits over the logits (Loss.cpp, .cu).
+std::optional<unsigned> inPlaceOperand(Operation *op, unsigned k) {
+  if (isa<graph::CrossEntropyWithGradOp>(op) && k == 1)
+    return 0;
+  return std::nullopt;
 }
 
 struct Buffer {
@@ -166,6 +176,19 @@ void planBlock(Block &block, Operation *holder) {
       expiries;
   int64_t arenaSize = 0, noReuse = 0;
   size_t nextId = 0;
+  DenseMap<Value, std::pair<int64_t, size_t>> placed; // offset, id
+  // The live buffer of |v|'s root if this op is its last use and it has
+  // exactly |size| bytes.
+  auto freeAfter = [&](Value v, size_t now,
+                       int64_t size) -> std::optional<int64_t> {
+    Value base = root(v);
+    auto it = placed.find(base);
+    if (it == placed.end() || end.lookup(base) != now ||
+        bytesOf(base.getType()) != size ||
+        !arena.isLive(it->second.first, it->second.second))
+      return std::nullopt;
+    return it->second.first;
+  };
   for (Operation &op : block) {
     size_t now = position[&op];
     if (needsNoStorage(&op) || op.getNumResults() == 0)
@@ -177,16 +200,20 @@ void planBlock(Block &block, Operation *holder) {
         arena.erase(offset);
     }
     SmallVector<int64_t> offsets;
-    for (Value r : op.getResults()) {
+    for (auto [k, r] : llvm::enumerate(op.getResults())) {
       if (isa<graph::ReshapeOp>(op) || !isa<RankedTensorType>(r.getType())) {
         offsets.push_back(-1);
         continue;
       }
       int64_t size = bytesOf(r.getType());
       noReuse += size;
-      int64_t offset = arena.fit(size);
+      std::optional<int64_t> over;
+      if (std::optional<unsigned> j = inPlaceOperand(&op, unsigned(k)))
+        over = freeAfter(op.getOperand(*j), now, size);
+      int64_t offset = over ? *over : arena.fit(size);
       size_t last = end.lookup(r);
-      arena.insert(Buffer{offset, size, last, nextId});
+      arena.insert(Buffer{offset, size, last, nextId}); // replaces |over|'s
+      placed[r] = {offset, nextId};
       expiries.emplace(last, offset, nextId++);
       arenaSize = std::max(arenaSize, offset + size);
       offsets.push_back(offset);

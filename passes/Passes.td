@@ -445,4 +445,30 @@ def GraphSaveAttentionStats
   }];
 }
 
+def GraphFuseCrossEntropy
+    : Pass<"graph-fuse-cross-entropy", "mlir::ModuleOp"> {
+  let summary = "cross_entropy and its backward as one pass over the logits";
+  let description = [{
+    Where a block holds a `graph.cross_entropy` (class-index labels) and a
+    `graph.cross_entropy_backward` of the same logits, labels, ignore_index
+    and label_smoothing, the forward first, and the backward's `g` is
+    defined before the forward (in a training step, the loss-scale
+    argument autodiff seeds with), both become one
+    `graph.cross_entropy_with_grad` at the forward's position: the logits
+    are read once for the loss and the gradient, and kernel-plan-memory
+    may write the gradient over the logits. The values are the two ops'.
+    The training pipeline runs it after graph-absorb-casts (option
+    `fuse-cross-entropy`, default on).
+
+    ```mlir
+    // before
+    %l = graph.cross_entropy %z, %y : tensor<64x10xbf16>, tensor<64xi64> -> tensor<f32>
+    ...
+    %dz = graph.cross_entropy_backward %z, %y, %scale : tensor<64x10xbf16>, tensor<64xi64>, tensor<f32> -> tensor<64x10xbf16>
+    // after
+    %l, %dz = graph.cross_entropy_with_grad %z, %y, %scale : tensor<64x10xbf16>, tensor<64xi64>, tensor<f32> -> tensor<f32>, tensor<64x10xbf16>
+    ```
+  }];
+}
+
 #endif // AMPC_PASSES

@@ -83,6 +83,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   if (o.halfWeightCopies && o.amp != "off")
     pm.addPass(createTrainHalfWeightCopies());
   pm.addPass(createGraphAbsorbCasts()); // after CSE: one cast per value
+  if (o.fuseCrossEntropy)
+    pm.addPass(createGraphFuseCrossEntropy()); // on the absorbed types
   if (o.fuseBiasGrad)
     pm.addPass(createGraphFuseBiasGrad()); // after CSE: one reshape of dY
   pm.addPass(createKernelFuseElementwise());

@@ -123,6 +123,13 @@ struct TrainPipelineOptions
       llvm::cl::desc("Attention's forward saves its softmax statistics for "
                      "the backward, which reads them (default on)"),
       llvm::cl::init(true)};
+  // graph-fuse-cross-entropy (the loss and the logits' gradient in one
+  // pass over the logits); off only to compare against the two ops.
+  Option<bool> fuseCrossEntropy{
+      *this, "fuse-cross-entropy",
+      llvm::cl::desc("cross_entropy and its backward as one pass over the "
+                     "logits, the gradient written over them (default on)"),
+      llvm::cl::init(true)};
 };
 
 // The loss-scale mode after defaults: dynamic for fp16, none otherwise.

@@ -93,13 +93,13 @@ AMPC_OPT(std::string, emit, "emit",
          cl::desc("binary or cpp (write the C++ and stop; default: binary)"),
          cl::init("binary"));
 AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
-         cl::desc("Attention on the packed qkv projection (default: on; "
+         cl::desc("Attention on the packed qkv projection (default on; "
                   "=false keeps the slices, transposes and concat, for "
                   "A/B runs)"),
          cl::init(true));
 AMPC_OPT(bool, saveAttentionStats, "save-attention-stats",
          cl::desc("Attention's forward saves its softmax statistics for the "
-                  "backward, --target=cuda only (default: on; =false "
+                  "backward, --target=cuda only (default on; =false "
                   "recomputes them in the backward, for A/B runs)"),
          cl::init(true));
 AMPC_OPT(bool, keepTemps, "keep-temps",
@@ -128,6 +128,11 @@ AMPC_OPT(bool, fuseResidualNorm, "fuse-residual-norm",
          cl::desc("The residual add inside layer_norm and its gradient's add "
                   "inside layer_norm_backward (default on; =false: the "
                   "separate loops, for A/B runs)"),
+         cl::init(true));
+AMPC_OPT(bool, fuseCrossEntropy, "fuse-cross-entropy",
+         cl::desc("cross_entropy's loss and its gradient in one pass over "
+                  "the logits, the gradient written over them (default on; "
+                  "=false: the two ops, for A/B runs)"),
          cl::init(true));
 AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command (default: off)"),
          cl::init(false));
@@ -216,6 +221,7 @@ int runCompile() {
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;
   options.fuseResidualNorm = fuseResidualNorm;
+  options.fuseCrossEntropy = fuseCrossEntropy;
   // Only the CUDA library reads the statistics: on the CPU they would be
   // work and memory for nothing.
   options.saveAttentionStats = saveAttentionStats && target == "cuda";

@@ -89,6 +89,11 @@ AMPC_OPT(bool, fuseResidualNorm, "fuse-residual-norm",
                   "(default on; =false: the step before "
                   "kernel-fuse-residual-norm)"),
          cl::init(true));
+AMPC_OPT(bool, fuseCrossEntropy, "fuse-cross-entropy",
+         cl::desc("cross_entropy and its backward in one pass over the "
+                  "logits (default on; =false: the step before "
+                  "graph-fuse-cross-entropy)"),
+         cl::init(true));
 AMPC_OPT(bool, listDevices, "list-devices",
          cl::desc("Print the device table with its sources and exit"),
          cl::init(false));
@@ -142,6 +147,7 @@ int runCost() {
   options.fusePackedAttention = fusePackedAttention;
   options.hoistGrads = hoistGrads;
   options.fuseResidualNorm = fuseResidualNorm;
+  options.fuseCrossEntropy = fuseCrossEntropy;
   options.saveAttentionStats = saveAttentionStats && target == "cuda";
 
   auto context = ampc::createContext();

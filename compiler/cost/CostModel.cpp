@@ -362,6 +362,21 @@ void crossEntropy(Operation *op, bool backward, std::vector<Launch> &out) {
                         3 * rows));
 }
 
+// cross_entropy_with_grad (Loss.cu, AMPC_CUDA_CROSS_ENTROPY=one-pass): the
+// counted rows, one launch per row for its terms and gradient (ceRows' and
+// ceBackwardFused's work from one read of the logits), the loss.
+void crossEntropyWithGrad(Operation *op, std::vector<Launch> &out) {
+  Value logits = op->getOperand(0), labels = op->getOperand(1);
+  double rows = numel(labels), n = numel(logits);
+  out.push_back(runtime("ceCount", tensorBytes(labels), 4, rows));
+  out.push_back(runtime("ceRowsGrad",
+                        tensorBytes(logits) + tensorBytes(labels) +
+                            tensorBytes(op->getOperand(2)) + 4,
+                        tensorBytes(op->getResult(1)) + 12 * rows, 9 * n));
+  out.push_back(runtime("ceFinish", 12 * rows, tensorBytes(op->getResult(0)),
+                        3 * rows));
+}
+
 // Embedding.cu: memset, keys, CUB's onesweep radix sort (a histogram, a
 // scan, one pass per 8 key bits over keys and positions), then one block
 // per id sums its run of gradient rows.
@@ -641,6 +656,8 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     return crossEntropy(op, false, out);
   if (name == "graph.cross_entropy_backward")
     return crossEntropy(op, true, out);
+  if (name == "graph.cross_entropy_with_grad")
+    return crossEntropyWithGrad(op, out);
   if (name == "graph.mse_loss") {
     double blocks = std::min(std::ceil(numel(op->getOperand(0)) / 256), 1024.0);
     out.push_back(runtime("sqDiffPartials", in, 4 * blocks,

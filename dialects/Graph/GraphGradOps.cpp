@@ -255,21 +255,33 @@ LogicalResult EmbeddingBackwardOp::verify() {
   return checkShape(*this, "g (ids' shape + [D])", getG(), shape);
 }
 
-LogicalResult CrossEntropyBackwardOp::verify() {
+// cross_entropy_backward and cross_entropy_with_grad: logits [..., C],
+// class-index labels [...], a scalar g, dlogits of the logits' shape.
+template <typename Op> LogicalResult verifyCrossEntropyGrad(Op op) {
   // Any float types: the op computes in FP32 (graph-absorb-casts).
-  auto z = tensorOf(getLogits());
+  auto z = tensorOf(op.getLogits());
   if (z.getRank() < 1)
-    return emitOpError() << "logits need a class axis";
-  if (failed(checkShape(*this, "dlogits (the logits' shape)", getDlogits(),
+    return op.emitOpError() << "logits need a class axis";
+  if (failed(checkShape(op, "dlogits (the logits' shape)", op.getDlogits(),
                         z.getShape())) ||
-      failed(checkShape(*this, "labels (logits without the class axis)",
-                        getLabels(), z.getShape().drop_back())) ||
-      failed(checkShape(*this, "g (the scalar loss cotangent)", getG(), {})))
+      failed(checkShape(op, "labels (logits without the class axis)",
+                        op.getLabels(), z.getShape().drop_back())) ||
+      failed(checkShape(op, "g (the scalar loss cotangent)", op.getG(), {})))
     return failure();
-  double ls = getLabelSmoothing().convertToDouble();
+  double ls = op.getLabelSmoothing().convertToDouble();
   if (!(ls >= 0.0 && ls <= 1.0))
-    return emitOpError() << "label_smoothing must be in [0, 1], got " << ls;
+    return op.emitOpError() << "label_smoothing must be in [0, 1], got " << ls;
   return success();
+}
+
+LogicalResult CrossEntropyBackwardOp::verify() {
+  return verifyCrossEntropyGrad(*this);
+}
+
+LogicalResult CrossEntropyWithGradOp::verify() {
+  if (failed(verifyCrossEntropyGrad(*this)))
+    return failure();
+  return checkShape(*this, "the loss (a scalar)", getLoss(), {});
 }
 
 LogicalResult SliceBackwardOp::verify() {

@@ -278,6 +278,34 @@ def Graph_CrossEntropyBackwardOp : Graph_GradOp<"cross_entropy_backward"> {
   }];
 }
 
+def Graph_CrossEntropyWithGradOp
+    : Graph_GradOp<"cross_entropy_with_grad"> {
+  let summary = "cross_entropy and its cotangent of the logits in one pass";
+  let description = [{
+    `loss` is cross_entropy's of `logits` and the class-index `labels`;
+    `dlogits` is cross_entropy_backward's of the same operands and the
+    scalar loss cotangent `g` (for the training loss, the loss scale the
+    step is seeded with). graph-fuse-cross-entropy makes it where `g` is
+    known when the forward runs, so the logits are read once: each row's
+    log-sum-exp serves both results, and the memory plan may write
+    `dlogits` over the logits when nothing reads them later. Same values
+    as the two ops; not differentiable itself.
+
+    ```mlir
+    %l, %dz = graph.cross_entropy_with_grad %z, %y, %g : tensor<64x10xbf16>, tensor<64xi64>, tensor<f32> -> tensor<f32>, tensor<64x10xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$logits, Graph_IntTensor:$labels,
+      Graph_FloatTensor:$g,
+      DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+      DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+  let results = (outs Graph_FloatTensor:$loss, Graph_FloatTensor:$dlogits);
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $g attr-dict `:` type($logits) `,` type($labels)
+    `,` type($g) `->` type($loss) `,` type($dlogits)
+  }];
+}
+
 def Graph_SliceBackwardOp : Graph_GradOp<"slice_backward"> {
   let summary = "Cotangent of slice's input: g scattered back, zeros elsewhere";
   let description = [{

@@ -16,8 +16,8 @@ using namespace ampc::graph;
 bool ampc::graph::computesInFP32(Operation *op) {
   if (auto ce = dyn_cast<CrossEntropyOp>(op)) // probability labels: no
     return isa<IntegerType>(elementTypeOf(ce.getLabels()));
-  return isa<CrossEntropyBackwardOp, LayerNormOp, LayerNormBackwardOp,
-             RmsNormOp, RmsNormBackwardOp>(op);
+  return isa<CrossEntropyBackwardOp, CrossEntropyWithGradOp, LayerNormOp,
+             LayerNormBackwardOp, RmsNormOp, RmsNormBackwardOp>(op);
 }
 
 LogicalResult ampc::graph::verifyPrecisionPin(Operation *op) {

@@ -11,6 +11,7 @@
 #include "runtime/numerics/Elementwise.h"
 #include "runtime/numerics/Exp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -112,6 +113,61 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
     int64_t y = p.labels[r]; // the label's term once more, with the hit
     d[y] = coef * ((num::expFloat(x[y] - lse) - uniform) - hit);
   }
+  fd.commit();
+}
+
+// in: logits, labels, g; out: loss, dlogits. crossEntropyKernel's loss and
+// crossEntropyBackwardKernel's dlogits from one log-sum-exp per row, with
+// the same arithmetic in the same order (bitwise the same). dlogits may be
+// the logits' buffer (the memory plan writes it over them): a row's logits
+// are all read before its gradient is written, and ignored rows are zeroed
+// row by row, not up front.
+void crossEntropyWithGradKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs) {
+  constexpr std::string_view op = "graph.cross_entropy_with_grad";
+  const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
+  const TensorRef &g = required(op, in, 2);
+  const TensorRef &y = required(op, out, 0), &dx = required(op, out, 1);
+  crossEntropyForward(op, logits, lab, y, attrs);
+  CeProblem p = ceProblem(
+      op, crossEntropyBackward(op, logits, lab, g, dx, attrs), lab);
+  FloatIn fx(logits), fg(g);
+  FloatOut fd(dx);
+  float counted = 0.0f;
+  for (int64_t label : p.labels)
+    counted += label != p.ignore ? 1.0f : 0.0f;
+  float coef = fg[0] / counted;
+  float hit = float(1.0 - p.smoothing);
+  float uniform = float(p.smoothing / double(p.classes));
+  std::vector<float> e(size_t(p.classes));
+  float nll = 0.0f, smooth = 0.0f;
+  for (int64_t r = 0; r < p.rows; ++r) {
+    float *d = fd.data() + r * p.classes;
+    int64_t label = p.labels[r];
+    if (label == p.ignore) {
+      std::fill(d, d + p.classes, 0.0f);
+      continue;
+    }
+    const float *x = fx.data() + r * p.classes;
+    float lse = logSumExp(x, p.classes, e.data());
+    float xy = x[label];
+    nll -= xy - lse;
+    if (p.smoothing > 0.0) {
+      float s = 0.0f;
+      for (int64_t j = 0; j < p.classes; ++j)
+        s += x[j] - lse;
+      smooth -= s;
+    }
+    for (int64_t j = 0; j < p.classes; ++j) // x[j] read, then d[j] written
+      d[j] = coef * (num::expFloat(x[j] - lse) - uniform);
+    d[label] = coef * ((num::expFloat(xy - lse) - uniform) - hit);
+  }
+  float loss = nll / counted;
+  if (p.smoothing > 0.0)
+    loss = float(1.0 - p.smoothing) * loss +
+           (smooth / counted) * float(p.smoothing / double(p.classes));
+  narrow(&loss, y);
   fd.commit();
 }
 

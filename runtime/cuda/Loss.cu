@@ -124,6 +124,43 @@ __global__ void ceBackwardFused(const void *x, int tx, const void *labels,
   }
 }
 
+// cross_entropy_with_grad's row pass: ceRows' per-row terms and
+// ceBackwardFused's gradient from one log-sum-exp, so the logits are read
+// once (the row's re-reads mostly from cache). dx may be x itself (the
+// memory plan writes dlogits over the logits): every element is read by the
+// thread that writes it, and the label's logit is read before the barrier
+// that precedes the writes. The same arithmetic in the same order as
+// ceRows and ceBackwardFused, so bitwise the same loss and dlogits.
+__global__ void ceRowsGrad(const void *x, int tx, const void *labels, int tl,
+                           const void *g, int tg, const float *count,
+                           void *dx, int tdx, int64_t c, int64_t ignore,
+                           float hit, float uniform, float *nll,
+                           float *smooth, float *counted) {
+  int64_t r = blockIdx.x, base = r * c;
+  int64_t y = ldId(labels, tl, r);
+  bool ok = y != ignore && y >= 0 && y < c; // the same for the whole block
+  float sx;
+  float lse = rowLogSumExp<true>(x, tx, base, c, &sx);
+  if (threadIdx.x == 0) {
+    nll[r] = ok ? lse - ld(x, tx, base + y) : 0.0f;
+    smooth[r] = ok ? float(c) * lse - sx : 0.0f;
+    counted[r] = ok ? 1.0f : 0.0f;
+  }
+  __syncthreads(); // x[y] is read before anything is written over it
+  if (!ok) {
+    for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
+      st(dx, tdx, base + j, 0.0f);
+    return;
+  }
+  float coef = ld(g, tg, 0) / *count;
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
+    float t = expf(ld(x, tx, base + j) - lse) - uniform;
+    if (j == y)
+      t -= hit;
+    st(dx, tdx, base + j, coef * t);
+  }
+}
+
 // AMPC_CUDA_CE_BACKWARD: unset, "" or "fused": ceCount + ceBackwardFused
 // (two launches); "rows": ceRows + ceFinish + ceBackwardRows, the path
 // before (kept to isolate a difference on a GPU). Read at each call, so a
@@ -272,6 +309,45 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
       int(g.dtype), p.lse, p.count, dx.data, int(dx.dtype), p.classes,
       p.ignore, float(1.0 - p.smoothing),
       float(p.smoothing / double(p.classes)));
+  checkLaunch(op.data());
+}
+
+// AMPC_CUDA_CROSS_ENTROPY: unset, "" or "one-pass": ceCount, ceRowsGrad,
+// ceFinish; "separate": cross_entropy's kernels, then cross_entropy_
+// backward's (which read dx's logits before writing them, so dlogits may
+// still be the logits' buffer). Read at each call, so a test can run both.
+void crossEntropyWithGradKernel(std::span<const TensorRef> in,
+                                std::span<const TensorRef> out,
+                                const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.cross_entropy_with_grad";
+  const TensorRef &logits = required(op, in, 0), &lab = required(op, in, 1);
+  const TensorRef &g = required(op, in, 2);
+  const TensorRef &y = required(op, out, 0), &dx = required(op, out, 1);
+  kernels::detail::crossEntropyForward(op, logits, lab, y, attrs);
+  const kernels::detail::CrossEntropyShape shape =
+      kernels::detail::crossEntropyBackward(op, logits, lab, g, dx, attrs);
+  if (kernels::envChoice("AMPC_CUDA_CROSS_ENTROPY",
+                         {"one-pass", "separate"}) == 1) {
+    TensorRef fwdIn[] = {logits, lab}, bwdIn[] = {logits, lab, g};
+    crossEntropyKernel(fwdIn, std::span(&y, 1), attrs, stream);
+    crossEntropyBackwardKernel(bwdIn, std::span(&dx, 1), attrs, stream);
+    return;
+  }
+  auto *s = static_cast<float *>(
+      scratch(size_t(3 * shape.rows + 1) * sizeof(float), op, stream));
+  float *nll = s, *smooth = s + shape.rows, *counted = s + 2 * shape.rows,
+        *count = s + 3 * shape.rows;
+  ceCount<<<1, 1024, 0, stream>>>(lab.data, int(lab.dtype), shape.rows,
+                                  shape.classes, shape.ignore, count);
+  if (shape.rows > 0)
+    ceRowsGrad<<<unsigned(shape.rows), kThreads, 0, stream>>>(
+        logits.data, int(logits.dtype), lab.data, int(lab.dtype), g.data,
+        int(g.dtype), count, dx.data, int(dx.dtype), shape.classes,
+        shape.ignore, float(1.0 - shape.smoothing),
+        float(shape.smoothing / double(shape.classes)), nll, smooth, counted);
+  ceFinish<<<1, 1024, 0, stream>>>(nll, smooth, counted, shape.rows,
+                                   shape.smoothing, shape.classes, y.data,
+                                   int(y.dtype), nullptr);
   checkLaunch(op.data());
 }
 

@@ -35,3 +35,35 @@ func.func @alias_keeps_alive(%x: tensor<4xf32>) -> (tensor<2x2xf32>, tensor<4xf1
   %e = graph.neg %h : tensor<4xf16>
   return %r, %e : tensor<2x2xf32>, tensor<4xf16>
 }
+
+// -----
+
+// cross_entropy_with_grad writes dlogits over the logits when nothing reads
+// the logits after it (same size); the loss gets space of its own.
+// CHECK-LABEL: func.func @ce_in_place(
+// CHECK-SAME: kernel.arena_size = 320 : i64, kernel.arena_size_no_reuse = 576 : i64
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 0>}
+// CHECK: graph.cross_entropy_with_grad %{{.*}} {kernel.offsets = array<i64: 256, 0>}
+func.func @ce_in_place(%x: tensor<4x16xf32>, %y: tensor<4xi64>, %g: tensor<f32>) -> (tensor<f32>, tensor<4x16xf32>) {
+  %z = graph.exp %x : tensor<4x16xf32>
+  %l, %dz = graph.cross_entropy_with_grad %z, %y, %g : tensor<4x16xf32>, tensor<4xi64>, tensor<f32> -> tensor<f32>, tensor<4x16xf32>
+  return %l, %dz : tensor<f32>, tensor<4x16xf32>
+}
+
+// -----
+
+// Logits read later (here through a reshape: the model's logits output),
+// or of another size than dlogits: dlogits gets a buffer of its own.
+// CHECK-LABEL: func.func @ce_not_in_place(
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 0>}
+// CHECK: graph.cross_entropy_with_grad %{{.*}} {kernel.offsets = array<i64: 256, 320>}
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 576>}
+// CHECK: graph.cross_entropy_with_grad %{{.*}} {kernel.offsets = array<i64: 832, 896>}
+func.func @ce_not_in_place(%x: tensor<4x16xf32>, %y: tensor<4xi64>, %g: tensor<f32>) -> (tensor<f32>, tensor<4x16xf32>, tensor<64xf32>, tensor<f32>, tensor<4x16xbf16>) {
+  %z = graph.exp %x : tensor<4x16xf32>
+  %r = graph.reshape %z : tensor<4x16xf32> -> tensor<64xf32>
+  %l, %dz = graph.cross_entropy_with_grad %z, %y, %g : tensor<4x16xf32>, tensor<4xi64>, tensor<f32> -> tensor<f32>, tensor<4x16xf32>
+  %z2 = graph.exp %x : tensor<4x16xf32>
+  %l2, %dz2 = graph.cross_entropy_with_grad %z2, %y, %g : tensor<4x16xf32>, tensor<4xi64>, tensor<f32> -> tensor<f32>, tensor<4x16xbf16>
+  return %l, %dz, %r, %l2, %dz2 : tensor<f32>, tensor<4x16xf32>, tensor<64xf32>, tensor<f32>, tensor<4x16xbf16>
+}

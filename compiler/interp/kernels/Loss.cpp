@@ -92,8 +92,9 @@ KernelResult crossEntropy(const OpContext &ctx, std::span<const Tensor> in) {
 
 // cross_entropy_backward(logits, labels, g) -> dlogits:
 //   g * (softmax - ((1 - eps) onehot(y) + eps / C)) / count, 0 on ignored rows.
-KernelResult crossEntropyBackward(const OpContext &ctx,
-                                  std::span<const Tensor> in) {
+// |k|: the op's result that dlogits is (1 for cross_entropy_with_grad).
+mlir::FailureOr<Tensor> ceGradient(const OpContext &ctx,
+                                   std::span<const Tensor> in, unsigned k) {
   const Tensor &logits = in[0], &labels = in[1];
   double g = in[2].f[0];
   CeSpec s(ctx, logits);
@@ -103,7 +104,7 @@ KernelResult crossEntropyBackward(const OpContext &ctx,
       return mlir::failure();
     count += labels.i[r] != s.ignore;
   }
-  Tensor out = ctx.makeResult();
+  Tensor out = ctx.makeResult(k);
   for (int64_t r = 0; r < s.rows; ++r) {
     int64_t y = labels.i[r];
     if (y == s.ignore)
@@ -117,7 +118,28 @@ KernelResult crossEntropyBackward(const OpContext &ctx,
           g * (std::exp(z[j] - lse) - target) / double(count);
     }
   }
-  return one(std::move(out));
+  return out;
+}
+
+KernelResult crossEntropyBackward(const OpContext &ctx,
+                                  std::span<const Tensor> in) {
+  mlir::FailureOr<Tensor> d = ceGradient(ctx, in, 0);
+  if (mlir::failed(d))
+    return mlir::failure();
+  return one(std::move(*d));
+}
+
+// cross_entropy_with_grad(logits, labels, g) -> (loss, dlogits): the two
+// ops' values (graph-fuse-cross-entropy).
+KernelResult crossEntropyWithGrad(const OpContext &ctx,
+                                  std::span<const Tensor> in) {
+  KernelResult loss = crossEntropy(ctx, in.first(2));
+  if (mlir::failed(loss))
+    return loss;
+  mlir::FailureOr<Tensor> d = ceGradient(ctx, in, 1);
+  if (mlir::failed(d))
+    return mlir::failure();
+  return several(std::move((*loss)[0]), std::move(*d));
 }
 
 KernelResult mseLoss(const OpContext &ctx, std::span<const Tensor> in) {
@@ -160,6 +182,7 @@ KernelResult regressionLoss(const OpContext &ctx, std::span<const Tensor> in) {
 void ampc::interp::registerLossKernels(KernelTable &t) {
   t["graph.cross_entropy"] = crossEntropy;
   t["graph.cross_entropy_backward"] = crossEntropyBackward;
+  t["graph.cross_entropy_with_grad"] = crossEntropyWithGrad;
   t["graph.mse_loss"] = mseLoss;
   t["graph.l1_loss"] = regressionLoss<ampc::num::RegressionLoss::L1>;
   t["graph.smooth_l1_loss"] =
