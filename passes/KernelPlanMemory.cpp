@@ -141,15 +141,22 @@ private:
   std::map<int64_t, std::set<int64_t>> gaps; // offsets by length
 };
 
-void planBlock(Block &block, Operation *holder) {
+// |evaluation|: the model's own block, which the emitters print as the
+// evaluation forward, where dropout is off and its result aliases its
+// operand (EmitBlock.cpp's "no copy") like a reshape's.
+void planBlock(Block &block, Operation *holder, bool evaluation) {
+  auto aliases = [&](Operation &op) {
+    return isa<graph::ReshapeOp>(op) ||
+           (evaluation && isa<graph::DropoutOp>(op));
+  };
   MLIRContext *ctx = holder->getContext();
   DenseMap<Operation *, size_t> position;
   size_t n = 0;
   for (Operation &op : block)
     position[&op] = n++;
 
-  // Reshapes alias their operand: the root buffer lives until the last use
-  // of any alias.
+  // Reshapes (and evaluation's dropout) alias their operand: the root
+  // buffer lives until the last use of any alias.
   DenseMap<Value, Value> rootOf;
   auto root = [&](Value v) {
     auto it = rootOf.find(v);
@@ -157,7 +164,7 @@ void planBlock(Block &block, Operation *holder) {
   };
   DenseMap<Value, size_t> end;
   for (Operation &op : block) {
-    if (isa<graph::ReshapeOp>(op))
+    if (aliases(op))
       rootOf[op.getResult(0)] = root(op.getOperand(0));
     for (Value r : op.getResults()) {
       size_t last = position[&op];
@@ -201,7 +208,7 @@ void planBlock(Block &block, Operation *holder) {
     }
     SmallVector<int64_t> offsets;
     for (auto [k, r] : llvm::enumerate(op.getResults())) {
-      if (isa<graph::ReshapeOp>(op) || !isa<RankedTensorType>(r.getType())) {
+      if (aliases(op) || !isa<RankedTensorType>(r.getType())) {
         offsets.push_back(-1);
         continue;
       }
@@ -230,9 +237,9 @@ struct KernelPlanMemoryPass
   void runOnOperation() override {
     for (Operation &op : getOperation().getBody()->getOperations()) {
       if (auto fn = dyn_cast<func::FuncOp>(op); fn && !fn.isExternal())
-        planBlock(fn.getBody().front(), fn);
+        planBlock(fn.getBody().front(), fn, /*evaluation=*/false);
       else if (auto model = dyn_cast<graph::ModelOp>(op))
-        planBlock(model.getBlock(), model);
+        planBlock(model.getBlock(), model, /*evaluation=*/true);
     }
   }
 };

@@ -67,3 +67,35 @@ func.func @ce_not_in_place(%x: tensor<4x16xf32>, %y: tensor<4xi64>, %g: tensor<f
   %l2, %dz2 = graph.cross_entropy_with_grad %z2, %y, %g : tensor<4x16xf32>, tensor<4xi64>, tensor<f32> -> tensor<f32>, tensor<4x16xbf16>
   return %l, %dz, %r, %l2, %dz2 : tensor<f32>, tensor<4x16xf32>, tensor<64xf32>, tensor<f32>, tensor<4x16xbf16>
 }
+
+// -----
+
+// The model's own block is the evaluation forward, where dropout is off and
+// its result is its operand (the emitters print no copy): the buffer of
+// %a lives until %b has read it through the dropout, so %b cannot take its
+// place. In a function (the training step) dropout writes a buffer.
+// CHECK-LABEL: graph.model @eval_dropout
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 0>}
+// CHECK: graph.dropout %{{.*}} {kernel.offsets = array<i64: -1>, key = 1 : i64, p = 5.000000e-01 : f64}
+// CHECK: graph.neg %{{.*}} {kernel.offsets = array<i64: 256>}
+graph.model @eval_dropout {
+  %x = graph.input "x" : tensor<64xf32>
+  %a = graph.exp %x : tensor<64xf32>
+  %d = graph.dropout %a {p = 0.5, key = 1} : tensor<64xf32>
+  %b = graph.neg %d : tensor<64xf32>
+  %l = graph.reduce_sum %b : tensor<64xf32> -> tensor<f32>
+  graph.output loss = %l : tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @train_dropout(
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 0>}
+// CHECK: graph.dropout %{{.*}} {kernel.offsets = array<i64: 256>, key = 1 : i64, p = 5.000000e-01 : f64}
+// CHECK: graph.neg %{{.*}} {kernel.offsets = array<i64: 0>}
+func.func @train_dropout(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %a = graph.exp %x : tensor<64xf32>
+  %d = graph.dropout %a {p = 0.5, key = 1} : tensor<64xf32>
+  %b = graph.neg %d : tensor<64xf32>
+  return %b : tensor<64xf32>
+}
