@@ -11,6 +11,10 @@
 // and the backward packed_attention_stats_backward, which reads o and them.
 // The values are unchanged: the CPU library and the interpreter compute the
 // backward as before (bitwise), only the CUDA flash path reads o and stats.
+// scaled_dot_product_attention and its backward (attention on separate q,
+// k, v: llama's, after RoPE) get the same rewrite where neither has a mask
+// and the forward no dropout: scaled_dot_product_attention_stats (stats f32
+// [B, Hq, T]) and scaled_dot_product_attention_stats_backward.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphGradOps.h"
@@ -60,6 +64,72 @@ PackedAttentionStatsOp statsFor(PackedAttentionBackwardOp bw) {
   return {};
 }
 
+// |op|, on bw's q, attends with bw's k, v, causal flag and scale, in its
+// block before it.
+bool sameAttention(Operation *op, Value k, Value v, bool causal,
+                   FloatAttr scale, ScaledDotProductAttentionBackwardOp bw) {
+  return op->getBlock() == bw->getBlock() && op->isBeforeInBlock(bw) &&
+         k == bw.getK() && v == bw.getV() && causal == bw.getCausal() &&
+         scale == bw.getScaleAttr();
+}
+
+// The stats op serving |bw|: one made for another backward of the same
+// forward, or the forward rewritten.
+ScaledDotProductAttentionStatsOp sdpaStatsFor(
+    ScaledDotProductAttentionBackwardOp bw) {
+  for (Operation *user : bw.getQ().getUsers()) {
+    auto s = dyn_cast<ScaledDotProductAttentionStatsOp>(user);
+    if (s && s.getQ() == bw.getQ() &&
+        sameAttention(s, s.getK(), s.getV(), s.getCausal(), s.getScaleAttr(),
+                      bw))
+      return s;
+  }
+  for (Operation *user : bw.getQ().getUsers()) {
+    auto f = dyn_cast<ScaledDotProductAttentionOp>(user);
+    if (!f || f.getQuery() != bw.getQ() || f.getMask() ||
+        f.getDropoutP().convertToDouble() != 0.0 ||
+        !sameAttention(f, f.getKey(), f.getValue(), f.getCausal(),
+                       f.getScaleAttr(), bw))
+      continue;
+    OpBuilder b(f);
+    auto q = cast<RankedTensorType>(f.getQuery().getType()).getShape();
+    auto statsType =
+        RankedTensorType::get({q[0], q[1], q[2]}, b.getF32Type());
+    SmallVector<NamedAttribute> attrs;
+    for (NamedAttribute a : f->getAttrs())
+      if (a.getName() != f.getDropoutPAttrName())
+        attrs.push_back(a);
+    auto s = ScaledDotProductAttentionStatsOp::create(
+        b, f.getLoc(), TypeRange{f.getResult().getType(), statsType},
+        ValueRange{f.getQuery(), f.getKey(), f.getValue()}, attrs);
+    f.getResult().replaceAllUsesWith(s.getResult());
+    f->erase();
+    return s;
+  }
+  return {};
+}
+
+void saveSdpaStats(Operation *root) {
+  SmallVector<ScaledDotProductAttentionBackwardOp> bws;
+  root->walk([&](ScaledDotProductAttentionBackwardOp op) {
+    if (!op.getMask())
+      bws.push_back(op);
+  });
+  for (ScaledDotProductAttentionBackwardOp bw : bws) {
+    ScaledDotProductAttentionStatsOp stats = sdpaStatsFor(bw);
+    if (!stats)
+      continue;
+    OpBuilder b(bw);
+    auto nb = ScaledDotProductAttentionStatsBackwardOp::create(
+        b, bw.getLoc(), bw->getResultTypes(),
+        ValueRange{bw.getQ(), bw.getK(), bw.getV(), stats.getResult(),
+                   stats.getStats(), bw.getG()},
+        bw->getAttrs());
+    bw->replaceAllUsesWith(nb->getResults());
+    bw->erase();
+  }
+}
+
 void saveStats(Operation *root) {
   SmallVector<PackedAttentionBackwardOp> bws;
   root->walk([&](PackedAttentionBackwardOp op) { bws.push_back(op); });
@@ -80,7 +150,10 @@ void saveStats(Operation *root) {
 
 struct GraphSaveAttentionStatsPass
     : ampc::impl::GraphSaveAttentionStatsBase<GraphSaveAttentionStatsPass> {
-  void runOnOperation() override { saveStats(getOperation()); }
+  void runOnOperation() override {
+    saveStats(getOperation());
+    saveSdpaStats(getOperation());
+  }
 };
 
 } // namespace

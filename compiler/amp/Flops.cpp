@@ -16,6 +16,14 @@ static ArrayRef<int64_t> shape(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
+// Attention over q [B, H, T, D], k [B, Hkv, S, D], v [B, Hkv, S, E]: q k^T,
+// scale + softmax (~5 per score), p v.
+static double attentionFlops(Value query, Value key, Value value) {
+  ArrayRef<int64_t> q = shape(query), k = shape(key), v = shape(value);
+  double scores = double(q[0]) * q[1] * q[2] * k[2];
+  return 2.0 * scores * q[3] + 5.0 * scores + 2.0 * scores * v[3];
+}
+
 double ampc::estimateFlops(Operation *op) {
   return llvm::TypeSwitch<Operation *, double>(op)
       // [.., M, K] x [.., K, N]: 2*K flops per output element (K is the
@@ -43,11 +51,10 @@ double ampc::estimateFlops(Operation *op) {
                (o.getBias() ? numel(o.getResult()) : 0.0);
       })
       .Case([](ScaledDotProductAttentionOp o) {
-        ArrayRef<int64_t> q = shape(o.getQuery()), k = shape(o.getKey()),
-                          v = shape(o.getValue());
-        double scores = double(q[0]) * q[1] * q[2] * k[2];
-        // q k^T, scale + softmax (~5 per score), p v.
-        return 2.0 * scores * q[3] + 5.0 * scores + 2.0 * scores * v[3];
+        return attentionFlops(o.getQuery(), o.getKey(), o.getValue());
+      })
+      .Case([](ScaledDotProductAttentionStatsOp o) {
+        return attentionFlops(o.getQ(), o.getK(), o.getV());
       })
       .Case<PackedAttentionOp, PackedAttentionStatsOp>([](auto o) {
         // As scaled_dot_product_attention on q, k, v [B, H, T, D].

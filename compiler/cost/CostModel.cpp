@@ -138,16 +138,23 @@ ampc::rt::DType dtypeOf(Value v) {
 // written and read once). FLOPs as the math path's GEMMs, but over the
 // scores a causal mask keeps (cuDNN skips the masked tiles; the math path
 // computes them all).
-bool flashAttention(Operation *op, bool backward, std::vector<Launch> &out) {
+// scaled_dot_product_attention_stats and its backward (|saved|, graph-save-
+// attention-stats): the forward also writes the statistics and the
+// backward reads them with o (operands q, k, v, o, stats, g) instead of
+// running the forward again.
+bool flashAttention(Operation *op, bool backward, std::vector<Launch> &out,
+                    bool saved = false) {
   Value q = op->getOperand(0), k = op->getOperand(1), v = op->getOperand(2);
   ArrayRef<int64_t> qs = shape(q), vs = shape(v);
   int64_t d = qs.back(), e = vs.back();
-  bool masked = op->getNumOperands() > (backward ? 4u : 3u);
+  bool masked = !saved && op->getNumOperands() > (backward ? 4u : 3u);
+  Value gy = backward ? op->getOperand(saved ? 5 : 3) : Value();
   std::vector<ampc::rt::DType> others = {dtypeOf(k), dtypeOf(v)};
   if (backward)
-    others.push_back(dtypeOf(op->getOperand(3)));
+    others.push_back(dtypeOf(gy));
   for (Value r : op->getResults())
-    others.push_back(dtypeOf(r));
+    if (backward || r == op->getResult(0)) // not the f32 statistics
+      others.push_back(dtypeOf(r));
   // The shared rule, one operand type at a time.
   for (ampc::rt::DType t : others)
     if (!ampc::kernels::flashAttentionEligible(dtypeOf(q), {t}, d, e, masked))
@@ -165,23 +172,28 @@ bool flashAttention(Operation *op, bool backward, std::vector<Launch> &out) {
   double fwdFlops = 2 * scores * double(d + e);
   double oBytes = rows * double(e) * elementBytes(q), stats = rows * 4;
   if (!backward) {
-    out.push_back(gemm("cudnnFlashAttention", qkv,
-                       tensorBytes(op->getResult(0)), fwdFlops, true));
+    out.push_back(gemm(saved ? "cudnnFlashAttention (stats)"
+                             : "cudnnFlashAttention",
+                       qkv, tensorBytes(op->getResult(0)) + (saved ? stats : 0),
+                       fwdFlops, true));
     return true;
   }
-  out.push_back(gemm("cudnnFlashAttention (recompute)", qkv, oBytes + stats,
-                     fwdFlops, true));
+  if (!saved)
+    out.push_back(gemm("cudnnFlashAttention (recompute)", qkv, oBytes + stats,
+                       fwdFlops, true));
   double dqAccumulator = numel(q) * 4, rowDot = rows * 4;
   out.push_back(gemm("cudnnFlashAttentionBackward",
-                     qkv + oBytes + tensorBytes(op->getOperand(3)) + stats +
-                         dqAccumulator + rowDot,
+                     qkv + oBytes + tensorBytes(gy) + stats + dqAccumulator +
+                         rowDot,
                      sumBytes(op->getResults()) + dqAccumulator + rowDot,
                      2 * scores * double(3 * d + 2 * e), true));
   return true;
 }
 
-// Attention.cu: the math path, scores materialised in FP32 plus a half copy.
-void attention(Operation *op, bool backward, std::vector<Launch> &out) {
+// Attention.cu: the math path, scores materialised in FP32 plus a half copy
+// (also the stats ops' off the flash path, |saved|: no mask, g operand 5).
+void attention(Operation *op, bool backward, std::vector<Launch> &out,
+               bool saved = false) {
   Value q = op->getOperand(0), k = op->getOperand(1), v = op->getOperand(2);
   ArrayRef<int64_t> qs = shape(q), ks = shape(k), vs = shape(v);
   double t = double(qs[qs.size() - 2]), d = double(qs.back());
@@ -194,7 +206,7 @@ void attention(Operation *op, bool backward, std::vector<Launch> &out) {
   // optional mask (read once; its broadcast re-reads hit the cache). Under
   // grouped-query attention k and v are smaller, the scores are not.
   unsigned maskAt = backward ? 4 : 3;
-  double maskBytes = op->getNumOperands() > maskAt
+  double maskBytes = !saved && op->getNumOperands() > maskAt
                          ? tensorBytes(op->getOperand(maskAt))
                          : 0.0;
   out.push_back(gemm("gemm QK^T", tensorBytes(q) + tensorBytes(k), p32,
@@ -206,7 +218,7 @@ void attention(Operation *op, bool backward, std::vector<Launch> &out) {
                        tensorBytes(op->getResult(0)), 2 * scores * e, half));
     return;
   }
-  Value gy = op->getOperand(3);
+  Value gy = op->getOperand(saved ? 5 : 3);
   Value dq = op->getResult(0), dk = op->getResult(1), dv = op->getResult(2);
   out.push_back(gemm("gemm dV = P^T G", pLow + tensorBytes(gy),
                      tensorBytes(dv), 2 * scores * e, half));
@@ -583,6 +595,14 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     if (state.target == Target::Cuda && flashAttention(op, backward, out))
       return;
     return attention(op, backward, out);
+  }
+  if (name == "graph.scaled_dot_product_attention_stats" ||
+      name == "graph.scaled_dot_product_attention_stats_backward") {
+    bool backward = name.ends_with("_backward");
+    if (state.target == Target::Cuda &&
+        flashAttention(op, backward, out, /*saved=*/true))
+      return;
+    return attention(op, backward, out, /*saved=*/true);
   }
   if (name == "graph.packed_attention" ||
       name == "graph.packed_attention_backward")

@@ -422,6 +422,53 @@ LogicalResult PackedAttentionStatsBackwardOp::verify() {
                     {s[0], s[1], s[2] / 3});
 }
 
+namespace {
+
+// q, k, v of an attention without a mask, of one element type, and |stats|
+// f32 [B, Hq, T].
+LogicalResult verifyAttentionStats(Operation *op, Value q, Value k, Value v,
+                                   Value stats) {
+  if (failed(sameElementType(op, q, "q", k, "k")) ||
+      failed(sameElementType(op, q, "q", v, "v")))
+    return failure();
+  std::string err = attentionOperandError(q, k, v, Value());
+  if (!err.empty())
+    return op->emitOpError() << err;
+  if (!tensorOf(stats).getElementType().isF32())
+    return op->emitOpError() << "stats must be f32, got "
+                             << tensorOf(stats).getElementType();
+  auto qs = tensorOf(q).getShape();
+  return checkShape(op, "stats ([B, Hq, T])", stats, {qs[0], qs[1], qs[2]});
+}
+
+// The attention result's shape [B, Hq, T, E].
+SmallVector<int64_t> attentionResultShape(Value q, Value v) {
+  auto qs = tensorOf(q).getShape(), vs = tensorOf(v).getShape();
+  return {qs[0], qs[1], qs[2], vs[3]};
+}
+
+} // namespace
+
+LogicalResult ScaledDotProductAttentionStatsOp::verify() {
+  if (failed(verifyAttentionStats(*this, getQ(), getK(), getV(), getStats())) ||
+      failed(sameElementType(*this, getQ(), "q", getResult(), "result")))
+    return failure();
+  return checkShape(*this, "the result", getResult(),
+                    attentionResultShape(getQ(), getV()));
+}
+
+LogicalResult ScaledDotProductAttentionStatsBackwardOp::verify() {
+  if (failed(verifyAttentionStats(*this, getQ(), getK(), getV(), getStats())) ||
+      failed(sameType(*this, getQ(), "q", getDq(), "dq")) ||
+      failed(sameType(*this, getK(), "k", getDk(), "dk")) ||
+      failed(sameType(*this, getV(), "v", getDv(), "dv")) ||
+      failed(sameElementType(*this, getQ(), "q", getG(), "g")) ||
+      failed(sameType(*this, getG(), "g", getO(), "o")))
+    return failure();
+  return checkShape(*this, "g (the attention result's shape)", getG(),
+                    attentionResultShape(getQ(), getV()));
+}
+
 LogicalResult ScaledDotProductAttentionBackwardOp::verify() {
   if (failed(sameType(*this, getQ(), "q", getDq(), "dq")) ||
       failed(sameType(*this, getK(), "k", getDk(), "dk")) ||

@@ -445,6 +445,58 @@ def Graph_PackedAttentionBackwardOp
   }];
 }
 
+def Graph_ScaledDotProductAttentionStatsOp
+    : Graph_GradOp<"scaled_dot_product_attention_stats"> {
+  let summary = "scaled_dot_product_attention that also saves its softmax statistics";
+  let description = [{
+    `q: [B, Hq, T, D]`, `k: [B, Hkv, S, D]`, `v: [B, Hkv, S, E]` ->
+    `result: [B, Hq, T, E]` (exactly scaled_dot_product_attention's without
+    a mask or dropout) and `stats: [B, Hq, T]` f32, the log-sum-exp of each
+    query row's scaled (and causally masked) scores, which flash attention's
+    backward reads instead of running the forward again.
+    graph-save-attention-stats makes it from an attention whose backward is
+    in the same function; not differentiable itself.
+
+    ```mlir
+    %o, %stats = graph.scaled_dot_product_attention_stats %q, %k, %v {causal} : tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16> -> tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k,
+      Graph_FloatTensor:$v, UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Graph_FloatTensor:$result, Graph_FloatTensor:$stats);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `,` type($v) `->`
+    type($result) `,` type($stats)
+  }];
+}
+
+def Graph_ScaledDotProductAttentionStatsBackwardOp
+    : Graph_GradOp<"scaled_dot_product_attention_stats_backward"> {
+  let summary = "scaled_dot_product_attention_backward from the forward's saved result";
+  let description = [{
+    scaled_dot_product_attention_backward's `dq`, `dk`, `dv` (no mask) with
+    the forward's result `o: [B, Hq, T, E]` and `stats: [B, Hq, T]`
+    (scaled_dot_product_attention_stats) as extra operands, so that a flash
+    backward reads them instead of recomputing them. The values are the
+    backward's whatever the kernel reads (the CPU library and the
+    interpreter ignore o and stats).
+
+    ```mlir
+    %dq, %dk, %dv = graph.scaled_dot_product_attention_stats_backward %q, %k, %v, %o, %stats, %g {causal} : tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xbf16> -> tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k,
+      Graph_FloatTensor:$v, Graph_FloatTensor:$o, Graph_FloatTensor:$stats,
+      Graph_FloatTensor:$g, UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Graph_FloatTensor:$dq, Graph_FloatTensor:$dk,
+                      Graph_FloatTensor:$dv);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $o `,` $stats `,` $g attr-dict `:` type($q) `,`
+    type($k) `,` type($v) `,` type($o) `,` type($stats) `,` type($g) `->`
+    type($dq) `,` type($dk) `,` type($dv)
+  }];
+}
+
 def Graph_PackedAttentionStatsOp
     : Graph_GradOp<"packed_attention_stats"> {
   let summary = "packed_attention that also saves its softmax statistics";

@@ -238,3 +238,42 @@ void packedAttentionStatsBackwardKernel(std::span<const TensorRef> in,
 }
 
 } // namespace ampc::cpu
+
+// scaled_dot_product_attention_stats and its backward (graph-save-
+// attention-stats on attention over separate q, k, v): the attention's
+// result and gradients (the same bits), and the statistics from the FP64
+// reference; the backward recomputes what o and stats hold.
+namespace ampc::cpu {
+
+// in: q, k, v; out: o, stats [B, Hq, T].
+void attentionStatsKernel(std::span<const TensorRef> in,
+                          std::span<const TensorRef> out, const Attrs &attrs) {
+  constexpr std::string_view op = "graph.scaled_dot_product_attention_stats";
+  const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
+                  &v = required(op, in, 2), &o = required(op, out, 0),
+                  &stats = required(op, out, 1);
+  AttnGeom g = attentionForward(op, q, k, v, o, attrs);
+  if (stats.dtype != DType::F32 || stats.numel() * q.shape[q.rank - 1] !=
+                                       q.numel())
+    fail(op, "stats must be f32 [B, Hq, T]");
+  attentionKernel(in.first(3), out.first(1), attrs);
+  FloatIn fq(q), fk(k);
+  // Per kv head, its |group| query heads: [batch, group, tq, D] against
+  // [batch, 1, S, D].
+  kernels::detail::attentionLogSumExp(fq.data(), fk.data(), g.batch, g.group,
+                                      1, g.tq, g.s, g.d, g.scale, g.causal,
+                                      static_cast<float *>(stats.data));
+}
+
+// in: q, k, v, o, stats, g; out: dq, dk, dv.
+void attentionStatsBackwardKernel(std::span<const TensorRef> in,
+                                  std::span<const TensorRef> out,
+                                  const Attrs &attrs) {
+  constexpr std::string_view op =
+      "graph.scaled_dot_product_attention_stats_backward";
+  TensorRef args[4] = {required(op, in, 0), required(op, in, 1),
+                       required(op, in, 2), required(op, in, 5)};
+  attentionBackwardKernel(args, out, attrs);
+}
+
+} // namespace ampc::cpu

@@ -384,4 +384,45 @@ void packedAttentionStatsBackwardKernel(std::span<const TensorRef> in,
   packedAttentionBackwardKernel(args, out, attrs, stream);
 }
 
+// scaled_dot_product_attention_stats and its backward: the same on separate
+// q, k, v. Off the flash path the forward leaves the statistics unwritten
+// and the backward is scaled_dot_product_attention_backward's.
+
+// in: q, k, v; out: o, stats.
+void attentionStatsKernel(std::span<const TensorRef> in,
+                          std::span<const TensorRef> out, const Attrs &attrs,
+                          cudaStream_t stream) {
+  constexpr std::string_view op = "graph.scaled_dot_product_attention_stats";
+  const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
+                  &v = required(op, in, 2), &o = required(op, out, 0),
+                  &stats = required(op, out, 1);
+  Geo g = kernels::detail::attentionForward(op, q, k, v, o, attrs);
+  if (flashForwardStats(q, k, v, o, stats, g.scale, g.causal, stream, op))
+    return;
+  attentionKernel(in.first(3), out.first(1), attrs, stream);
+}
+
+// in: q, k, v, o, stats, g; out: dq, dk, dv.
+void attentionStatsBackwardKernel(std::span<const TensorRef> in,
+                                  std::span<const TensorRef> out,
+                                  const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op =
+      "graph.scaled_dot_product_attention_stats_backward";
+  const TensorRef &q = required(op, in, 0), &k = required(op, in, 1),
+                  &v = required(op, in, 2), &o = required(op, in, 3),
+                  &stats = required(op, in, 4), &gy = required(op, in, 5);
+  const TensorRef *dq = optional(out, 0), *dk = optional(out, 1),
+                  *dv = optional(out, 2);
+  Geo g =
+      kernels::detail::attentionBackward(op, q, k, v, gy, dq, dk, dv, attrs);
+  // Without one of the gradients, the recomputing path (its scratch holds
+  // the gradient nobody asked for).
+  if (!recomputeStats() && dq && dk && dv &&
+      flashBackwardSaved(q, k, v, o, stats, gy, *dq, *dk, *dv, g.scale,
+                         g.causal, stream, op))
+    return;
+  TensorRef args[4] = {q, k, v, gy};
+  attentionBackwardKernel(args, out, attrs, stream);
+}
+
 } // namespace ampc::cuda

@@ -9,8 +9,9 @@
 // The backward op gets q, k, v and g only (runtime/kernels/Ops.def), so it
 // runs the forward again with its statistics (O and the per-row log-sum-exp
 // into scratch) before cuDNN's backward: traffic O(T * D) per row, no IR
-// change. packed_attention_stats (graph-save-attention-stats) writes them
-// in its forward instead, and its backward reads them. The backward asks for cuDNN's deterministic algorithm first (no
+// change. packed_attention_stats and scaled_dot_product_attention_stats
+// (graph-save-attention-stats) write them in their forward instead, and
+// their backward reads them. The backward asks for cuDNN's deterministic algorithm first (no
 // atomics in dQ, as conv2d's algorithms) and takes the default one where
 // that is not supported.
 //
@@ -107,7 +108,7 @@ std::string ineligible(const TensorRef &q, std::initializer_list<DType> others,
   return {};
 }
 
-// ineligible() for the packed ops with saved statistics: also |stats| f32
+// ineligible() for the ops with saved statistics: also |stats| f32
 // [B, heads, T] and 16-byte aligned.
 std::string statsIneligible(const TensorRef &qkv,
                             std::initializer_list<DType> others,
@@ -192,6 +193,33 @@ bool flashPackedBackwardSaved(const TensorRef &qkv, const TensorRef &o,
     return false;
   std::string why = statsIneligible(qkv, {o.dtype, g.dtype, dqkv.dtype}, {},
                                     stats, packedShape(qkv, heads));
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
+}
+
+bool flashForwardStats(const TensorRef &q, const TensorRef &k,
+                       const TensorRef &v, const TensorRef &o,
+                       const TensorRef &stats, float, bool, cudaStream_t,
+                       std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = statsIneligible(q, {k.dtype, v.dtype, o.dtype}, {}, stats,
+                                    shapeOf(q, k, v));
+  return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
+}
+
+bool flashBackwardSaved(const TensorRef &q, const TensorRef &k,
+                        const TensorRef &v, const TensorRef &o,
+                        const TensorRef &stats, const TensorRef &g,
+                        const TensorRef &dq, const TensorRef &dk,
+                        const TensorRef &dv, float, bool, cudaStream_t,
+                        std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  std::string why = statsIneligible(
+      q, {k.dtype, v.dtype, o.dtype, g.dtype, dq.dtype, dk.dtype, dv.dtype},
+      {}, stats, shapeOf(q, k, v));
   return refuse(mode, op, why.empty() ? "built without cuDNN's frontend" : why);
 }
 
@@ -405,25 +433,78 @@ void execute(const Plan &p, std::unordered_map<int64_t, void *> &pack,
 
 } // namespace
 
-bool flashForward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
-                  const TensorRef &o, float scale, bool causal, bool masked,
-                  cudaStream_t stream, std::string_view op) {
+// The forward; given |stats|, it also writes the softmax statistics there
+// (the kForwardStats plan) for the backward to read.
+static bool forward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                    const TensorRef &o, const TensorRef *stats, float scale,
+                    bool causal, bool masked, cudaStream_t stream,
+                    std::string_view op) {
   AttentionPath mode = attentionPath();
   if (mode == AttentionPath::Math)
     return false;
   Shape s = shapeOf(q, k, v);
-  std::string why = ineligible(q, {k.dtype, v.dtype, o.dtype}, {&q, &k, &v, &o},
-                               s, masked);
+  std::string why =
+      stats ? statsIneligible(q, {k.dtype, v.dtype, o.dtype}, {&q, &k, &v, &o},
+                              *stats, s)
+            : ineligible(q, {k.dtype, v.dtype, o.dtype}, {&q, &k, &v, &o}, s,
+                         masked);
   if (!why.empty())
     return refuse(mode, op, why);
   std::lock_guard<std::mutex> lock(cudnnMutex());
-  Plan &p = plan(kForward, q.dtype, s, scale, causal, stream, op);
+  Plan &p = plan(stats ? kForwardStats : kForward, q.dtype, s, scale, causal,
+                 stream, op);
   if (!p.usable)
     return refuse(mode, op, "cuDNN: " + p.why);
   void *ws = p.workspace ? scratch(size_t(p.workspace), op, stream) : nullptr;
   std::unordered_map<int64_t, void *> pack{
       {kQ, q.data}, {kK, k.data}, {kV, v.data}, {kO, o.data}};
+  if (stats)
+    pack[kStats] = stats->data;
   execute(p, pack, ws, stream, op);
+  return true;
+}
+
+bool flashForward(const TensorRef &q, const TensorRef &k, const TensorRef &v,
+                  const TensorRef &o, float scale, bool causal, bool masked,
+                  cudaStream_t stream, std::string_view op) {
+  return forward(q, k, v, o, nullptr, scale, causal, masked, stream, op);
+}
+
+bool flashForwardStats(const TensorRef &q, const TensorRef &k,
+                       const TensorRef &v, const TensorRef &o,
+                       const TensorRef &stats, float scale, bool causal,
+                       cudaStream_t stream, std::string_view op) {
+  return forward(q, k, v, o, &stats, scale, causal, false, stream, op);
+}
+
+bool flashBackwardSaved(const TensorRef &q, const TensorRef &k,
+                        const TensorRef &v, const TensorRef &o,
+                        const TensorRef &stats, const TensorRef &g,
+                        const TensorRef &dq, const TensorRef &dk,
+                        const TensorRef &dv, float scale, bool causal,
+                        cudaStream_t stream, std::string_view op) {
+  AttentionPath mode = attentionPath();
+  if (mode == AttentionPath::Math)
+    return false;
+  Shape s = shapeOf(q, k, v);
+  // The forward's conditions (flashForwardStats) and this call's own.
+  std::string why = statsIneligible(
+      q, {k.dtype, v.dtype, o.dtype, g.dtype, dq.dtype, dk.dtype, dv.dtype},
+      {&q, &k, &v, &o, &g, &dq, &dk, &dv}, stats, s);
+  if (!why.empty())
+    return refuse(mode, op, why);
+  std::lock_guard<std::mutex> lock(cudnnMutex());
+  BackwardPlans b = backwardPlans(q.dtype, s, scale, causal, stream, op);
+  if (!b.why.empty())
+    return refuse(mode, op, b.why);
+  void *workspace =
+      b.bwd->workspace ? scratch(size_t(b.bwd->workspace), op, stream)
+                       : nullptr;
+  std::unordered_map<int64_t, void *> bpack{
+      {kQ, q.data},         {kK, k.data},   {kV, v.data},
+      {kO, o.data},         {kG, g.data},   {kStats, stats.data},
+      {kDQ, dq.data},       {kDK, dk.data}, {kDV, dv.data}};
+  execute(*b.bwd, bpack, workspace, stream, op);
   return true;
 }
 

@@ -77,6 +77,22 @@ bool flashPackedBackwardSaved(const TensorRef &qkv, const TensorRef &o,
                               float scale, bool causal, cudaStream_t stream,
                               std::string_view op);
 
+// scaled_dot_product_attention_stats and its backward: flashForward that
+// also writes the statistics into |stats| [B, Hq, T], and the backward from
+// the saved o and statistics (all of dq, dk, dv given). The same guarantee
+// as the packed pair: the backward takes the flash path only where the
+// forward must have. False as flashForward.
+bool flashForwardStats(const TensorRef &q, const TensorRef &k,
+                       const TensorRef &v, const TensorRef &o,
+                       const TensorRef &stats, float scale, bool causal,
+                       cudaStream_t stream, std::string_view op);
+bool flashBackwardSaved(const TensorRef &q, const TensorRef &k,
+                        const TensorRef &v, const TensorRef &o,
+                        const TensorRef &stats, const TensorRef &g,
+                        const TensorRef &dq, const TensorRef &dk,
+                        const TensorRef &dv, float scale, bool causal,
+                        cudaStream_t stream, std::string_view op);
+
 } // namespace ampc::cuda::detail
 
 #endif

@@ -101,3 +101,56 @@ graph.model @two_backwards {
   %l = graph.add %l0, %l1 : tensor<bf16>, tensor<bf16> -> tensor<bf16>
   graph.output loss = %l : tensor<bf16>
 }
+
+// -----
+
+// Attention on separate q, k, v (grouped-query here): the forward becomes
+// scaled_dot_product_attention_stats (stats f32 [B, Hq, T]) and the
+// backward reads its o and stats.
+// CHECK-LABEL: graph.model @sdpa
+// CHECK: %[[O:.*]], %[[S:.*]] = graph.scaled_dot_product_attention_stats %[[Q:[^,]*]], %[[K:[^,]*]], %[[V:[^ ]*]] {amp.precision = "bf16", causal} : tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16> -> tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>
+// CHECK: graph.scaled_dot_product_attention_stats_backward %[[Q]], %[[K]], %[[V]], %[[O]], %[[S]], %{{.*}} {causal} : tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xbf16> -> tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>
+// CHECK-NOT: graph.scaled_dot_product_attention %
+// CHECK-NOT: graph.scaled_dot_product_attention_backward
+graph.model @sdpa {
+  %q = graph.input "q" : tensor<2x4x16x8xbf16>
+  %k = graph.input "k" : tensor<2x2x16x8xbf16>
+  %v = graph.input "v" : tensor<2x2x16x8xbf16>
+  %g = graph.input "g" : tensor<2x4x16x8xbf16>
+  %o = graph.scaled_dot_product_attention %q, %k, %v {amp.precision = "bf16", causal} : tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16> -> tensor<2x4x16x8xbf16>
+  %l0 = graph.reduce_sum %o : tensor<2x4x16x8xbf16> -> tensor<bf16>
+  %dq, %dk, %dv = graph.scaled_dot_product_attention_backward %q, %k, %v, %g {causal} : tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x4x16x8xbf16> -> tensor<2x4x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>
+  %l1 = graph.reduce_sum %dq : tensor<2x4x16x8xbf16> -> tensor<bf16>
+  %l2 = graph.reduce_sum %dk : tensor<2x2x16x8xbf16> -> tensor<bf16>
+  %l3 = graph.reduce_sum %dv : tensor<2x2x16x8xbf16> -> tensor<bf16>
+  %a = graph.add %l0, %l1 : tensor<bf16>, tensor<bf16> -> tensor<bf16>
+  %b = graph.add %l2, %l3 : tensor<bf16>, tensor<bf16> -> tensor<bf16>
+  %l = graph.add %a, %b : tensor<bf16>, tensor<bf16> -> tensor<bf16>
+  graph.output loss = %l : tensor<bf16>
+}
+
+// -----
+
+// Left alone: a mask (on the forward and the backward), another scale, and
+// other keys than the backward's.
+// CHECK-LABEL: graph.model @sdpa_not
+// CHECK-NOT: _stats
+graph.model @sdpa_not {
+  %q = graph.input "q" : tensor<1x2x4x8xbf16>
+  %k = graph.input "k" : tensor<1x2x4x8xbf16>
+  %k2 = graph.input "k2" : tensor<1x2x4x8xbf16>
+  %v = graph.input "v" : tensor<1x2x4x8xbf16>
+  %m = graph.input "m" : tensor<1x1x4x4xi64>
+  %g = graph.input "g" : tensor<1x2x4x8xbf16>
+  %o1 = graph.scaled_dot_product_attention %q, %k, %v mask %m : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x1x4x4xi64> -> tensor<1x2x4x8xbf16>
+  %d1:3 = graph.scaled_dot_product_attention_backward %q, %k, %v, %g mask %m : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x1x4x4xi64> -> tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>
+  %o2 = graph.scaled_dot_product_attention %q, %k, %v {scale = 0.5} : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+  %o3 = graph.scaled_dot_product_attention %q, %k2, %v : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+  %d2:3 = graph.scaled_dot_product_attention_backward %q, %k, %v, %g : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>
+  %s1 = graph.add %o1, %o2 : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+  %s2 = graph.add %s1, %o3 : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+  %s3 = graph.add %s2, %d1#0 : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+  %s4 = graph.add %s3, %d2#0 : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+  %l = graph.reduce_sum %s4 : tensor<1x2x4x8xbf16> -> tensor<bf16>
+  graph.output loss = %l : tensor<bf16>
+}

@@ -1,11 +1,12 @@
-//===- CpuAttentionStatsTest.cpp - packed_attention_stats on the CPU -------===//
+//===- CpuAttentionStatsTest.cpp - The attention stats ops on the CPU -----===//
 //
 // graph-save-attention-stats must not change the CPU target's values:
 // packed_attention_stats' result is bitwise packed_attention's, its
 // backward bitwise packed_attention_backward's whatever o and stats hold
 // (this library recomputes them); the statistics are each row's
 // log-sum-exp, checked against the direct log(sum(exp(s))) in FP64 and,
-// for causal row 0 (one visible key), against scale * q0 . k0.
+// for causal row 0 (one visible key), against scale * q0 . k0. The same for
+// scaled_dot_product_attention_stats and its backward.
 //
 //===----------------------------------------------------------------------===//
 #include "test/unit/CpuKernelTestUtil.h"
@@ -89,6 +90,80 @@ TEST(CpuAttentionStats, RejectsWrongStats) {
       stats(DType::F32, {1, 2, 3});
   EXPECT_ANY_THROW(run("graph.packed_attention_stats", {&qkv}, {&o, &stats},
                        Attrs{{"heads", 2}}));
+}
+
+// scaled_dot_product_attention_stats and its backward on separate q, k, v:
+// the same guarantees, under grouped-query attention (4 query heads on 2
+// kv heads) and with more keys than queries.
+class CpuSdpaStats : public ::testing::TestWithParam<std::tuple<DType, bool>> {
+};
+
+TEST_P(CpuSdpaStats, SameBitsAsTheAttention) {
+  auto [dt, causal] = GetParam();
+  constexpr int64_t Hq = 4, Hkv = 2, Tq = 3, S = 5;
+  Attrs attrs;
+  if (causal)
+    attrs.set("causal", true);
+  Tensor q = randomTensor(dt, {B, Hq, Tq, D}, 21);
+  Tensor k = randomTensor(dt, {B, Hkv, S, D}, 22);
+  Tensor v = randomTensor(dt, {B, Hkv, S, D}, 23);
+  Tensor g = randomTensor(dt, {B, Hq, Tq, D}, 24);
+
+  Tensor wantO(dt, {B, Hq, Tq, D}), wq(dt, {B, Hq, Tq, D}),
+      wk(dt, {B, Hkv, S, D}), wv(dt, {B, Hkv, S, D});
+  run("graph.scaled_dot_product_attention", {&q, &k, &v}, {&wantO}, attrs);
+  run("graph.scaled_dot_product_attention_backward", {&q, &k, &v, &g},
+      {&wq, &wk, &wv}, attrs);
+
+  Tensor o(dt, {B, Hq, Tq, D}), stats(DType::F32, {B, Hq, Tq});
+  run("graph.scaled_dot_product_attention_stats", {&q, &k, &v}, {&o, &stats},
+      attrs);
+  expectBitwise(o, wantO, "o");
+  Tensor junkO = randomTensor(dt, {B, Hq, Tq, D}, 5),
+         junkS = randomTensor(DType::F32, {B, Hq, Tq}, 6);
+  for (bool junk : {false, true}) {
+    Tensor dq(dt, {B, Hq, Tq, D}), dk(dt, {B, Hkv, S, D}), dv(dt, {B, Hkv, S, D});
+    run("graph.scaled_dot_product_attention_stats_backward",
+        {&q, &k, &v, junk ? &junkO : &o, junk ? &junkS : &stats, &g},
+        {&dq, &dk, &dv}, attrs);
+    expectBitwise(dq, wq, junk ? "dq (other o, stats)" : "dq");
+    expectBitwise(dk, wk, "dk");
+    expectBitwise(dv, wv, "dv");
+  }
+
+  // Query head h reads kv head h / 2; causal: keys j <= i.
+  double scale = 1.0 / std::sqrt(double(D));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h)
+      for (int64_t i = 0; i < Tq; ++i) {
+        double sum = 0, first = 0;
+        for (int64_t j = 0; j < (causal ? i + 1 : S); ++j) {
+          double dot = 0;
+          for (int64_t c = 0; c < D; ++c)
+            dot += q.get(((b * Hq + h) * Tq + i) * D + c) *
+                   k.get(((b * Hkv + h / 2) * S + j) * D + c);
+          sum += std::exp(dot * scale);
+          if (j == 0)
+            first = dot * scale;
+        }
+        double got = stats.get((b * Hq + h) * Tq + i);
+        EXPECT_NEAR(got, std::log(sum), 1e-5) << b << " " << h << " " << i;
+        if (causal && i == 0)
+          EXPECT_EQ(got, float(first)) << "one key: its score";
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Types, CpuSdpaStats,
+    ::testing::Combine(::testing::Values(DType::F32, DType::BF16, DType::F16),
+                       ::testing::Bool()));
+
+TEST(CpuSdpaStats, RejectsWrongStats) {
+  Tensor q(DType::F32, {1, 2, 3, 4}), k(DType::F32, {1, 2, 3, 4}),
+      v(DType::F32, {1, 2, 3, 4}), o(DType::F32, {1, 2, 3, 4}),
+      stats(DType::F32, {1, 2, 4});
+  EXPECT_ANY_THROW(run("graph.scaled_dot_product_attention_stats",
+                       {&q, &k, &v}, {&o, &stats}));
 }
 
 } // namespace

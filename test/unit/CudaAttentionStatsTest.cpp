@@ -12,6 +12,7 @@
 //   AMPC_CUDA_ATTENTION_STATS=recompute;
 // - under AMPC_CUDA_ATTENTION=math both ops are packed_attention's copy
 //   path (the backward ignores the unwritten statistics): bitwise equal.
+// The same for scaled_dot_product_attention_stats and its backward.
 // Skips without a GPU (and the flash cases without the cuDNN frontend).
 //
 //===----------------------------------------------------------------------===//
@@ -144,6 +145,105 @@ TEST(CudaAttentionStats, MathPathEqualsPacked) {
   Result packed = run(c, in.qkv, in.g, false);
   expectBitwise(saved.o, packed.o, "o");
   expectBitwise(saved.d, packed.d, "dqkv");
+}
+
+// scaled_dot_product_attention_stats and its backward on separate q, k, v
+// (grouped-query: hq query heads on hkv kv heads): the same guarantees.
+struct SdpaCase {
+  DType t;
+  int64_t b, hq, hkv, tq, d;
+  bool causal;
+};
+
+struct SdpaResult {
+  std::vector<float> o, stats, dq, dk, dv;
+};
+
+// The stats op then its backward (|saved|), or the attention and its
+// backward.
+SdpaResult runSdpa(const SdpaCase &c, bool saved) {
+  size_t nq = size_t(c.b * c.hq * c.tq * c.d), nk = size_t(c.b * c.hkv * c.tq * c.d);
+  std::vector<float> qH = randoms(nq, 1.0f, 7), kH = randoms(nk, 1.0f, 8),
+                     vH = randoms(nk, 1.0f, 9), gH = randoms(nq, 1.0f, 10);
+  DevBuf q(bytesOf(qH, c.t)), k(bytesOf(kH, c.t)), v(bytesOf(vH, c.t)),
+      g(bytesOf(gH, c.t));
+  std::vector<float> nanQ(nq, NAN), nanK(nk, NAN),
+      nanS(size_t(c.b * c.hq * c.tq), NAN);
+  DevBuf o(bytesOf(nanQ, c.t)), dq(bytesOf(nanQ, c.t)), dk(bytesOf(nanK, c.t)),
+      dv(bytesOf(nanK, c.t)), st(bytesOf(nanS, DType::F32));
+  std::vector<int64_t> qs{c.b, c.hq, c.tq, c.d}, ks{c.b, c.hkv, c.tq, c.d};
+  TensorRef rq = cpu::makeRef(q.p, c.t, qs), rk = cpu::makeRef(k.p, c.t, ks),
+            rv = cpu::makeRef(v.p, c.t, ks), rg = cpu::makeRef(g.p, c.t, qs),
+            ro = cpu::makeRef(o.p, c.t, qs),
+            rs = cpu::makeRef(st.p, DType::F32, {c.b, c.hq, c.tq}),
+            rdq = cpu::makeRef(dq.p, c.t, qs), rdk = cpu::makeRef(dk.p, c.t, ks),
+            rdv = cpu::makeRef(dv.p, c.t, ks);
+  cpu::Attrs a;
+  if (c.causal)
+    a.set("causal", true);
+  std::vector<TensorRef> grads{rdq, rdk, rdv};
+  if (saved) {
+    std::vector<TensorRef> fin{rq, rk, rv}, fout{ro, rs},
+        bin{rq, rk, rv, ro, rs, rg};
+    cuda::lookup("graph.scaled_dot_product_attention_stats")(fin, fout, a,
+                                                             nullptr);
+    cuda::lookup("graph.scaled_dot_product_attention_stats_backward")(
+        bin, grads, a, nullptr);
+  } else {
+    std::vector<TensorRef> fin{rq, rk, rv}, fout{ro}, bin{rq, rk, rv, rg};
+    cuda::lookup("graph.scaled_dot_product_attention")(fin, fout, a, nullptr);
+    cuda::lookup("graph.scaled_dot_product_attention_backward")(bin, grads, a,
+                                                                nullptr);
+  }
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  SdpaResult r{floatsOf(o.get(), c.t), floatsOf(st.get(), DType::F32),
+               floatsOf(dq.get(), c.t), floatsOf(dk.get(), c.t),
+               floatsOf(dv.get(), c.t)};
+  if (saved) { // the statistics against the FP64 reference
+    std::vector<float> qr = floatsOf(bytesOf(qH, c.t), c.t),
+                       kr = floatsOf(bytesOf(kH, c.t), c.t);
+    std::vector<double> want(r.stats.size());
+    kernels::detail::attentionLogSumExp(qr.data(), kr.data(), c.b, c.hq, c.hkv,
+                                        c.tq, c.tq, c.d,
+                                        1.0 / std::sqrt(double(c.d)), c.causal,
+                                        want.data());
+    if (cuda::detail::attentionPath() != cuda::detail::AttentionPath::Math)
+      for (size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(r.stats[i], want[i], 1e-3) << "stats at " << i;
+  }
+  return r;
+}
+
+void expectSameSdpa(const SdpaResult &a, const SdpaResult &b,
+                    const std::string &what) {
+  expectBitwise(a.o, b.o, what + " o");
+  expectBitwise(a.dq, b.dq, what + " dq");
+  expectBitwise(a.dk, b.dk, what + " dk");
+  expectBitwise(a.dv, b.dv, what + " dv");
+}
+
+TEST(CudaAttentionStats, SdpaSavedBackwardEqualsRecompute) {
+  REQUIRE_GPU();
+  if (!cuda::detail::flashCompiled())
+    GTEST_SKIP() << "built without the cuDNN frontend";
+  ScopedEnv path("AMPC_CUDA_ATTENTION", "flash");
+  ScopedEnv stats("AMPC_CUDA_ATTENTION_STATS", nullptr);
+  for (SdpaCase c : {SdpaCase{DType::BF16, 2, 8, 2, 64, 64, true},
+                     SdpaCase{DType::F16, 1, 4, 4, 48, 32, false}}) {
+    SCOPED_TRACE("Hq" + std::to_string(c.hq) + " Hkv" + std::to_string(c.hkv));
+    stats.set(nullptr);
+    SdpaResult saved = runSdpa(c, true), plain = runSdpa(c, false);
+    expectSameSdpa(saved, plain, "saved vs recomputed:");
+    stats.set("recompute");
+    expectSameSdpa(runSdpa(c, true), plain, "AMPC_CUDA_ATTENTION_STATS:");
+  }
+}
+
+TEST(CudaAttentionStats, SdpaMathPathEqualsAttention) {
+  REQUIRE_GPU();
+  ScopedEnv path("AMPC_CUDA_ATTENTION", "math");
+  SdpaCase c{DType::BF16, 2, 4, 2, 32, 64, true};
+  expectSameSdpa(runSdpa(c, true), runSdpa(c, false), "math path:");
 }
 
 } // namespace

@@ -59,6 +59,16 @@ func.func @saved(%qkv: tensor<2x3x24xbf16>, %g: tensor<2x3x8xbf16>) -> (tensor<2
   %d = graph.packed_attention_stats_backward %qkv, %o, %s, %g {heads = 2 : i64, causal} : tensor<2x3x24xbf16>, tensor<2x3x8xbf16>, tensor<2x2x3xf32>, tensor<2x3x8xbf16> -> tensor<2x3x24xbf16>
   func.return %o, %d, %s : tensor<2x3x8xbf16>, tensor<2x3x24xbf16>, tensor<2x2x3xf32>
 }
+func.func @sdpa(%q: tensor<2x4x3x4xbf16>, %k: tensor<2x2x5x4xbf16>, %v: tensor<2x2x5x4xbf16>, %g: tensor<2x4x3x4xbf16>) -> (tensor<2x4x3x4xbf16>, tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16>) {
+  %o = graph.scaled_dot_product_attention %q, %k, %v {causal} : tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16> -> tensor<2x4x3x4xbf16>
+  %dq, %dk, %dv = graph.scaled_dot_product_attention_backward %q, %k, %v, %g {causal} : tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x4x3x4xbf16> -> tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16>
+  func.return %o, %dq, %dk, %dv : tensor<2x4x3x4xbf16>, tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16>
+}
+func.func @sdpa_saved(%q: tensor<2x4x3x4xbf16>, %k: tensor<2x2x5x4xbf16>, %v: tensor<2x2x5x4xbf16>, %g: tensor<2x4x3x4xbf16>) -> (tensor<2x4x3x4xbf16>, tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x4x3xf32>) {
+  %o, %s = graph.scaled_dot_product_attention_stats %q, %k, %v {causal} : tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16> -> tensor<2x4x3x4xbf16>, tensor<2x4x3xf32>
+  %dq, %dk, %dv = graph.scaled_dot_product_attention_stats_backward %q, %k, %v, %o, %s, %g {causal} : tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x4x3x4xbf16>, tensor<2x4x3xf32>, tensor<2x4x3x4xbf16> -> tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16>
+  func.return %o, %dq, %dk, %dv, %s : tensor<2x4x3x4xbf16>, tensor<2x4x3x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x2x5x4xbf16>, tensor<2x4x3xf32>
+}
 )mlir";
 
 // Values exact in bf16 (multiples of 1/16 in [-1, 1)).
@@ -128,6 +138,41 @@ TEST(InterpPackedAttention, SavedStatsSameAsPacked) {
                  qkv[size_t(b * 72 + 8 + h * 4 + c)];
         double want = n == Numerics::Typed ? double(float(dot / 2.0)) : dot / 2.0;
         EXPECT_EQ(stats[size_t((b * 2 + h) * 3)], want) << b << " " << h;
+      }
+  }
+}
+
+// scaled_dot_product_attention_stats and its backward (grouped-query,
+// causal, more keys than queries): the attention's result and gradients,
+// and each row's log-sum-exp (row 0 sees one key: its scaled score).
+TEST(InterpPackedAttention, SdpaSavedStatsSameAsAttention) {
+  auto context = ampc::createContext();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kIr, context.get());
+  ASSERT_TRUE(module);
+  std::vector<Tensor> args{filled({2, 4, 3, 4}, 3), filled({2, 2, 5, 4}, 5),
+                           filled({2, 2, 5, 4}, 7), filled({2, 4, 3, 4}, 9)};
+  for (Numerics n : {Numerics::Typed, Numerics::FP64}) {
+    Interpreter interp(InterpOptions{n});
+    auto want =
+        interp.runFunction(module->lookupSymbol<func::FuncOp>("sdpa"), args);
+    auto got = interp.runFunction(
+        module->lookupSymbol<func::FuncOp>("sdpa_saved"), args);
+    ASSERT_TRUE(succeeded(want) && succeeded(got));
+    ASSERT_EQ(got->size(), 5u);
+    for (size_t r = 0; r < 4; ++r)
+      for (size_t i = 0; i < (*got)[r].f.size(); ++i)
+        EXPECT_EQ((*got)[r].f[i], (*want)[r].f[i])
+            << "result " << r << " [" << i << "]";
+    const std::vector<double> &q = args[0].f, &k = args[1].f,
+                              &stats = (*got)[4].f;
+    ASSERT_EQ(stats.size(), 24u);
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t h = 0; h < 4; ++h) {
+        double dot = 0; // q row 0 of head h . k row 0 of kv head h / 2
+        for (int64_t c = 0; c < 4; ++c)
+          dot += q[size_t(((b * 4 + h) * 3) * 4 + c)] *
+                 k[size_t(((b * 2 + h / 2) * 5) * 4 + c)];
+        EXPECT_NEAR(stats[size_t((b * 4 + h) * 3)], dot * 0.5, 1e-6);
       }
   }
 }

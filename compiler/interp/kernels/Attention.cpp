@@ -239,6 +239,29 @@ KernelResult packedAttentionStatsBackward(const OpContext &ctx,
   return packedAttentionBackward(ctx, args);
 }
 
+// scaled_dot_product_attention_stats (q, k, v): the attention's result and
+// the log-sum-exp of each query row (runtime/kernels/AttentionStats.h).
+KernelResult attentionStats(const OpContext &ctx, std::span<const Tensor> in) {
+  KernelResult o = attention(ctx, in.first(3));
+  if (failed(o))
+    return o;
+  const Tensor &q = in[0], &k = in[1];
+  AttnGeom g(ctx, in.first(3), 3);
+  Tensor stats = ctx.makeResult(1);
+  ampc::kernels::detail::attentionLogSumExp(
+      q.f.data(), k.f.data(), q.shape[0], g.hq, k.shape[1], g.t, g.s, g.d,
+      g.scale, g.causal, stats.f.data());
+  return several(std::move((*o)[0]), std::move(stats));
+}
+
+// scaled_dot_product_attention_stats_backward (q, k, v, o, stats, g): the
+// backward of q, k, v and g; o and stats are the forward's, recomputed.
+KernelResult attentionStatsBackward(const OpContext &ctx,
+                                    std::span<const Tensor> in) {
+  Tensor args[4] = {in[0], in[1], in[2], in[5]};
+  return attentionBackward(ctx, args);
+}
+
 } // namespace
 
 void ampc::interp::registerAttentionKernels(KernelTable &t) {
@@ -248,4 +271,7 @@ void ampc::interp::registerAttentionKernels(KernelTable &t) {
   t["graph.packed_attention_backward"] = packedAttentionBackward;
   t["graph.packed_attention_stats"] = packedAttentionStats;
   t["graph.packed_attention_stats_backward"] = packedAttentionStatsBackward;
+  t["graph.scaled_dot_product_attention_stats"] = attentionStats;
+  t["graph.scaled_dot_product_attention_stats_backward"] =
+      attentionStatsBackward;
 }
