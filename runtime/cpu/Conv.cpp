@@ -30,6 +30,27 @@ Valid validRange(int64_t outSize, int64_t size, int64_t stride,
   return {lo, std::clamp(hi, lo, outSize)};
 }
 
+// im2col's rows [ys.lo, ys.hi) of one column row when both strides are 1
+// and the result is as wide as the input: the plane shifted by |shift|
+// elements, one copy for all rows instead of a short one per row, then the
+// columns outside xs (which wrapped around a row's end) zeroed.
+void shiftedRows(const ConvGeom &g, const float *plane, float *row, Valid ys,
+                 Valid xs, int64_t shift) {
+  int64_t lo = std::max(ys.lo * g.w, -shift);
+  int64_t hi = std::min(ys.hi * g.w, g.h * g.w - shift);
+  if (lo < hi)
+    std::copy(plane + lo + shift, plane + hi + shift, row + lo);
+  // Column by column: usually one, and a call per row would cost more.
+  auto zeroColumn = [&](int64_t ox) {
+    for (int64_t oy = ys.lo; oy < ys.hi; ++oy)
+      row[oy * g.w + ox] = 0.0f;
+  };
+  for (int64_t ox = 0; ox < xs.lo; ++ox)
+    zeroColumn(ox);
+  for (int64_t ox = xs.hi; ox < g.w; ++ox)
+    zeroColumn(ox);
+}
+
 // One image's channel group [Cg, H, W] -> columns [Cg*KH*KW, OH*OW]. Each
 // column row copies the interior as whole (strided) runs and zeroes the
 // padded borders, instead of testing bounds per element.
@@ -42,17 +63,20 @@ void im2col(const ConvGeom &g, const float *x, float *col) {
         Valid ys = validRange(g.oh, g.h, g.sh, offY);
         Valid xs = validRange(g.ow, g.w, g.sw, offX);
         std::fill(row, row + ys.lo * g.ow, 0.0f);
-        for (int64_t oy = ys.lo; oy < ys.hi; ++oy) {
-          float *dst = row + oy * g.ow;
-          const float *src = x + (c * g.h + oy * g.sh + offY) * g.w;
-          std::fill(dst, dst + xs.lo, 0.0f);
-          if (g.sw == 1)
-            std::copy(src + xs.lo + offX, src + xs.hi + offX, dst + xs.lo);
-          else
-            for (int64_t ox = xs.lo; ox < xs.hi; ++ox)
-              dst[ox] = src[ox * g.sw + offX];
-          std::fill(dst + xs.hi, dst + g.ow, 0.0f);
-        }
+        if (g.sh == 1 && g.sw == 1 && g.ow == g.w)
+          shiftedRows(g, x + c * g.h * g.w, row, ys, xs, offY * g.w + offX);
+        else
+          for (int64_t oy = ys.lo; oy < ys.hi; ++oy) {
+            float *dst = row + oy * g.ow;
+            const float *src = x + (c * g.h + oy * g.sh + offY) * g.w;
+            std::fill(dst, dst + xs.lo, 0.0f);
+            if (g.sw == 1)
+              std::copy(src + xs.lo + offX, src + xs.hi + offX, dst + xs.lo);
+            else
+              for (int64_t ox = xs.lo; ox < xs.hi; ++ox)
+                dst[ox] = src[ox * g.sw + offX];
+            std::fill(dst + xs.hi, dst + g.ow, 0.0f);
+          }
         std::fill(row + ys.hi * g.ow, row + g.colCols(), 0.0f);
       }
 }

@@ -164,6 +164,8 @@ TEST(CpuConvBits, SameBitsAsThePreviousLoops) {
       // n  c  h   w   o kh kw sh sw ph pw dh dw groups
       {2, 1, 28, 28, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1}, // the cnn example's first
       {2, 4, 14, 14, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}, // and second conv
+      {1, 2, 9, 8, 3, 3, 3, 1, 1, 2, 2, 2, 2, 1},   // dilated, as wide as x
+      {1, 2, 6, 5, 2, 5, 3, 1, 1, 3, 1, 1, 1, 1},   // rows wholly in padding
       {2, 4, 9, 8, 6, 3, 2, 2, 1, 1, 2, 1, 1, 2},   // stride, padding, groups
       {1, 2, 10, 9, 2, 3, 3, 1, 2, 2, 1, 2, 2, 2},  // dilation, depthwise
       {2, 3, 7, 6, 4, 3, 3, 3, 2, 0, 0, 1, 1, 1},   // stride > 1, no padding
