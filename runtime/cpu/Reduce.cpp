@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -61,6 +62,70 @@ template <class F> void forEachReduce(const TensorRef &x, const Reduction &r, F 
   }
 }
 
+// Adds rows x[l * len, (l + 1) * len) of L rows into y[o[l]], each row one
+// sequential float sum continued from y's value: the same additions in the
+// same order as one element at a time, with L independent chains in flight
+// (a single chain waits on each add's latency).
+template <int L>
+void sumRows(const float *x, int64_t len, const int64_t *o, float *y) {
+  float acc[L];
+  for (int l = 0; l < L; ++l)
+    acc[l] = y[o[l]];
+  for (int64_t j = 0; j < len; ++j)
+    for (int l = 0; l < L; ++l)
+      acc[l] += x[l * len + j];
+  for (int l = 0; l < L; ++l)
+    y[o[l]] = acc[l];
+}
+
+// The sum where the trailing dimensions are reduced (a bias gradient over
+// [N, C, H, W]): x is rows of contiguous runs, each run summing into one
+// output. Up to eight consecutive rows with distinct outputs are summed
+// together; every output still receives its elements in row-major order,
+// so the result is forEachReduce's to the bit. False when the last
+// dimension is kept (that loop already runs along independent outputs).
+bool sumTrailingRuns(const TensorRef &x, const Reduction &r, const float *px,
+                     float *py) {
+  int split = x.rank;
+  while (split > 0 && r.ostride[split - 1] == 0)
+    --split;
+  if (split == x.rank || x.numel() == 0)
+    return false;
+  int64_t len = 1, rows = 1;
+  for (int d = split; d < x.rank; ++d)
+    len *= x.shape[d];
+  for (int d = 0; d < split; ++d)
+    rows *= x.shape[d];
+  // Each row's output, by an odometer over the leading dimensions.
+  std::vector<int64_t> out(static_cast<size_t>(rows));
+  int64_t idx[kMaxRank] = {}, o = 0;
+  for (int64_t row = 0; row < rows; ++row) {
+    out[size_t(row)] = o;
+    for (int d = split - 1; d >= 0; --d) {
+      o += r.ostride[d];
+      if (++idx[d] < x.shape[d])
+        break;
+      o -= r.ostride[d] * x.shape[d];
+      idx[d] = 0;
+    }
+  }
+  constexpr int64_t kLanes = 8;
+  for (int64_t r0 = 0; r0 < rows;) {
+    const int64_t *group = out.data() + r0;
+    int64_t k = 1;
+    while (k < kLanes && r0 + k < rows &&
+           std::find(group, group + k, group[k]) == group + k)
+      ++k;
+    if (k == kLanes)
+      sumRows<kLanes>(px + r0 * len, len, group, py);
+    else
+      for (int64_t l = 0; l < k; ++l)
+        sumRows<1>(px + (r0 + l) * len, len, group + l, py);
+    r0 += k;
+  }
+  return true;
+}
+
 template <bool Mean>
 void reduceSum(std::string_view op, std::span<const TensorRef> in,
                std::span<const TensorRef> out, const Attrs &attrs) {
@@ -70,7 +135,8 @@ void reduceSum(std::string_view op, std::span<const TensorRef> in,
   FloatOut fy(y, /*zeroed=*/true);
   float *py = fy.data();
   const float *px = fx.data();
-  forEachReduce(x, r, [&](int64_t i, int64_t o) { py[o] += px[i]; });
+  if (!sumTrailingRuns(x, r, px, py))
+    forEachReduce(x, r, [&](int64_t i, int64_t o) { py[o] += px[i]; });
   if (Mean)
     for (int64_t o = 0, n = y.numel(); o < n; ++o)
       py[o] /= float(r.count);
