@@ -45,6 +45,19 @@ float logSumExp(const float *x, int64_t n, float *e) {
   return mx + std::log(rowSum(e, n));
 }
 
+// The gradient's factors: the counted rows (in row order, the forward's
+// float), g / count, and smoothing's (1 - e) at the label and e / C.
+struct CeGradFactors {
+  float counted, coef, hit, uniform;
+};
+CeGradFactors ceGradFactors(const CeProblem &p, float g) {
+  float counted = 0.0f;
+  for (int64_t y : p.labels)
+    counted += y != p.ignore ? 1.0f : 0.0f;
+  return {counted, g / counted, float(1.0 - p.smoothing),
+          float(p.smoothing / double(p.classes))};
+}
+
 } // namespace
 
 // Probability labels (LossIndex.cpp).
@@ -96,12 +109,7 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
       op, crossEntropyBackward(op, logits, lab, g, dx, attrs), lab);
   FloatIn fx(logits), fg(g);
   FloatOut fd(dx, /*zeroed=*/true);
-  float counted = 0.0f;
-  for (int64_t y : p.labels)
-    counted += y != p.ignore ? 1.0f : 0.0f;
-  float coef = fg[0] / counted;
-  float hit = float(1.0 - p.smoothing);
-  float uniform = float(p.smoothing / double(p.classes));
+  auto [counted, coef, hit, uniform] = ceGradFactors(p, fg[0]);
   for (int64_t r = 0; r < p.rows; ++r) {
     if (p.labels[r] == p.ignore)
       continue;
@@ -134,12 +142,7 @@ void crossEntropyWithGradKernel(std::span<const TensorRef> in,
       op, crossEntropyBackward(op, logits, lab, g, dx, attrs), lab);
   FloatIn fx(logits), fg(g);
   FloatOut fd(dx);
-  float counted = 0.0f;
-  for (int64_t label : p.labels)
-    counted += label != p.ignore ? 1.0f : 0.0f;
-  float coef = fg[0] / counted;
-  float hit = float(1.0 - p.smoothing);
-  float uniform = float(p.smoothing / double(p.classes));
+  auto [counted, coef, hit, uniform] = ceGradFactors(p, fg[0]);
   std::vector<float> e(size_t(p.classes));
   float nll = 0.0f, smooth = 0.0f;
   for (int64_t r = 0; r < p.rows; ++r) {
