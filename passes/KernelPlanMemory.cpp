@@ -4,6 +4,7 @@
 #include "dialects/Kernel/KernelOps.h"
 #include "passes/GradInPlace.h"
 #include "passes/Passes.h"
+#include "passes/ValueAliases.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -142,13 +143,9 @@ private:
 };
 
 // |evaluation|: the model's own block, which the emitters print as the
-// evaluation forward, where dropout is off and its result aliases its
-// operand (EmitBlock.cpp's "no copy") like a reshape's.
+// evaluation forward (passes/ValueAliases.h).
 void planBlock(Block &block, Operation *holder, bool evaluation) {
-  auto aliases = [&](Operation &op) {
-    return isa<graph::ReshapeOp>(op) ||
-           (evaluation && isa<graph::DropoutOp>(op));
-  };
+  auto aliases = [&](Operation &op) { return aliasesOperand(&op, evaluation); };
   MLIRContext *ctx = holder->getContext();
   DenseMap<Operation *, size_t> position;
   size_t n = 0;

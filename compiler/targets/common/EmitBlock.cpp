@@ -1,5 +1,6 @@
 //===- EmitBlock.cpp - Function bodies: result pointers, library calls ----===//
 #include "compiler/targets/common/EmitBlock.h"
+#include "passes/ValueAliases.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -261,8 +262,7 @@ LogicalResult BlockEmitter::emitLibraryCall(Operation *op) {
 // Declares the pointer of every result: into the arena, or aliasing.
 LogicalResult BlockEmitter::declareResults(Operation *op) {
   auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(kernel::kOffsetsAttr);
-  bool alias = isa<graph::ReshapeOp>(op) ||
-               (!env.training && isa<graph::DropoutOp>(op));
+  bool alias = aliasesOperand(op, !env.training);
   for (auto [i, r] : llvm::enumerate(op->getResults())) {
     std::string type = t.elementType(r.getType());
     std::string name = env.fresh("t" + env.ssaName(r).substr(1));

@@ -17,6 +17,7 @@
 #include "compiler/targets/cuda/CudaEmitterImpl.h"
 #include "compiler/targets/common/EmitBlock.h"
 #include "dialects/Graph/GraphDialect.h"
+#include "passes/ValueAliases.h"
 
 using namespace mlir;
 using namespace ampc;
@@ -85,8 +86,7 @@ private:
     if (auto r = dyn_cast<OpResult>(v)) {
       Operation *def = r.getOwner();
       // Aliases, exactly as declareResults (common/EmitBlock.cpp) binds them.
-      if (isa<graph::ReshapeOp>(def) ||
-          (!env.training && isa<graph::DropoutOp>(def)))
+      if (aliasesOperand(def, !env.training))
         return knownAlignment(def->getOperand(0));
       // graph.input -> input(k), graph.param -> weight(k) (bindModelValues).
       if (isa<graph::InputOp, graph::ParamOp>(def))
