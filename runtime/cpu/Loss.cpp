@@ -58,6 +58,16 @@ CeGradFactors ceGradFactors(const CeProblem &p, float g) {
           float(p.smoothing / double(p.classes))};
 }
 
+// The mean loss from the rows' sums: (1 - e) nll / n + e / C * smooth / n.
+float ceLoss(const CrossEntropyShape &p, float nll, float smooth,
+             float counted) {
+  float loss = nll / counted;
+  if (p.smoothing > 0.0)
+    loss = float(1.0 - p.smoothing) * loss +
+           (smooth / counted) * float(p.smoothing / double(p.classes));
+  return loss;
+}
+
 } // namespace
 
 // Probability labels (LossIndex.cpp).
@@ -90,10 +100,7 @@ void crossEntropyKernel(std::span<const TensorRef> in,
     }
     counted += 1.0f;
   }
-  float loss = nll / counted;
-  if (p.smoothing > 0.0)
-    loss = float(1.0 - p.smoothing) * loss +
-           (smooth / counted) * float(p.smoothing / double(p.classes));
+  float loss = ceLoss(p, nll, smooth, counted);
   narrow(&loss, y);
 }
 
@@ -166,10 +173,7 @@ void crossEntropyWithGradKernel(std::span<const TensorRef> in,
       d[j] = coef * (num::expFloat(x[j] - lse) - uniform);
     d[label] = coef * ((num::expFloat(xy - lse) - uniform) - hit);
   }
-  float loss = nll / counted;
-  if (p.smoothing > 0.0)
-    loss = float(1.0 - p.smoothing) * loss +
-           (smooth / counted) * float(p.smoothing / double(p.classes));
+  float loss = ceLoss(p, nll, smooth, counted);
   narrow(&loss, y);
   fd.commit();
 }
