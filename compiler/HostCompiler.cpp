@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
@@ -100,6 +101,15 @@ static std::vector<std::string> sanitizerFlags(StringRef sanitize) {
   return flags;
 }
 
+// Whether the precompiled runtime headers exist and were made with
+// exactly |flags|: GCC would ignore a mismatched one, Clang stops on it.
+static bool hostPchUsable(ArrayRef<std::string> flags) {
+  StringRef header(AMPC_HOST_PCH);
+  if (header.empty() || llvm::join(flags, "|") != AMPC_HOST_PCH_FLAGS)
+    return false;
+  return sys::fs::exists(header + ".gch") || sys::fs::exists(header + ".pch");
+}
+
 std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
                                                   StringRef binPath,
                                                   StringRef sanitize,
@@ -125,15 +135,25 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
   for (StringRef flag : llvm::split(StringRef(AMPC_VECTORIZE_FLAGS), '|'))
     if (!flag.empty())
       cmd.push_back(flag.str());
-  for (std::string arg : {"-I" + include, cppPath.str(), std::string("-o"),
-                          binPath.str(), std::string("-Wl,--start-group")})
-    cmd.push_back(std::move(arg));
   // Hardware binary16 conversions where the build machine has them (same
   // results, faster); see AMPC_HAVE_F16C in CMakeLists.txt.
   if (StringRef(AMPC_HOST_FP16_FLAGS).size())
     cmd.insert(cmd.begin() + 1, AMPC_HOST_FP16_FLAGS);
   std::vector<std::string> san = sanitizerFlags(sanitize);
   cmd.insert(cmd.begin() + 1, san.begin(), san.end());
+  // The runtime headers precompiled by the build (cmake/AmpcHostPch.cmake),
+  // where this compile is the one they were made for: the build's compiler
+  // and headers, the same options. The header is the generated file's own
+  // first include, so the program is the same either way.
+  if (cxx == AMPC_BUILD_CXX && include == AMPC_SOURCE_DIR &&
+      hostPchUsable(ArrayRef(cmd).drop_front())) {
+    cmd.push_back("-Winvalid-pch"); // GCC: say so if it cannot use it
+    cmd.push_back("-include");
+    cmd.push_back(AMPC_HOST_PCH);
+  }
+  for (std::string arg : {"-I" + include, cppPath.str(), std::string("-o"),
+                          binPath.str(), std::string("-Wl,--start-group")})
+    cmd.push_back(std::move(arg));
   cmd.insert(cmd.end(), link.begin(), link.end());
   cmd.push_back("-Wl,--end-group");
   cmd.push_back("-lpthread");

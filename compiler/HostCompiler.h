@@ -17,7 +17,9 @@ namespace ampc {
 // directory holding libampc_runtime.a, libampc_cpu_kernels.a,
 // libampc_numerics.a). Returns an empty vector and sets |error| when no
 // runtime is known. |sanitize| is a -fsanitize list ("address,undefined")
-// for the generated code; see sanitizerFlags.
+// for the generated code; see sanitizerFlags. Where the compiler, the headers
+// and the options are the build's own, the command -includes the runtime
+// headers the build precompiled (cmake/AmpcHostPch.cmake).
 std::vector<std::string> hostCompileCommand(llvm::StringRef cppPath,
                                             llvm::StringRef binPath,
                                             llvm::StringRef sanitize,

@@ -97,6 +97,9 @@ if os.environ.get("AMPC_RECORD"):
 # `UNSUPPORTED: sanitized`; the sanitizers' options pass through.
 if config.ampc_sanitize:
     config.available_features.add("sanitized")
+# Precompiled headers (-DAMPC_PCH=ON, the default): cmake/AmpcHostPch.cmake.
+if config.ampc_pch in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("host-pch")
 for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if name in os.environ:
         config.environment[name] = os.environ[name]

@@ -20,25 +20,7 @@ namespace {
 
 // Helpers every generated file starts with: the rounding at op boundaries
 // and the scalar formulas the fused loops share with the kernel library.
-constexpr const char *kPreamble = R"cpp(#include "runtime/cpu/HostModel.h"
-#include "runtime/cpu/Kernels.h"
-#include "runtime/numerics/Elementwise.h"
-#include "runtime/numerics/Half.h"
-#include "runtime/numerics/Init.h"
-#include "runtime/numerics/Philox.h"
-
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <iterator>
-#include <limits>
-#include <span>
-#include <string>
-#include <vector>
+constexpr const char *kPreamble = R"cpp(#include "runtime/cpu/GeneratedPrelude.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 // The class: a cpu::HostModel built from the model's spec; the base owns
 // storage, initialization, accumulation, the epilogue and the state.
-// CHECK: #include "runtime/cpu/HostModel.h"
+// CHECK: #include "runtime/cpu/GeneratedPrelude.h"
 // CHECK: class NetModel final : public ampc::cpu::HostModel {
 // CHECK-NEXT: public:
 // CHECK-NEXT: NetModel() : HostModel(spec()) {}
