@@ -36,11 +36,15 @@ if [ -f "$SAN/CMakeCache.txt" ] &&
 fi
 
 echo "[sanitize] configuring $SAN (address,undefined; $CXX_SAN)"
-# -O1: about half the compile time of -O3 on CI's two cores, and what the
-# sanitizers' own docs recommend for readable reports.
+# -O0, but -O1 for the kernel libraries (AMPC_HOT_OPT), where the sanitized
+# training runs spend their time: on CI's two cores the instrumented tree
+# built from scratch in 302 s against -O1's 601 s, and the sanitized runs
+# took 247 s against 159 s (the compiler and the reference interpreter run
+# at -O0). ASan's reports are the more exact for it.
 cmake -G Ninja -S "$ROOT" -B "$SAN" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$CC_SAN" -DCMAKE_CXX_COMPILER="$CXX_SAN" \
-  -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O0 -DNDEBUG" \
+  -DAMPC_HOT_OPT=-O1 \
   -DAMPC_SANITIZE=address,undefined -DAMPC_WITH_CUDA=OFF \
   -DAMPC_PYTHON="$BUILD/pyenv/bin/python" >/dev/null
 echo "[sanitize] building (ninja)"
