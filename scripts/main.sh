@@ -6,7 +6,9 @@
 # built with it, else the CPU target.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$ROOT/scripts/setup.sh"
+# Only the compiler and the runtime it links: the tests build with
+# scripts/test.sh.
+"$ROOT/scripts/setup.sh" ampc
 BIN=${AMPC_BUILD_DIR:-$ROOT/build}/bin
 OUT=$ROOT/out/mlp
 DATA=/usr/share/datasets/fashion-mnist

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what ampc needs from Debian (only what is missing), then configures
 # and builds it with Ninja into build/ (AMPC_BUILD_DIR; AMPC_CUDA_ARCHS
-# overrides the GPU architectures, default 80;90). Idempotent.
+# overrides the GPU architectures, default 80;90). Idempotent. Arguments are
+# Ninja targets (default: everything); scripts/main.sh builds only `ampc`
+# and the runtime it links.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${AMPC_BUILD_DIR:-$ROOT/build}
@@ -82,5 +84,5 @@ echo "[setup] configuring $BUILD"
 cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DAMPC_PYTHON="$VENV/bin/python" \
   ${AMPC_CUDA_ARCHS:+-DAMPC_CUDA_ARCHS="$AMPC_CUDA_ARCHS"} >/dev/null
-echo "[setup] building (ninja)"
-ninja -C "$BUILD"
+echo "[setup] building (ninja${*:+ $*})"
+ninja -C "$BUILD" "$@"
