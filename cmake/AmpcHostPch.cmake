@@ -1,9 +1,9 @@
 # The runtime headers every generated CPU model file includes
 # (runtime/cpu/GeneratedPrelude.h), precompiled for `ampc compile`: parsing
 # them was about 1.1 s of a 3 s compile of the mlp example's C++, and the
-# test suite compiles some 160 models. GCC and Clang use a precompiled
-# header only when it was made with the compile's own options (Clang stops
-# with an error otherwise), so this list is the one
+# test suite compiles some 160 models. A precompiled header must be made
+# with the compile's own options (Clang stops on a mismatch; GCC 12 took one
+# made at -O1 for an -O2 compile and crashed), so this list is the one
 # ampc::hostCompileCommand builds (compiler/HostCompiler.cpp), in its order;
 # the driver compares it with its own list (AMPC_HOST_PCH_FLAGS in
 # compiler/RuntimeConfig.inc) and leaves the header out on any difference,

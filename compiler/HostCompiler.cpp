@@ -102,7 +102,8 @@ static std::vector<std::string> sanitizerFlags(StringRef sanitize) {
 }
 
 // Whether the precompiled runtime headers exist and were made with
-// exactly |flags|: GCC would ignore a mismatched one, Clang stops on it.
+// exactly |flags|: Clang stops on a mismatched one, and GCC does not always
+// notice (made at -O1, used at -O2, it crashed).
 static bool hostPchUsable(ArrayRef<std::string> flags) {
   StringRef header(AMPC_HOST_PCH);
   if (header.empty() || llvm::join(flags, "|") != AMPC_HOST_PCH_FLAGS)
