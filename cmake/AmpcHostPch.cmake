@@ -17,12 +17,8 @@ if(NOT AMPC_PCH OR NOT TARGET ampc_cpu_kernels)
   return()
 endif()
 if(AMPC_SANITIZE)
-  string(REPLACE "," ";" _ampc_pch_sanitizers "${AMPC_SANITIZE}")
-  list(APPEND AMPC_HOST_PCH_FLAGS -g1 -fno-omit-frame-pointer
-       -fno-sanitize-recover=all)
-  foreach(s IN LISTS _ampc_pch_sanitizers)
-    list(APPEND AMPC_HOST_PCH_FLAGS -fsanitize=${s})
-  endforeach()
+  # sanitizerFlags' list: -g1, then the runtime's (CMakeLists.txt).
+  list(APPEND AMPC_HOST_PCH_FLAGS -g1 ${AMPC_SANITIZE_FLAGS})
 endif()
 list(APPEND AMPC_HOST_PCH_FLAGS ${AMPC_HOST_FP16_FLAGS}
      -O2 -std=c++20 -ffp-contract=off ${AMPC_VECTORIZE_FLAGS})

@@ -98,7 +98,7 @@ if os.environ.get("AMPC_RECORD"):
 if config.ampc_sanitize:
     config.available_features.add("sanitized")
 # Precompiled headers (-DAMPC_PCH=ON, the default): cmake/AmpcHostPch.cmake.
-if config.ampc_pch in ("ON", "1", "TRUE", "YES"):
+if _on(config.ampc_pch):
     config.available_features.add("host-pch")
 for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if name in os.environ:
