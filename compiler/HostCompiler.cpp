@@ -194,18 +194,25 @@ std::vector<std::string> ampc::cudaCompileCommand(StringRef cuPath,
   // Host code only; nvcc splits -Xcompiler values at commas, so one each.
   for (const std::string &flag : sanitizerFlags(sanitize))
     cmd.push_back("-Xcompiler=" + flag);
+  // One virtual architecture, the oldest listed, compiled to SASS for each
+  // listed GPU, plus its PTX for later ones: nvcc's front end (cicc) runs
+  // once instead of once per architecture, and only ptxas runs per GPU.
+  // Nothing here needs a newer architecture's PTX instructions.
   SmallVector<StringRef> list;
   (archs.empty() ? StringRef(AMPC_CUDA_ARCHS) : archs)
       .split(list, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef a : list) {
-    std::string sm = a.trim().str();
+  if (!list.empty()) {
+    StringRef oldest = list.front().trim();
+    for (StringRef a : list)
+      if (std::atoi(a.trim().str().c_str()) <
+          std::atoi(oldest.str().c_str()))
+        oldest = a.trim();
+    std::string code = "code=[";
+    for (StringRef a : list)
+      code += "sm_" + a.trim().str() + ",";
+    code += "compute_" + oldest.str() + "]";
     cmd.push_back("-gencode");
-    cmd.push_back("arch=compute_" + sm + ",code=sm_" + sm);
-  }
-  if (!list.empty()) { // PTX of the newest for GPUs after it
-    std::string sm = list.back().trim().str();
-    cmd.push_back("-gencode");
-    cmd.push_back("arch=compute_" + sm + ",code=compute_" + sm);
+    cmd.push_back("arch=compute_" + oldest.str() + "," + code);
   }
   cmd.insert(cmd.end(), {cuPath.str(), "-o", binPath.str(), "-Xlinker",
                          "--start-group"});

@@ -28,7 +28,8 @@ std::vector<std::string> hostCompileCommand(llvm::StringRef cppPath,
 // The nvcc command that turns the generated CUDA C++ |cuPath| into the
 // training binary |binPath| for the GPU architectures |archs| ("80,90";
 // empty: the build's AMPC_CUDA_ARCHS): nvcc -O1 (host code) -std=c++20, one
-// -gencode per architecture (SASS, plus PTX of the newest for later GPUs),
+// -gencode (the oldest architecture's PTX, as SASS for each listed GPU and
+// as PTX for later ones; the build's CUDA library is compiled the same way),
 // the runtime's link line and the CUDA kernel library's. Environment
 // overrides: AMPC_NVCC, AMPC_INCLUDE_DIR. Empty with |error| set when this
 // ampc was built without the CUDA library.
