@@ -223,10 +223,9 @@ LogicalResult BlockEmitter::emitLibraryCall(Operation *op) {
   llvm::interleaveComma(op->getResults(), os,
                         [&](Value v) { os << tensorRef(v, env[v]); });
   os << "};\n";
-  bool dropout = opName == "graph.dropout";
-  // Constant attributes are built once; dropout's step changes per call.
-  os << (dropout ? "const" : "static const") << " " << t.library
-     << "::Attrs attrs{";
+  std::string init;
+  llvm::raw_string_ostream attrs(init);
+  attrs << "{";
   bool first = true;
   for (NamedAttribute a : op->getAttrs()) {
     StringRef n = a.getName().getValue();
@@ -241,19 +240,27 @@ LogicalResult BlockEmitter::emitLibraryCall(Operation *op) {
       return op->emitError() << "the " << t.name
                              << " emitter cannot pass attribute '" << n
                              << "' to a kernel";
-    os << (first ? "" : ", ") << s;
+    attrs << (first ? "" : ", ") << s;
     first = false;
   }
-  if (dropout)
-    os << (first ? "" : ", ") << "{\"seed\", int64_t(seed())}, {\"step\", "
-       << env.dropoutStep << "}" << t.dropoutExtraAttrs;
   // Batch statistics and the running update in the training step, the
   // running statistics in evaluation.
   if (opName == "graph.batch_norm")
-    os << (first ? "" : ", ") << "{\"training\", "
-       << (env.training ? "true" : "false") << "}";
-  os << "};\n";
-  os << "call(" << kernelMember(opName) << ", in, out, attrs);\n";
+    attrs << (first ? "" : ", ") << "{\"training\", "
+          << (env.training ? "true" : "false") << "}";
+  // Dropout's step changes per call: its attributes are built at the call.
+  // All others are constant, built once (EmitSupport.h, AttrMembers).
+  if (opName == "graph.dropout") {
+    attrs << (first ? "" : ", ") << "{\"seed\", int64_t(seed())}, {\"step\", "
+          << env.dropoutStep << "}" << t.dropoutExtraAttrs << "}";
+    os << "const " << t.library << "::Attrs attrs" << init << ";\n";
+    os << "call(" << kernelMember(opName) << ", in, out, attrs);\n";
+  } else {
+    attrs << "}";
+    assert(env.attrMembers && "the file emitter owns the attribute members");
+    os << "call(" << kernelMember(opName) << ", in, out, "
+       << env.attrMembers->member(init) << ");\n";
+  }
   os.unindent();
   os << "}\n";
   return success();

@@ -324,6 +324,16 @@ void ampc::emit::emitKernelMembers(raw_indented_ostream &os,
        << " = kernel(" << quoted(name) << ");\n";
 }
 
+void ampc::emit::emitAttrMembers(raw_indented_ostream &os,
+                                  const AttrMembers &attrs,
+                                  const TargetSyntax &t) {
+  if (attrs.byInit.empty())
+    return;
+  os << "\n// The library calls' constant attributes, built once.\n";
+  for (const auto &[init, member] : attrs.byInit)
+    os << "const " << t.library << "::Attrs " << member << init << ";\n";
+}
+
 void ampc::emit::emitClassEndAndMain(raw_indented_ostream &os,
                                      StringRef className) {
   os << "};\n\n} // namespace\n\n";

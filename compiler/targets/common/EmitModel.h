@@ -37,6 +37,10 @@ llvm::SetVector<llvm::StringRef> libraryKernels(const Program &p);
 void emitKernelMembers(mlir::raw_indented_ostream &os,
                        const llvm::SetVector<llvm::StringRef> &kernels,
                        const TargetSyntax &t);
+// One member per constant attribute set the library calls pass
+// (AttrMembers), built with the model.
+void emitAttrMembers(mlir::raw_indented_ostream &os, const AttrMembers &attrs,
+                     const TargetSyntax &t);
 // Closes the class and the anonymous namespace; prints main().
 void emitClassEndAndMain(mlir::raw_indented_ostream &os,
                          llvm::StringRef className);

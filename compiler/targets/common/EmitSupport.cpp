@@ -194,6 +194,13 @@ std::string ampc::emit::broadcastIndex(ArrayRef<int64_t> in,
   return expr;
 }
 
+std::string AttrMembers::member(StringRef init) {
+  auto [it, added] = byInit.insert({init.str(), std::string()});
+  if (added)
+    it->second = "attrs" + std::to_string(byInit.size() - 1) + "_";
+  return it->second;
+}
+
 std::string BlockEnv::fresh(StringRef hint) {
   std::string base = identifier(hint), name = base;
   for (int i = 1; used.contains(name); ++i)

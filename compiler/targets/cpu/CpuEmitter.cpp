@@ -87,6 +87,7 @@ public:
       return failure();
     emitModelSpec(os, p, kCpuSyntax);
     emitKernelMembers(os, kernels, kCpuSyntax);
+    emitAttrMembers(os, attrMembers, kCpuSyntax);
     os.unindent();
     emitClassEndAndMain(os, cls);
     return success();
@@ -97,6 +98,7 @@ private:
   raw_indented_ostream os;
   AsmState &state;
   llvm::SetVector<StringRef> kernels;
+  AttrMembers attrMembers;
 
   // HostModel runs cpu::Epilogue over every parameter, configured by
   // train.config (which train.fused_epilogue reads too).
@@ -119,6 +121,7 @@ private:
   LogicalResult emitForwardBackward() {
     BlockEnv env;
     env.asmState = &state;
+    env.attrMembers = &attrMembers;
     env.training = true;
     env.dropoutStep = "int64_t(iteration() * " +
                       std::to_string(accumSteps(p)) + " + micro)";
@@ -156,6 +159,7 @@ private:
   LogicalResult emitEvaluate() {
     BlockEnv env;
     env.asmState = &state;
+    env.attrMembers = &attrMembers;
     env.training = false;
     reserve(env);
     os << "// @" << commentText(p.model.getSymName())

@@ -109,6 +109,7 @@ public:
     emitModelSpec(os, p, kCudaSyntax);
     os << "\n" << fb << "\n" << eval;
     emitKernelMembers(os, libraryKernels(p), kCudaSyntax);
+    emitAttrMembers(os, attrMembers, kCudaSyntax);
     os.unindent();
     emitClassEndAndMain(os, cls);
     return success();
@@ -123,6 +124,7 @@ private:
   raw_ostream &out;
   AsmState &state;
   FileParts parts;
+  AttrMembers attrMembers;
 
   // Prints |body| into |text| (indented with the class when copied out).
   static LogicalResult
@@ -136,6 +138,7 @@ private:
   LogicalResult emitForwardBackward(raw_indented_ostream &os) {
     BlockEnv env;
     env.asmState = &state;
+    env.attrMembers = &attrMembers;
     env.training = true;
     env.dropoutStep =
         "int64_t(iteration() * " + std::to_string(accumSteps(p)) + " + micro)";
@@ -172,6 +175,7 @@ private:
   LogicalResult emitEvaluate(raw_indented_ostream &os) {
     BlockEnv env;
     env.asmState = &state;
+    env.attrMembers = &attrMembers;
     env.training = false;
     reserve(env);
     os << "// @" << commentText(p.model.getSymName())

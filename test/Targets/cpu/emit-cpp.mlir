@@ -27,7 +27,7 @@
 // CHECK: float *p_fc_weight = weight(0);
 // CHECK: float *p_fc_bias = weight(1);
 // CHECK-COUNT-1: const float x0 = float(p_fc_weight[i]);
-// CHECK: call(k_linear_, in, out, attrs);
+// CHECK: call(k_linear_, in, out, [[$LINEAR:attrs[0-9]+_]]);
 // CHECK: // %{{[0-9]+}} = fused loop: add relu
 // CHECK-NEXT: for (int64_t i = 0; i < 12; ++i) {
 // CHECK-NEXT: const float x0 = float(t{{[0-9]+}}[i]);
@@ -37,9 +37,9 @@
 // CHECK-NEXT: t{{[0-9]+}}[i] = half(y1);
 // CHECK: const ampc::cpu::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed())}, {"step", int64_t(iteration() * 1 + micro)}, {"shard", shard()}};
 // CHECK-NEXT: call(k_dropout_, in, out, attrs);
-// CHECK: static const ampc::cpu::Attrs attrs{{[{][{]}}"ignore_index", int64_t(-100)}, {"label_smoothing", 0.0}};
+// CHECK: call(k_cross_entropy_, in, out, [[$CE:attrs[0-9]+_]]);
 // CHECK: const float x1 = float((&scale)[0]);
-// CHECK: static const ampc::cpu::Attrs attrs{{[{][{]}}"perm", std::vector<int64_t>{1, 0}}};
+// CHECK: call(k_transpose_, in, out, [[$PERM:attrs[0-9]+_]]);
 // fc.weight's gradient has storage of its own: micro-batch 0 writes it
 // straight into HostModel's gradient buffer (passes/GradInPlace.h), which
 // storeGrad then leaves alone; fc.bias's is a reshape's alias and copied.
@@ -85,6 +85,12 @@
 // CHECK: s.arenaBytes = {{[1-9][0-9]*}};
 // CHECK: const ampc::cpu::Kernel k_linear_ = kernel("graph.linear");
 // CHECK: const ampc::cpu::Kernel k_dropout_ = kernel("graph.dropout");
+// Each constant attribute set once, as a member the calls share.
+// CHECK: // The library calls' constant attributes, built once.
+// CHECK-DAG: const ampc::cpu::Attrs [[$LINEAR]]{};
+// CHECK-DAG: const ampc::cpu::Attrs [[$CE]]{{[{][{]}}"ignore_index", int64_t(-100)}, {"label_smoothing", 0.0}};
+// CHECK-DAG: const ampc::cpu::Attrs [[$PERM]]{{[{][{]}}"perm", std::vector<int64_t>{1, 0}}};
+// CHECK-NOT: static const ampc::cpu::Attrs
 // CHECK: int main(int argc, char **argv) {
 // CHECK-NEXT: static NetModel model;
 // CHECK-NEXT: return ampc::rt::trainMain(argc, argv, model);
@@ -95,7 +101,7 @@
 // the unused layer norm is still there; printed in the generic form).
 // SGD: // %{{[0-9]+}} = graph.layer_norm
 // SGD-NEXT: const TensorRef in[] = {{[{][{]}}t{{[0-9]+}}, DType::F32, 2, {4, 3}}, {p_fc_bias, DType::F32, 1, {3}}};
-// SGD: static const ampc::cpu::Attrs attrs{{[{][{]}}"eps", 1e-05}};
+// SGD: call(k_layer_norm_, in, out, [[EPS:attrs[0-9]+_]]);
 // SGD: s.config.optimizer = "sgd";
 // SGD: s.config.lossScale = "static";
 // SGD: s.config.nesterov = true;
@@ -103,6 +109,7 @@
 // SGD: s.config.clipValue = true;
 // SGD: s.config.accumSteps = 2;
 // SGD: s.defaults.initScale = 128.0f;
+// SGD: const ampc::cpu::Attrs [[EPS]]{{[{][{]}}"eps", 1e-05}};
 
 // RAW: error: no @net_grad / @net_step (run the training pipeline first)
 
