@@ -19,6 +19,8 @@ persists, and written to --out; the driver exits 1 and lists them.
   fuzz_models.py --ampc build/bin/ampc --seed 7 --seconds 3600 SEEDS...
 """
 import argparse
+import collections
+import concurrent.futures
 import os
 import random
 import re
@@ -112,8 +114,9 @@ def mutate(rng, data, seeds):
     return b"\n".join(lines)
 
 
-def run_one(ampc, path, cmd, timeout, tally=None):
-    """Returns None, or (kind, detail) for a finding."""
+def run_one(ampc, path, cmd, timeout):
+    """Returns (exit status or None on a hang, None or (kind, detail) for a
+    finding)."""
     argv = [ampc, cmd, path]
     if cmd == "explain":
         argv += ["--amp=fp16"]
@@ -123,22 +126,24 @@ def run_one(ampc, path, cmd, timeout, tally=None):
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return ("hang", "%s: no exit within %gs" % (cmd, timeout))
-    err = p.stderr.decode("utf-8", "replace")
-    if tally is not None:
-        key = "%s exit %d" % (cmd, p.returncode)
-        tally[key] = tally.get(key, 0) + 1
-    if p.returncode < 0:
-        return ("crash", "%s: killed by signal %d" % (cmd, -p.returncode))
+        return None, ("hang", "%s: no exit within %gs" % (cmd, timeout))
+    return p.returncode, finding(cmd, p.returncode,
+                                 p.stderr.decode("utf-8", "replace"))
+
+
+def finding(cmd, status, err):
+    """None, or (kind, detail) for a run that exited with |status|."""
+    if status < 0:
+        return ("crash", "%s: killed by signal %d" % (cmd, -status))
     for mark in CRASH_MARKS:
         if mark in err:
             return ("crash", "%s: stderr has '%s'" % (cmd, mark))
-    if p.returncode not in (0, 1, 2):
-        return ("status", "%s: exit status %d" % (cmd, p.returncode))
-    if p.returncode != 0 and not (LOC_ERROR.search(err) or TOOL_ERROR.search(err)):
+    if status not in (0, 1, 2):
+        return ("status", "%s: exit status %d" % (cmd, status))
+    if status != 0 and not (LOC_ERROR.search(err) or TOOL_ERROR.search(err)):
         first = err.strip().splitlines()[:1]
         return ("diag", "%s: exit %d without file:line:col: error: %r" %
-                (cmd, p.returncode, first[0][:200] if first else ""))
+                (cmd, status, first[0][:200] if first else ""))
     return None
 
 
@@ -150,7 +155,7 @@ def reduce(ampc, data, cmd, kind, timeout, tmpdir, budget_s):
     def still(d):
         with open(path, "wb") as f:
             f.write(d)
-        r = run_one(ampc, path, cmd, timeout)
+        r = run_one(ampc, path, cmd, timeout)[1]
         return r is not None and r[0] == kind
 
     lines = data.split(b"\n")
@@ -168,6 +173,24 @@ def reduce(ampc, data, cmd, kind, timeout, tmpdir, budget_s):
     return b"\n".join(lines)
 
 
+def run_iteration(ampc, data, extra, path, timeout):
+    """check, then explain and compile on files check accepts (and on the
+    |extra| fraction of the rest). Returns ([(cmd, status)], finding or None,
+    cmd of the finding)."""
+    with open(path, "wb") as f:
+        f.write(data)
+    runs = []
+    for cmd in ["check", "explain", "compile"]:
+        if cmd != "check" and not (extra or runs[0][1] == 0):
+            break
+        status, r = run_one(ampc, path, cmd, timeout)
+        if status is not None:
+            runs.append((cmd, status))
+        if r is not None:
+            return runs, r, cmd
+    return runs, None, None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("seeds", nargs="+", help="seed .mlir files")
@@ -179,12 +202,17 @@ def main():
     ap.add_argument("--extra-fraction", type=float, default=0.1,
                     help="fraction of the files check rejects that explain and "
                          "compile also run on (they always run on accepted ones)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="iterations run at once (default: one per core; the "
+                         "same files, runs and findings as --jobs 1)")
     ap.add_argument("--out", default="fuzz-findings", help="directory for reproducers")
     ap.add_argument("--no-reduce", action="store_true")
     ap.add_argument("--reduce-seconds", type=float, default=60)
     args = ap.parse_args()
     if not args.iterations and not args.seconds:
         ap.error("give --iterations N or --seconds S")
+    if args.jobs < 1:
+        ap.error("--jobs must be at least 1")
     seeds = []
     for s in args.seeds:
         with open(s, "rb") as f:
@@ -193,42 +221,49 @@ def main():
     findings, tally = [], {}
     start = time.time()
     it = 0
-    with tempfile.TemporaryDirectory(prefix="ampc-fuzz-") as tmp:
-        path = os.path.join(tmp, "input.mlir")
-        while True:
+    # The mutated files depend on the seed alone (not on results), so the
+    # main thread draws them in order, workers run them, and results are
+    # taken in iteration order: --jobs changes nothing but the time.
+    with tempfile.TemporaryDirectory(prefix="ampc-fuzz-") as tmp, \
+            concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        pending = collections.deque()
+
+        def more():
             if args.iterations and it >= args.iterations:
+                return False
+            return not (args.seconds and time.time() - start >= args.seconds)
+
+        while True:
+            while len(pending) < 2 * args.jobs and more():
+                it += 1
+                data = rng.choice(seeds)
+                for _ in range(rng.choice([1, 1, 2, 3])):
+                    data = mutate(rng, data, seeds)
+                extra = rng.random() < args.extra_fraction
+                path = os.path.join(tmp, "input-%d.mlir" % it)
+                pending.append((it, data, pool.submit(
+                    run_iteration, args.ampc, data, extra, path, args.timeout)))
+            if not pending:
                 break
-            if args.seconds and time.time() - start >= args.seconds:
-                break
-            it += 1
-            data = rng.choice(seeds)
-            for _ in range(rng.choice([1, 1, 2, 3])):
-                data = mutate(rng, data, seeds)
-            # explain and compile load through the same path as check: they
-            # run on every file check accepts, and on a fraction of the rest.
-            extra = rng.random() < args.extra_fraction
-            with open(path, "wb") as f:
+            n, data, future = pending.popleft()
+            runs, r, cmd = future.result()
+            os.remove(os.path.join(tmp, "input-%d.mlir" % n))
+            for c, status in runs:
+                key = "%s exit %d" % (c, status)
+                tally[key] = tally.get(key, 0) + 1
+            if r is None:
+                continue
+            kind, detail = r
+            if not args.no_reduce:
+                data = reduce(args.ampc, data, cmd, kind, args.timeout, tmp,
+                              args.reduce_seconds)
+            os.makedirs(args.out, exist_ok=True)
+            name = os.path.join(args.out, "%s-seed%d-iter%d-%s.mlir" %
+                                (kind, args.seed, n, cmd))
+            with open(name, "wb") as f:
                 f.write(data)
-            for cmd in ["check", "explain", "compile"]:
-                if cmd != "check" and not (extra or tally.get("check exit 0", 0) > accepted):
-                    break
-                if cmd == "check":
-                    accepted = tally.get("check exit 0", 0)
-                r = run_one(args.ampc, path, cmd, args.timeout, tally)
-                if r is None:
-                    continue
-                kind, detail = r
-                if not args.no_reduce:
-                    data = reduce(args.ampc, data, cmd, kind, args.timeout, tmp,
-                                  args.reduce_seconds)
-                os.makedirs(args.out, exist_ok=True)
-                name = os.path.join(args.out, "%s-seed%d-iter%d-%s.mlir" %
-                                    (kind, args.seed, it, cmd))
-                with open(name, "wb") as f:
-                    f.write(data)
-                findings.append((name, detail))
-                print("FINDING %s: %s" % (name, detail), flush=True)
-                break
+            findings.append((name, detail))
+            print("FINDING %s: %s" % (name, detail), flush=True)
     el = time.time() - start
     print("fuzz_models: seed %d, %d iterations in %.1fs (%.1f/s), %d finding(s)" %
           (args.seed, it, el, it / el if el else 0, len(findings)))
