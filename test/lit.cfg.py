@@ -97,6 +97,10 @@ if os.environ.get("AMPC_RECORD"):
 # `UNSUPPORTED: sanitized`; the sanitizers' options pass through.
 if config.ampc_sanitize:
     config.available_features.add("sanitized")
+# fuzz.test's iterations at once: two in the sanitized run, where it is the
+# longest test; one in the main run, where a third process beside lit's two
+# workers disturbed compile-scaling.test's CPU-time fits.
+config.substitutions.append(("%fuzz_jobs", "2" if config.ampc_sanitize else "1"))
 # Precompiled headers (-DAMPC_PCH=ON, the default): cmake/AmpcHostPch.cmake.
 if _on(config.ampc_pch):
     config.available_features.add("host-pch")

@@ -3,7 +3,7 @@
   compile_scaling.py [--max-slope=S] AMPC WORKDIR KIND N1 N2 ...
 
 For each N, writes the KIND model of scaling_model.py, compiles it to C++
-(not the host compile) twice, and keeps the child's least CPU time (user +
+(not the host compile) twice (three times up to N = 2000), and keeps the child's least CPU time (user +
 system, steadier than wall time on a loaded machine) and its largest
 resident set. From both it subtracts a tiny model's (N = 100: start-up, the
 MLIR context, the runtime tables), then fits log(cost) = a + slope log(N) by
@@ -38,7 +38,9 @@ def measure(ampc, workdir, kind, n):
     with open(path, "w") as f:
         subprocess.run([sys.executable, os.path.join(HERE, "scaling_model.py"),
                         kind, str(n)], stdout=f, check=True)
-    runs = [compile_once(ampc, path) for _ in range(2)]
+    # The small sizes' times are near the N=100 base that is subtracted, so
+    # noise there moves the slope most: they get a third run.
+    runs = [compile_once(ampc, path) for _ in range(3 if n <= 2000 else 2)]
     return min(t for t, _ in runs), max(m for _, m in runs)
 
 
