@@ -3,6 +3,7 @@
 
 #include "compiler/RuntimeConfig.inc"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -201,15 +202,15 @@ std::vector<std::string> ampc::cudaCompileCommand(StringRef cuPath,
   SmallVector<StringRef> list;
   (archs.empty() ? StringRef(AMPC_CUDA_ARCHS) : archs)
       .split(list, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef &a : list)
+    a = a.trim();
   if (!list.empty()) {
-    StringRef oldest = list.front().trim();
-    for (StringRef a : list)
-      if (std::atoi(a.trim().str().c_str()) <
-          std::atoi(oldest.str().c_str()))
-        oldest = a.trim();
+    StringRef oldest = *llvm::min_element(list, [](StringRef a, StringRef b) {
+      return std::atoi(a.str().c_str()) < std::atoi(b.str().c_str());
+    });
     std::string code = "code=[";
     for (StringRef a : list)
-      code += "sm_" + a.trim().str() + ",";
+      code += "sm_" + a.str() + ",";
     code += "compute_" + oldest.str() + "]";
     cmd.push_back("-gencode");
     cmd.push_back("arch=compute_" + oldest.str() + "," + code);

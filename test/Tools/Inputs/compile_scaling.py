@@ -3,8 +3,9 @@
   compile_scaling.py [--max-slope=S] AMPC WORKDIR KIND N1 N2 ...
 
 For each N, writes the KIND model of scaling_model.py, compiles it to C++
-(not the host compile) twice (three times up to N = 2000), and keeps the child's least CPU time (user +
-system, steadier than wall time on a loaded machine) and its largest
+(not the host compile) twice (three times up to N = 2000), and keeps the
+child's least CPU time (user + system, steadier than wall time on a loaded
+machine) and its largest
 resident set. From both it subtracts a tiny model's (N = 100: start-up, the
 MLIR context, the runtime tables), then fits log(cost) = a + slope log(N) by
 least squares and prints one line per N and the two slopes:
