@@ -13,21 +13,35 @@
 #                                        run's dumped first steps (cmp/*/
 #                                        step1.st) against the reference
 #                                        interpreter (ampc-stepcheck)
+#   bench/gpu.sh pack WORK TARBALL       WORK as one .tar.xz (under 60 MiB)
+#   bench/gpu.sh collect RESULTS.tar.gz WORK [BUILD_DIR]
+#                                        a GPU run's results (bench/gpu/
+#                                        device_run.sh) back into WORK, then
+#                                        check, and the summary written to
+#                                        bench/results/gpu-DATE.json
 #
 # The split exists because building needs no GPU: prepare on a build host,
-# copy WORK (or its tarball) to a GPU machine, run there.
+# copy WORK (or its tarball) to a GPU machine, run there. For a GPU machine
+# that gets only this repository and one carried folder (the `device` tool,
+# 64 MiB): BUNDLE=1 prepare .gpu/work build, pack .gpu/work
+# .gpu/carry/work.tar.xz, there `bash bench/gpu/device_run.sh
+# .gpu/carry/work.tar.xz` (carrying .gpu/carry), here collect (README).
 #
 # run executes the GPU tests (the CUDA kernel gtests; every example's step
 # against the CPU target, with the exact scaler trajectory; the step graphs
 # are captured from the second step, so capture succeeding shows no host
-# sync inside a step), then prints one table:
+# sync inside a step) and the benchmarks, then prints one table and issue
+# 12's goals (reached or not) and writes res/summary.json. Order: B3, the
+# profile, B2, B1, the tests, B4; with DEADLINE=SECONDS a section that would
+# end past it is skipped and named.
 #   B1  the fused AMP epilogue alone (GPT-2 124M and 1.5B parameter shapes)
 #       vs PyTorch GradScaler.unscale_ + clip_grad_norm_(foreach) + AdamW
 #       (foreach) and AdamW(fused=True): ms and TB/s against 30 B/param;
 #   B2  MLP 3 x Linear(4096) + ReLU, batch 512, AdamW: ms/step in
 #       FP32 / FP16 / BF16 vs PyTorch eager (autocast + GradScaler) and
 #       torch.compile (TORCH_COMPILE=0 skips it; SKIP_TORCH=1 skips PyTorch);
-#   B3  the GPT-2-small example, bf16, batch 8 x 1024: ms/step and tokens/s;
+#   B3  the GPT-2-small example, bf16, batch 8 x 1024: ms/step and tokens/s
+#       vs PyTorch eager and torch.compile (AdamW fused in both);
 #   B4  FP32 sum all-reduce (NCCL, device buffers) 1..256 MiB at world
 #       size 1, and at all GPUs via mpirun when there are more.
 # PyTorch: medians of >= 30 steps after warm-up, timed with CUDA events on
@@ -54,6 +68,14 @@ gpu_arch() {
   fi
 }
 
+# The programs of a prepared folder (models/ also holds the cost report).
+binaries() {
+  local b
+  for b in "$1"/bin/* "$1"/models/* "$1"/cmp/*/train_cuda; do
+    [[ -f "$b" && -x "$b" ]] && echo "$b"
+  done
+}
+
 # --- prepare: build, compile every model, train the CPU references ------------
 prepare() {
   local work=$1 build=$2 arch
@@ -65,10 +87,10 @@ prepare() {
   if [[ ! -f "$build/build.ninja" ]]; then  # packages, configure, full build
     AMPC_BUILD_DIR=$build AMPC_CUDA_ARCHS=$arch bash "$ROOT/scripts/setup.sh"
   fi
-  ninja -C "$build" ampc ampc-cuda-tests ampc-epilogue-bench \
-    ampc-allreduce-bench >"$work/build.log" || { tail -30 "$work/build.log"; exit 1; }
-  local ampc=$build/bin/ampc
-  cp "$build"/bin/{ampc-cuda-tests,ampc-epilogue-bench,ampc-allreduce-bench} "$work/bin/"
+  local progs="ampc-cuda-tests ampc-device-model-tests ampc-comm-nccl-tests ampc-epilogue-bench ampc-allreduce-bench"
+  ninja -C "$build" ampc $progs >"$work/build.log" || { tail -30 "$work/build.log"; exit 1; }
+  local ampc=$build/bin/ampc p
+  for p in $progs; do cp "$build/bin/$p" "$work/bin/"; done
 
   # The GPU tests of test/Targets/cuda/gpu-vs-cpu.test, prepared here.
   stamp "compile the GPU tests' models and train the CPU references"
@@ -110,12 +132,15 @@ prepare() {
     stamp "bundle shared libraries into $work/lib"
     mkdir -p "$work/lib"
     local skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libstdc\+\+|libgcc_s|libcudart|libcublas|libcudnn|libnccl|libcuda\.)'
-    for b in "$work"/bin/* "$work"/models/* "$work"/cmp/*/train_cuda; do
+    binaries "$work" | while read -r b; do
       ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
     done | sort -u | while read -r name path; do
       [[ "$name" =~ $skip ]] || cp -L "$path" "$work/lib/$name"
     done
   fi
+  # What the results are of (bench/results/gpu-*.json records it).
+  { git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown; } >"$work/commit.txt"
+  git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo "(with uncommitted changes)" >>"$work/commit.txt"
   stamp "prepared $work ($(du -sh "$work" | cut -f1))"
 }
 
@@ -125,7 +150,7 @@ prepare() {
 find_libraries() {
   local work=$1 missing dirs d lib
   export LD_LIBRARY_PATH="$work/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  missing=$(for b in "$work"/bin/* "$work"/models/*; do ldd "$b"; done |
+  missing=$(binaries "$work" | while read -r b; do ldd "$b"; done |
             awk '/not found/ {print $1}' | sort -u)
   [[ -z "$missing" ]] && return 0
   dirs=$("$PY" -c 'import glob, os, site
@@ -138,9 +163,23 @@ for s in site.getsitepackages(): print("\n".join(glob.glob(os.path.join(s, "nvid
       fi
     done
   done
-  missing=$(for b in "$work"/bin/* "$work"/models/*; do ldd "$b"; done |
+  missing=$(binaries "$work" | while read -r b; do ldd "$b"; done |
             awk '/not found/ {print $1}' | sort -u)
   [[ -z "$missing" ]] || echo "gpu.sh: still missing: $missing" >&2
+}
+
+# Sections run in this order, most wanted first (the speed issue's numbers,
+# then the correctness checks), each skipped once DEADLINE seconds (from the
+# start of the script) would be passed: a lease of a few minutes still
+# returns the benchmarks and whatever else fitted.
+SECTIONS="b3 profile b2 b1 tests b4"
+# Whether SECONDS more fit before DEADLINE; prints the skip otherwise.
+fits() {
+  local need=$1 what=$2 used=$(( $(date +%s) - START ))
+  (( used + need <= ${DEADLINE:-1000000} )) && return 0
+  echo "$what skipped: ${used}s used, ~${need}s more would pass DEADLINE=${DEADLINE}s" |
+    tee -a "$res/skipped.txt"
+  return 1
 }
 
 run() {
@@ -152,8 +191,8 @@ run() {
     die "no GPU (nvidia-smi sees none)"
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
   stamp "GPU: $gpu"
+  echo "$gpu" >"$res/gpu.txt"
   find_libraries "$work"
-  : >"$res/tests.txt"
   # SKIP_TORCH=1 keeps PyTorch's results already in res/ (they do not
   # change with ampc's code).
   torch() {  # NAME TIMEOUT SCRIPT ARGS...: res/NAME.json
@@ -172,42 +211,68 @@ run() {
       echo "--- $name FAILED; the end of $log/$name.log:"; tail -25 "$log/$name.log"
     fi
   }
-  if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
-    stamp "GPU tests"
-    gtest cuda-kernels "$work/bin/ampc-cuda-tests"
-    # The same conv2d checks on the im2col path (cuDNN's fallback).
-    gtest cuda-kernels-im2col env AMPC_CUDA_CONV=im2col \
-      "$work/bin/ampc-cuda-tests" --gtest_filter='CudaKernels.Conv2d*'
-    # The previous norm kernels and the element-wise epilogue (A/B: what a
-    # failure of the fused/packed ones is compared with).
-    gtest cuda-norm-rows env AMPC_CUDA_NORM=rows "$work/bin/ampc-cuda-tests" \
-      --gtest_filter='CudaKernels.SoftmaxAndLayerNorm:CudaKernels.NormBackward*'
-    gtest cuda-epilogue-scalar env AMPC_CUDA_EPILOGUE=scalar \
-      "$work/bin/ampc-cuda-tests" --gtest_filter='CudaEpilogue.AdamW*:CudaEpilogue.Halts*:CudaEpilogue.PerTensor*'
-    for t in "$work"/cmp/*/; do
-      t=${t%/}
-      gtest "gpu-vs-cpu.$(basename "$t")" "$PY" "$work/compare_targets.py" --run-only "$t"
-    done
-    # Resume is bitwise (test/Targets/cuda/gpu-resume.test, on this data).
-    gtest gpu-resume bash -c 'cd "$1/cmp/mlp_fp16" && d=image=image.npy,label=label.npy &&
-      rm -rf ck-full ck-split &&
-      ./train_cuda --data $d --steps 8 --checkpoint-dir ck-full >/dev/null &&
-      ./train_cuda --data $d --steps 4 --checkpoint-dir ck-split >/dev/null &&
-      ./train_cuda --data $d --steps 8 --resume ck-split --checkpoint-dir ck-split >/dev/null &&
-      cmp ck-full/step-00000008/model.safetensors ck-split/step-00000008/model.safetensors &&
-      cmp ck-full/step-00000008/train_state.json ck-split/step-00000008/train_state.json' _ "$work"
-    grep -c PASS "$res/tests.txt" | sed 's/$/ GPU tests passed/'
-  fi
+  local s
+  for s in ${SECTIONS}; do "section_$s"; done
 
+  stamp "results"
+  { "$PY" "$work/table.py" "$res" "$gpu" --json "$res/summary.json" \
+      --commit "$(head -1 "$work/commit.txt" 2>/dev/null || echo unknown)"
+    cat "$res/b3_profile.txt" 2>/dev/null; } | tee "$res/table.txt"
+  ! grep -q FAIL "$res/tests.txt" 2>/dev/null
+}
+
+# The benchmarks' random inputs, made once.
+data() { [[ -f "$work/models/targets.npy" ]] || "$PY" "$work/make_data.py" "$work/models"; }
+
+section_tests() {
+  [[ "${SKIP_TESTS:-0}" != 1 ]] || return 0
+  fits 240 "GPU tests" || return 0
+  stamp "GPU tests"
+  : >"$res/tests.txt"
+  gtest cuda-kernels "$work/bin/ampc-cuda-tests"
+  gtest device-model "$work/bin/ampc-device-model-tests"
+  gtest nccl "$work/bin/ampc-comm-nccl-tests"
+  # The same conv2d checks on the im2col path (cuDNN's fallback).
+  gtest cuda-kernels-im2col env AMPC_CUDA_CONV=im2col \
+    "$work/bin/ampc-cuda-tests" --gtest_filter='CudaKernels.Conv2d*'
+  # The previous norm kernels and the element-wise epilogue (A/B: what a
+  # failure of the fused/packed ones is compared with).
+  gtest cuda-norm-rows env AMPC_CUDA_NORM=rows "$work/bin/ampc-cuda-tests" \
+    --gtest_filter='CudaKernels.SoftmaxAndLayerNorm:CudaKernels.NormBackward*'
+  gtest cuda-epilogue-scalar env AMPC_CUDA_EPILOGUE=scalar \
+    "$work/bin/ampc-cuda-tests" --gtest_filter='CudaEpilogue.AdamW*:CudaEpilogue.Halts*:CudaEpilogue.PerTensor*'
+  for t in "$work"/cmp/*/; do
+    t=${t%/}
+    [[ -d "$t" ]] || continue
+    gtest "gpu-vs-cpu.$(basename "$t")" "$PY" "$work/compare_targets.py" --run-only "$t"
+  done
+  # Resume is bitwise (test/Targets/cuda/gpu-resume.test, on this data).
+  gtest gpu-resume bash -c 'cd "$1/cmp/mlp_fp16" && d=image=image.npy,label=label.npy &&
+    rm -rf ck-full ck-split &&
+    ./train_cuda --data $d --steps 8 --checkpoint-dir ck-full >/dev/null &&
+    ./train_cuda --data $d --steps 4 --checkpoint-dir ck-split >/dev/null &&
+    ./train_cuda --data $d --steps 8 --resume ck-split --checkpoint-dir ck-split >/dev/null &&
+    cmp ck-full/step-00000008/model.safetensors ck-split/step-00000008/model.safetensors &&
+    cmp ck-full/step-00000008/train_state.json ck-split/step-00000008/train_state.json' _ "$work"
+  grep -c PASS "$res/tests.txt" | sed 's/$/ GPU tests passed/'
+}
+
+section_b1() {
+  fits 90 "B1" || return 0
   stamp "B1 epilogue (ampc, PyTorch)"
+  local p
   for p in 124m 1.5b; do
     timeout 120 "$work/bin/ampc-epilogue-bench" $p >"$res/b1_ampc_$p.json" 2>"$log/b1_ampc_$p.log" ||
       { echo "B1 ampc $p failed:"; tail -5 "$log/b1_ampc_$p.log"; }
     torch b1_torch_$p 300 "$work/b1_torch.py" $p
   done
+}
 
+section_b2() {
+  fits 120 "B2" || return 0
   stamp "B2 MLP (ampc, PyTorch)"
-  "$PY" "$work/make_data.py" "$work/models"
+  local amp
+  data
   for amp in off fp16 bf16; do
     if timeout 120 "$work/models/mlp_$amp" --data "x=$work/models/x.npy,label=$work/models/label.npy" \
          --steps 110 --log-every 10 --metrics "$res/mlp_$amp.jsonl" >"$log/b2_$amp.log" 2>&1; then
@@ -217,8 +282,12 @@ run() {
     fi
   done
   torch b2_torch 400 "$work/b2_torch.py"
+}
 
+section_b3() {
+  fits 150 "B3" || return 0
   stamp "B3 GPT-2 small (ampc, PyTorch)"
+  data
   if timeout 300 "$work/models/gpt2" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
        --steps 60 --log-every 10 --metrics "$res/gpt2.jsonl" >"$log/b3.log" 2>&1; then
     "$PY" "$work/median_step.py" "$res/gpt2.jsonl" >"$res/b3_ampc.txt"
@@ -226,26 +295,39 @@ run() {
     echo "B3 ampc failed:"; tail -5 "$log/b3.log"
   fi
   torch b3_torch 300 "$work/b3_torch.py"
+}
 
-  if [[ "${PROFILE:-0}" == 1 ]] && command -v ncu >/dev/null; then
-    stamp "B3 per-kernel profile (ncu, one step)"
-    timeout 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
-      "$work/models/gpt2" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
-      --steps 1 --log-every 1 >"$log/b3_ncu.csv" 2>&1 &&
-      "$PY" "$work/ncu_table.py" "$log/b3_ncu.csv" 20 >"$res/b3_profile.txt" ||
-      { echo "B3 profile failed:"; tail -5 "$log/b3_ncu.csv"; }
-    # The cost report's estimate beside each measured kernel, priced on
-    # this GPU where the device table has it.
-    local costdev
-    case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
-      *H200*) costdev=h200 ;; *H100*) costdev=h100 ;; *A100*) costdev=a100 ;; *) costdev="" ;;
-    esac
-    [[ -f "$work/models/gpt2_cost.json" && -f "$log/b3_ncu.csv" ]] &&
-      "$PY" "$work/cost_vs_ncu.py" "$work/models/gpt2_cost.json" "$log/b3_ncu.csv" \
-        --top 25 ${costdev:+--device "$costdev"} >"$res/b3_cost_vs_ncu.txt" 2>&1 ||
-      echo "B3 cost vs ncu failed (see $res/b3_cost_vs_ncu.txt)"
-  fi
+# ncu on the PATH, else where the CUDA toolkit or Nsight Compute keeps it.
+find_ncu() {
+  command -v ncu && return 0
+  ls -d /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1 | grep .
+}
 
+section_profile() {
+  [[ "${PROFILE:-0}" == 1 ]] || return 0
+  local ncu costdev
+  ncu=$(find_ncu) || { echo "B3 profile skipped: no ncu found"; return 0; }
+  fits 120 "B3 profile" || return 0
+  stamp "B3 per-kernel profile (ncu, one step)"
+  data
+  timeout 300 "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv \
+    "$work/models/gpt2" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
+    --steps 1 --log-every 1 >"$log/b3_ncu.csv" 2>&1 &&
+    "$PY" "$work/ncu_table.py" "$log/b3_ncu.csv" 20 >"$res/b3_profile.txt" ||
+    { echo "B3 profile failed:"; tail -5 "$log/b3_ncu.csv"; }
+  # The cost report's estimate beside each measured kernel, priced on
+  # this GPU where the device table has it.
+  case "$gpu" in
+    *H200*) costdev=h200 ;; *H100*) costdev=h100 ;; *A100*) costdev=a100 ;; *) costdev="" ;;
+  esac
+  [[ -f "$work/models/gpt2_cost.json" && -f "$log/b3_ncu.csv" ]] &&
+    "$PY" "$work/cost_vs_ncu.py" "$work/models/gpt2_cost.json" "$log/b3_ncu.csv" \
+      --top 25 ${costdev:+--device "$costdev"} >"$res/b3_cost_vs_ncu.txt" 2>&1 ||
+    echo "B3 cost vs ncu failed (see $res/b3_cost_vs_ncu.txt)"
+}
+
+section_b4() {
+  fits 60 "B4" || return 0
   stamp "B4 all-reduce"
   local ngpu sizes=1M,4M,16M,64M,256M
   ngpu=$(nvidia-smi -L | wc -l)
@@ -255,17 +337,13 @@ run() {
     timeout 300 mpirun --allow-run-as-root -np "$ngpu" "$work/bin/ampc-allreduce-bench" --gpu \
       --sizes=$sizes --iters=30 >"$res/b4_$ngpu.txt" 2>>"$log/b4.log"
   fi
-
-  stamp "results"
-  { "$PY" "$work/table.py" "$res" "$gpu"; cat "$res/b3_profile.txt" 2>/dev/null; } |
-    tee "$res/table.txt"
-  ! grep -q FAIL "$res/tests.txt"
 }
 
 # --- check: the GPU run's dumped first steps vs the reference interpreter ----
 check() {
   local work=$1 build=$2 t model amp tol fails=0
-  ninja -C "$build" ampc-stepcheck >/dev/null
+  # Brought up to date where BUILD_DIR is a build folder.
+  [[ ! -f "$build/build.ninja" ]] || ninja -C "$build" ampc-stepcheck >/dev/null
   for t in "$work"/cmp/*/; do
     [[ -f "$t/step1.st" ]] || continue
     read -r model amp < <("$PY" -c 'import json, sys
@@ -285,6 +363,48 @@ j = json.load(open(sys.argv[1])); print(j["model_path"], j["amp"])' "$t/job.json
   (( fails == 0 ))
 }
 
+# --- pack / collect: a prepared folder to a GPU machine and its results back --
+# pack WORK TARBALL: WORK (prepared with BUNDLE=1) as one .tar.xz. The
+# compiled models share the runtime, and xz's 64 MiB window finds the
+# repeats: about 130 MB packs to about 12 MB.
+pack() {
+  local work=$1 tarball=$2 limit=${PACK_LIMIT_MIB:-60} size
+  [[ -f "$work/commit.txt" ]] || die "$work is not prepared (bench/gpu.sh prepare)"
+  [[ -d "$work/lib" ]] || echo "gpu.sh: $work has no lib/ (prepare with BUNDLE=1 for a machine with only CUDA and PyTorch)" >&2
+  mkdir -p "$(dirname "$tarball")"
+  stamp "pack $work -> $tarball"
+  tar -C "$(dirname "$work")" --exclude=./res --exclude=./logs -cf - "$(basename "$work")" |
+    xz -9 -T1 >"$tarball" || die "tar/xz failed"
+  size=$(( $(stat -c %s "$tarball") / 1048576 ))
+  stamp "packed: ${size} MiB"
+  (( size <= limit )) || die "$tarball is ${size} MiB, over PACK_LIMIT_MIB=$limit"
+}
+
+# collect RESULTS WORK [BUILD_DIR]: device_run.sh's results.tar.gz unpacked
+# over WORK, the dumped first steps checked (check), and res/summary.json
+# (with the check's verdict) copied to bench/results/gpu-DATE.json.
+collect() {
+  local results=$1 work=$2 build=$3 day dest verdict=passed
+  [[ -d "$work" ]] || die "$work does not exist (the folder prepare made)"
+  tar -C "$work" -xzf "$results" || die "cannot unpack $results"
+  [[ -f "$work/res/summary.json" ]] || die "$results holds no res/summary.json"
+  check "$work" "$build" | tee "$work/res/stepcheck.txt" || verdict=failed
+  grep -q '^== ' "$work/res/stepcheck.txt" || verdict="not run (no dumped steps)"
+  day=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["date"][:10].replace("-", ""))'         "$work/res/summary.json")
+  dest=${AMPC_RESULTS_DIR:-$ROOT/bench/results}/gpu-$day.json
+  mkdir -p "$(dirname "$dest")"
+  "$PY" - "$work/res/summary.json" "$dest" "$verdict" <<'PY' || die "cannot write $dest"
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["stepcheck"] = sys.argv[3]
+with open(sys.argv[2], "w") as f:
+    json.dump(s, f, indent=1)
+    f.write("\n")
+PY
+  cat "$work/res/table.txt"
+  stamp "stepcheck $verdict; wrote $dest"
+}
+
 case "${1:-}" in
   check)   [[ $# -ge 2 ]] || die "usage: bench/gpu.sh check WORK [BUILD_DIR]"
            check "$2" "${3:-$ROOT/build-gpu}" ;;
@@ -292,7 +412,11 @@ case "${1:-}" in
            prepare "$2" "${3:-$ROOT/build-gpu}" ;;
   run)     [[ $# -eq 2 ]] || die "usage: bench/gpu.sh run WORK"
            run "$2" ;;
-  -h|--help) sed -n '2,39p' "$0" ;;
+  pack)    [[ $# -eq 3 ]] || die "usage: bench/gpu.sh pack WORK TARBALL"
+           pack "$2" "$3" ;;
+  collect) [[ $# -ge 3 ]] || die "usage: bench/gpu.sh collect RESULTS.tar.gz WORK [BUILD_DIR]"
+           collect "$2" "$3" "${4:-$ROOT/build-gpu}" ;;
+  -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d' ;;
   *)       build=${1:-$ROOT/build-gpu}
            prepare "$build/gpu-bench" "$build" && run "$build/gpu-bench" &&
              check "$build/gpu-bench" "$build" ;;

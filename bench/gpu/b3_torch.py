@@ -1,5 +1,6 @@
-# B3 of bench/gpu.sh: PyTorch GPT-2 small, bf16 autocast, batch 8 x 1024.
-import json, math, torch, torch.nn as nn, torch.nn.functional as F
+# B3 of bench/gpu.sh: PyTorch GPT-2 small, bf16 autocast, batch 8 x 1024, eager
+# then torch.compile (TORCH_COMPILE=0 skips it); AdamW fused in both.
+import json, math, os, torch, torch.nn as nn, torch.nn.functional as F
 from cuda_timing import median_ms
 torch.backends.cuda.matmul.allow_tf32 = False
 V, T, D, H, L, B = 50257, 1024, 768, 12, 12, 8
@@ -26,10 +27,19 @@ class GPT(nn.Module):
         return s.ln(x) @ s.wte.weight.t()
 m = GPT().cuda(); opt = torch.optim.AdamW(m.parameters(), lr=3e-4, fused=True)
 idx = torch.randint(0, V, (B, T), device="cuda"); tgt = torch.randint(0, V, (B, T), device="cuda")
-def step():
-    with torch.autocast("cuda", dtype=torch.bfloat16):
-        loss = F.cross_entropy(m(idx).view(-1, V).float(), tgt.view(-1))
-    opt.zero_grad(set_to_none=True); loss.backward()
-    torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0, foreach=True); opt.step()
-ms = median_ms(step, iters=30, warmup=5)
-print(json.dumps({"ms": ms, "tokens_s": B * T / (ms * 1e-3)}))
+def timed(fwd):
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = F.cross_entropy(fwd(idx).view(-1, V).float(), tgt.view(-1))
+        opt.zero_grad(set_to_none=True); loss.backward()
+        torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0, foreach=True); opt.step()
+    return median_ms(step, iters=30, warmup=5)
+ms = timed(m)
+out = {"ms": ms, "tokens_s": B * T / (ms * 1e-3)}
+if os.environ.get("TORCH_COMPILE", "1") == "1":
+    try:  # the warm-up steps include the compilation
+        out["compile_ms"] = timed(torch.compile(m))
+        out["compile_tokens_s"] = B * T / (out["compile_ms"] * 1e-3)
+    except Exception as e:  # torch.compile may be unavailable (no compiler)
+        out["compile_error"] = str(e)[:200]
+print(json.dumps(out))

@@ -1,10 +1,28 @@
 """Prints bench/gpu.sh's table from the result files in RES (a missing or
-failed measurement prints as FAIL, so one broken part keeps the rest)."""
+failed measurement prints as FAIL, so one broken part keeps the rest), then
+issue 12's goals, each reached, not reached or not measured.
+
+  table.py RES GPU [--json SUMMARY.json] [--commit REV] [--date ISO]
+
+--json also writes the results as one record (ampc, PyTorch eager and
+torch.compile, ratios, goals, device, commit, date): what bench/gpu.sh
+collect copies into bench/results/. Ratios are ampc time / PyTorch time, as
+in bench/results/cpu-*.json: below 1 ampc is faster."""
+import argparse
+import datetime
 import json
 import os
-import sys
 
-res, gpu = sys.argv[1], sys.argv[2]
+ap = argparse.ArgumentParser()
+ap.add_argument("res")
+ap.add_argument("gpu")
+ap.add_argument("--json")
+ap.add_argument("--commit", default="unknown")
+ap.add_argument("--date")
+args = ap.parse_args()
+res = args.res
+
+B3_TOKENS = 8 * 1024  # batch 8 x 1024 tokens (bench/gpu/b3_torch.py, gpt2_small.mlir)
 
 
 def load(name):
@@ -19,14 +37,26 @@ def ms(v):
     return "%9.3f ms" % v if isinstance(v, (int, float)) else "%12s" % "FAIL"
 
 
-print("\nampc CUDA target vs PyTorch on %s (medians; ms lower is better)\n" % gpu)
+def ratio(a, b):
+    return round(a / b, 3) if isinstance(a, (int, float)) and b else None
+
+
+summary = {"bench": "gpu", "commit": args.commit, "device": args.gpu,
+           "date": args.date or datetime.datetime.now(datetime.timezone.utc)
+           .strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+print("\nampc CUDA target vs PyTorch on %s (medians; ms lower is better)\n" % args.gpu)
 tests = os.path.join(res, "tests.txt")
 if os.path.exists(tests):
     rows = [l.split() for l in open(tests) if l.strip()]
+    failed = [r[0] for r in rows if r[1] != "PASS"]
+    summary["tests"] = {"passed": len(rows) - len(failed), "failed": len(failed),
+                        "failures": failed}
     print("GPU tests: %d passed, %d failed%s\n" % (
-        sum(r[1] == "PASS" for r in rows), sum(r[1] != "PASS" for r in rows),
-        "".join("\n  FAIL " + r[0] for r in rows if r[1] != "PASS")))
+        len(rows) - len(failed), len(failed), "".join("\n  FAIL " + n for n in failed)))
 print("%-46s %12s %12s %12s" % ("benchmark", "ampc", "torch", "torch alt"))
+
+summary["b1"] = []
 for p in ("124m", "1.5b"):
     a, t = load("b1_ampc_%s.json" % p) or {}, load("b1_torch_%s.json" % p) or {}
     print("%-46s %s %s %s" % ("B1 epilogue %s foreach | fused" % p, ms(a.get("ms")),
@@ -35,16 +65,45 @@ for p in ("124m", "1.5b"):
         print("%-46s %7.2f TB/s  (copy %.2f TB/s; floor %.3f ms; %.0fM params)" % (
             "   achieved at 30 B/param", a["tb_s"], a["copy_tb_s"], a["floor_ms"],
             a["params"] / 1e6))
+    summary["b1"].append({
+        "preset": p, "ampc_ms": a.get("ms"), "tb_s": a.get("tb_s"),
+        "copy_tb_s": a.get("copy_tb_s"), "floor_ms": a.get("floor_ms"),
+        "params": a.get("params"), "torch_foreach_ms": t.get("foreach_ms"),
+        "torch_fused_ms": t.get("fused_ms"),
+        "ratio_foreach": ratio(a.get("ms"), t.get("foreach_ms")),
+        "ratio_fused": ratio(a.get("ms"), t.get("fused_ms")),
+        "copy_fraction": ratio(a.get("tb_s"), a.get("copy_tb_s"))})
+
 t2 = load("b2_torch.json") or {}
+summary["b2"] = []
 for amp in ("off", "fp16", "bf16"):
+    a = load("b2_ampc_%s.txt" % amp)
+    e, c = t2.get(amp + "_eager"), t2.get(amp + "_compile")
     print("%-46s %s %s %s" % ("B2 MLP 3x4096 b512 AdamW %s eager | compile" % amp,
-                             ms(load("b2_ampc_%s.txt" % amp)), ms(t2.get(amp + "_eager")),
-                             ms(t2.get(amp + "_compile"))))
+                             ms(a), ms(e), ms(c)))
+    summary["b2"].append({"amp": amp, "ampc_ms": a, "torch_eager_ms": e,
+                          "torch_compile_ms": c, "ratio_eager": ratio(a, e),
+                          "ratio_compile": ratio(a, c)})
+
 a3, t3 = load("b3_ampc.txt"), load("b3_torch.json") or {}
-print("%-46s %s %s" % ("B3 GPT-2 small bf16 b8x1024 ms/step", ms(a3), ms(t3.get("ms"))))
-if a3 and t3:
-    print("%-46s %12.0f %12.0f" % ("B3 tokens/s", 8 * 1024 / (a3 * 1e-3), t3["tokens_s"]))
+e3, c3 = t3.get("ms"), t3.get("compile_ms")
+print("%-46s %s %s %s" % ("B3 GPT-2 small bf16 b8x1024 eager | compile", ms(a3), ms(e3), ms(c3)))
+
+
+def tokens(v):
+    return round(B3_TOKENS / (v * 1e-3)) if isinstance(v, (int, float)) and v else None
+
+
+if any(v is not None for v in (a3, e3, c3)):
+    print("%-46s %12s %12s %12s" % ("B3 tokens/s", *(
+        "%.0f" % tokens(v) if tokens(v) else "FAIL" for v in (a3, e3, c3))))
+summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "torch_eager_ms": e3,
+                 "torch_eager_tokens_s": tokens(e3), "torch_compile_ms": c3,
+                 "torch_compile_tokens_s": tokens(c3), "ratio_eager": ratio(a3, e3),
+                 "ratio_compile": ratio(a3, c3)}
+
 # B4 rows from ampc-allreduce-bench: size unit variant buckets time_us algbw busbw.
+summary["b4"] = []
 for f in sorted(x for x in os.listdir(res) if x.startswith("b4_") and x.endswith(".txt")):
     n = int(f[3:-4])
     print("%-46s %12s %12s %12s" % ("B4 all-reduce FP32 NCCL, %d GPU%s" % (n, "s" * (n > 1)),
@@ -58,3 +117,37 @@ for f in sorted(x for x in os.listdir(res) if x.startswith("b4_") and x.endswith
         print("%-46s %9.3f ms %7.1f GB/s %12s" % (
             "   %s %s %s (%s bucket%s)" % (c[0], c[1], c[2], c[3], "s" * (c[3] != "1")),
             float(c[4]) / 1e3, float(c[5]), (c[6] + " GB/s") if n > 1 else "-"))
+        summary["b4"].append({"gpus": n, "size": c[0] + c[1], "variant": c[2],
+                              "buckets": int(c[3]), "us": float(c[4]),
+                              "algbw_gb_s": float(c[5]),
+                              "busbw_gb_s": float(c[6]) if n > 1 else None})
+
+# Issue 12's goals: (name, measured, target, reached when measured >= target).
+goals = [("B3 tokens/s at least PyTorch eager's", tokens(a3), tokens(e3)),
+         ("B3 tokens/s at torch.compile's (the aim)", tokens(a3), tokens(c3))]
+for r in summary["b2"][1:]:
+    goals.append(("B2 %s at least as fast as PyTorch eager (eager ms / ampc ms)" % r["amp"],
+                  ratio(r["torch_eager_ms"], r["ampc_ms"]), 1.0))
+for r in summary["b1"]:
+    goals.append(("B1 %s at least 85%% of copy bandwidth" % r["preset"],
+                  r["copy_fraction"], 0.85))
+    goals.append(("B1 %s at least 2x PyTorch's foreach path (foreach ms / ampc ms)" % r["preset"],
+                  ratio(r["torch_foreach_ms"], r["ampc_ms"]), 2.0))
+summary["goals"] = [{"goal": g, "measured": m, "target": t,
+                     "reached": None if m is None or t is None else m >= t}
+                    for g, m, t in goals]
+print("\ngoals (issue 12):")
+for g in summary["goals"]:
+    verdict = {None: "not measured", True: "REACHED", False: "not reached"}[g["reached"]]
+    value = "" if g["reached"] is None else " (%g against %g)" % (g["measured"], g["target"])
+    print("  %-14s %s%s" % (verdict, g["goal"], value))
+
+skipped = os.path.join(res, "skipped.txt")
+if os.path.exists(skipped):
+    summary["skipped"] = [l.strip() for l in open(skipped) if l.strip()]
+    print("\nskipped:\n  " + "\n  ".join(summary["skipped"]))
+
+if args.json:
+    with open(args.json, "w") as f:
+        json.dump(summary, f, indent=1)
+        f.write("\n")
