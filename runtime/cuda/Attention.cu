@@ -255,9 +255,8 @@ char *copyBuffer(size_t bytes, std::string_view op, cudaStream_t stream) {
   if (bytes <= capacity)
     return static_cast<char *>(buffer);
   failIfCapturing(stream, op, "packed attention's buffer cannot grow");
-  check(cudaDeviceSynchronize(), "packed attention buffer");
-  if (buffer)
-    check(cudaFree(buffer), "cudaFree(packed attention buffer)");
+  // The old buffer is kept: a graph captured before may still use it (as
+  // scratch()).
   check(cudaMalloc(&buffer, bytes), "cudaMalloc(packed attention buffer)");
   capacity = bytes;
   return static_cast<char *>(buffer);

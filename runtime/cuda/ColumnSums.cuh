@@ -2,10 +2,11 @@
 //
 // Sums over the rows of an [m, d] row-major view, two sums per column at
 // once. Blocks of 32 columns x 8 row lanes each sum a chunk of rows (the
-// lanes combined in a fixed order), then one thread per column adds the
-// chunks in order: deterministic, coalesced across the warp, and enough
-// blocks for every SM even when d is small. (One thread per column looping
-// over all rows gave GPT-2's d = 768 six blocks of latency-bound loads.)
+// lanes combined in a fixed order), then columnFinish adds the chunks, 16
+// lanes per column also combined in a fixed order: deterministic, coalesced
+// across the warp, and enough blocks for every SM even when d is small. (One
+// thread per column looping over all rows gave GPT-2's d = 768 six blocks of
+// latency-bound loads.)
 //
 // Used by the norms' weight and bias gradients (Norm.cu) and by sums over
 // leading axes (Reduce.cu). The kernels have internal linkage: each .cu file
@@ -63,22 +64,43 @@ __global__ void columnPartials(F f, int64_t m, int64_t d, int64_t rowsPerChunk,
   }
 }
 
+constexpr int kFinishLanes = 16;
+
 // a[j] = sum.x / divisor, b[j] = sum.y over the chunks (either may be null).
+// Blocks of 32 columns x kFinishLanes lanes: lane l adds chunks l, l + 16,
+// ... in order, then lane 0 adds the lanes in order, so the result does not
+// depend on scheduling. (One thread per column adding every chunk gave the
+// norms' 512 chunks at d = 768 three blocks of serial L2 loads.)
 __global__ void columnFinish(const float2 *partial, int64_t chunks, int64_t d,
                              float divisor, void *a, int ta, void *b, int tb) {
-  int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= d)
-    return;
+  __shared__ float2 lanes[kFinishLanes][32];
+  int64_t j = int64_t(blockIdx.x) * 32 + threadIdx.x;
   float2 s = make_float2(0.0f, 0.0f);
-  for (int64_t c = 0; c < chunks; ++c) {
-    float2 v = partial[c * d + j];
-    s.x += v.x;
-    s.y += v.y;
+  if (j < d)
+    for (int64_t c = threadIdx.y; c < chunks; c += kFinishLanes) {
+      float2 v = partial[c * d + j];
+      s.x += v.x;
+      s.y += v.y;
+    }
+  lanes[threadIdx.y][threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.y != 0 || j >= d)
+    return;
+  for (int l = 1; l < kFinishLanes; ++l) {
+    s.x += lanes[l][threadIdx.x].x;
+    s.y += lanes[l][threadIdx.x].y;
   }
   if (a)
     st(a, ta, j, divisor == 1.0f ? s.x : s.x / divisor);
   if (b)
     st(b, tb, j, s.y);
+}
+
+void finishColumns(const float2 *partial, int64_t chunks, int64_t d,
+                   float divisor, void *a, int ta, void *b, int tb,
+                   cudaStream_t stream) {
+  columnFinish<<<unsigned((d + 31) / 32), dim3(32, kFinishLanes), 0, stream>>>(
+      partial, chunks, d, divisor, a, ta, b, tb);
 }
 
 // Bytes of partials columnSums needs (to be carved from the op's scratch).
@@ -93,8 +115,7 @@ void columnSums(F f, int64_t m, int64_t d, float2 *partial, float divisor,
   columnPartials<<<dim3(unsigned((d + 31) / 32), unsigned(p.chunks)),
                    dim3(32, kColLanes), 0, stream>>>(f, m, d, p.rowsPerChunk,
                                                      partial);
-  columnFinish<<<unsigned((d + 255) / 256), 256, 0, stream>>>(
-      partial, p.chunks, d, divisor, a, ta, b, tb);
+  finishColumns(partial, p.chunks, d, divisor, a, ta, b, tb, stream);
 }
 
 } // namespace

@@ -32,11 +32,9 @@ void *scratch(size_t bytes, std::string_view op, cudaStream_t stream) {
   if (bytes <= capacity)
     return buffer;
   detail::failIfCapturing(stream, op, "scratch memory cannot grow");
-  // Growing frees the old buffer: wait for kernels still using it. This
-  // happens on the warm-up step only.
-  check(cudaDeviceSynchronize(), "scratch");
-  if (buffer)
-    check(cudaFree(buffer), "cudaFree(scratch)");
+  // The old buffer is kept, not freed: a CUDA graph captured before this
+  // growth (a training step, before an evaluation that needs more) still
+  // replays into it. Growth is rare (warm-up steps), so little is kept.
   size_t want = std::max(bytes, size_t(1) << 20);
   check(cudaMalloc(&buffer, want), "cudaMalloc(scratch)");
   capacity = want;

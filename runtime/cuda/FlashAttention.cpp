@@ -329,8 +329,8 @@ void buildBackward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
 
 // Validation, heuristics (mode A), cuDNN's support check and the plan;
 // the message of the first step that fails, or "".
-std::string finish(Plan &p, std::shared_ptr<fe::graph::Graph> g,
-                   cudnnHandle_t h) {
+std::string finishGraph(Plan &p, std::shared_ptr<fe::graph::Graph> g,
+                        cudnnHandle_t h) {
   fe::error_t e = g->validate();
   if (e.is_good())
     e = g->build_operation_graph(h);
@@ -351,6 +351,23 @@ std::string finish(Plan &p, std::shared_ptr<fe::graph::Graph> g,
   p.usable = true;
   return {};
 }
+
+// finishGraph, with an exception (the frontend's, or an allocation's) as
+// the reason instead of a plan cached unusable for no stated reason.
+std::string finish(Plan &p, std::shared_ptr<fe::graph::Graph> g,
+                   cudnnHandle_t h) {
+  try {
+    return finishGraph(p, std::move(g), h);
+  } catch (const std::exception &e) {
+    return std::string("cuDNN frontend: ") + e.what();
+  }
+}
+
+// The largest workspace a deterministic backward may take. Below cuDNN 9.25
+// on sm_90 the deterministic flash backward materialises dP (B x H x T x S
+// halves: 192 MiB for GPT-2 small at 8 x 1024 tokens, 8 GiB at 8 x 32 heads
+// x 4096), so past this the non-deterministic backward is taken instead.
+constexpr int64_t kDeterministicWorkspace = int64_t(512) << 20;
 
 using Key = std::array<int64_t, 12>;
 
@@ -382,10 +399,14 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
   }
   auto g = newGraph(t);
   buildBackward(g, s, scale, causal, /*deterministic=*/true);
-  if (!finish(p, std::move(g), h).empty()) {
+  if (!finish(p, std::move(g), h).empty() ||
+      p.workspace > kDeterministicWorkspace) {
+    Plan fallback;
     g = newGraph(t);
     buildBackward(g, s, scale, causal, /*deterministic=*/false);
-    p.why = finish(p, std::move(g), h);
+    fallback.why = finish(fallback, std::move(g), h);
+    if (fallback.usable || !p.usable) // else keep the deterministic plan
+      p = std::move(fallback);
   }
   return p;
 }

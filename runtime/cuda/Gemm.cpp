@@ -88,6 +88,7 @@ cublasLtMatrixLayout_t layout(cudaDataType_t t, int64_t rows, int64_t cols,
 }
 
 Plan &plan(const detail::Gemm &g, std::string_view op) {
+  const void *biasPtr = g.biasGrad ? g.biasGrad : g.bias;
   static std::map<Key, Plan> cache;
   static std::mutex mu;
   Key key{g.transA, g.transB, g.m,      g.n,      g.k,       int(g.aType),
@@ -97,7 +98,7 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
           alignment(g.b, g.strideB, dtypeSize(g.bType)),
           alignment(g.c, g.strideC, dtypeSize(g.cType)),
           g.biasGrad != nullptr,
-          g.biasGrad ? alignment(g.biasGrad, 0, dtypeSize(g.cType)) : 0u};
+          biasPtr ? alignment(biasPtr, 0, dtypeSize(g.cType)) : 0u};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end())
@@ -128,6 +129,12 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
     checkLt(cublasLtMatmulDescSetAttribute(
                 p.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &tc, sizeof(tc)),
             "bias type");
+    // The heuristic judges the bias vector's alignment from this pointer
+    // (cublasLt.h), so it gets the real one; its alignment is in the key.
+    checkLt(cublasLtMatmulDescSetAttribute(p.desc,
+                                           CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                           &biasPtr, sizeof(biasPtr)),
+            "bias pointer");
   }
   p.la = g.transB ? layout(tb, g.k, g.n, g.ldb, g.batch, g.strideB)
                   : layout(tb, g.n, g.k, g.ldb, g.batch, g.strideB);

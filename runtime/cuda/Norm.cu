@@ -441,10 +441,9 @@ bool normBackwardFused(std::string_view op, const TensorRef &x,
       acc ? int(acc->dtype) : 0, dxh ? dxh->data : nullptr,
       dxh ? int(dxh->dtype) : 0);
   if (partial)
-    columnFinish<<<unsigned((d + 255) / 256), 256, 0, stream>>>(
-        partial, c.chunks, d, 1.0f, dw ? dw->data : nullptr,
-        dw ? int(dw->dtype) : 0, db ? db->data : nullptr,
-        db ? int(db->dtype) : 0);
+    finishColumns(partial, c.chunks, d, 1.0f, dw ? dw->data : nullptr,
+                  dw ? int(dw->dtype) : 0, db ? db->data : nullptr,
+                  db ? int(db->dtype) : 0, stream);
   checkLaunch(op.data());
   return true;
 }
