@@ -66,12 +66,18 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
   auto bin = [&](StringRef sign) {
     return x[0] + " " + sign.str() + " " + x[1];
   };
+  auto arith = [&](StringRef sign, StringRef fn) {
+    if (t.arithPrefix.empty())
+      return bin(sign);
+    return (t.arithPrefix + fn + t.arithSuffix).str() + "(" + x[0] + ", " +
+           x[1] + ")";
+  };
   if (name == "add")
-    return bin("+");
+    return arith("+", "add");
   if (name == "sub")
-    return bin("-");
+    return arith("-", "sub");
   if (name == "mul")
-    return bin("*");
+    return arith("*", "mul");
   if (name == "div")
     return bin("/");
   if (name == "neg")

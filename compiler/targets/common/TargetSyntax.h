@@ -31,6 +31,12 @@ struct TargetSyntax {
   llvm::StringRef fusedNoun;
   // Attributes a dropout call gets after {"step", ...}: ", {...}" or "".
   llvm::StringRef dropoutExtraAttrs;
+  // The float add, sub and mul of an op's formula: "" for the C operators,
+  // or a prefix making them functions that are never contracted with the
+  // next op into an FMA ("__f" + "add" + "_rn"): each op of a fused region
+  // rounds its result as the op alone would (the CPU build has
+  // -ffp-contract=off instead).
+  llvm::StringRef arithPrefix, arithSuffix;
 
   std::string math(llvm::StringRef fn) const {
     return (mathPrefix + fn + mathSuffix).str();

@@ -25,6 +25,8 @@ const TargetSyntax ampc::cpu_emit::kCpuSyntax = {
     /*fusedNoun=*/"loop",
     // Dropout masks differ per data-parallel rank.
     /*dropoutExtraAttrs=*/", {\"shard\", shard()}",
+    /*arithPrefix=*/"",
+    /*arithSuffix=*/"",
 };
 
 namespace {

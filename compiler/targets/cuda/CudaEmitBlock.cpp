@@ -48,6 +48,10 @@ const TargetSyntax ampc::cuda_emit::kCudaSyntax = {
     // step_at: the device copy of the step, which replayed graphs read.
     /*dropoutExtraAttrs=*/", {\"shard\", shard()}, {\"step_at\", "
                           "int64_t(reinterpret_cast<intptr_t>(dropoutStep()))}",
+    // nvcc contracts a * b + c into an FMA by default (-fmad=true), across
+    // the ops of a fused kernel too; the library kernels round each op.
+    /*arithPrefix=*/"__f",
+    /*arithSuffix=*/"_rn",
 };
 
 namespace {
@@ -232,7 +236,9 @@ private:
     os << " = fused kernel " << kernel << "\n";
     os << kernel << "<<<grid(" << count / perThread << "), 256, 0, stream()>>>(";
     llvm::interleaveComma(args, os);
-    os << ");\n";
+    // A failed launch (no kernel image for this GPU, say) named here rather
+    // than by the next library call.
+    os << ");\ncheck(cudaGetLastError(), \"" << kernel << "\");\n";
     return success();
   }
 

@@ -19,11 +19,14 @@
 // CHECK: fused_1<<<grid(8), 256, 0, stream()>>>(p_w2, [[W2:t[0-9]+]]);
 // The two f16 -> f32 weight-gradient casts share one kernel too (each
 // right after its GEMM: kernel-hoist-grads).
+// Each launch is followed by its error check.
 // CHECK: [[G:fused_[0-9]+]]<<<grid(8), 256, 0, stream()>>>
+// CHECK-NEXT: check(cudaGetLastError(), "[[G]]");
 // CHECK-NEXT: storeGrad(1,
 // CHECK-NEXT: gradReady(1);
 // CHECK: // %{{[0-9]+}} = fused kernel [[G]]
 // CHECK-NEXT: [[G]]<<<grid(8), 256, 0, stream()>>>
+// CHECK-NEXT: check(cudaGetLastError(), "[[G]]");
 // CHECK-NEXT: storeGrad(0,
 // Evaluation launches the training forward's kernels.
 // CHECK-LABEL: void runEvaluate(
