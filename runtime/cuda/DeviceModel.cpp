@@ -194,6 +194,11 @@ void DeviceModel::setup() {
 
 void DeviceModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
   setup();
+  // A model initialized again (a test, a second training run) captures its
+  // graphs again: the seed is a kernel argument in them. Waiting for the
+  // stream also orders the legacy-stream uploads below after its work.
+  dropForwardBackwardGraphs();
+  lastStats_ = {};
   seed_ = seed;
   for (size_t p = 0; p < spec_.params.size(); ++p) {
     const rt::ParamInfo &info = spec_.params[p];
@@ -288,15 +293,28 @@ bool DeviceModel::setGradReadyHook(GradReadyHook hook) {
   }
   // The graphs hold the event records or not: capture them again (after a
   // warm-up run, as at the start).
+  dropForwardBackwardGraphs();
+  for (int v = 0; v < 2; ++v)
+    marked_[v].assign(spec_.params.size(), 0);
+  gradHook_ = std::move(hook);
+  return true;
+}
+
+void DeviceModel::dropForwardBackwardGraphs() {
+  if (stream_)
+    check(cudaStreamSynchronize(stream_), "sync");
   for (int v = 0; v < 2; ++v) {
     if (fbExec_[v])
       check(cudaGraphExecDestroy(fbExec_[v]), "cudaGraphExecDestroy");
     fbExec_[v] = nullptr;
     fbRuns_[v] = 0;
-    marked_[v].assign(spec_.params.size(), 0);
   }
-  gradHook_ = std::move(hook);
-  return true;
+}
+
+void DeviceModel::setDataShard(int rank, int) {
+  if (rank != shard_)
+    dropForwardBackwardGraphs();
+  shard_ = rank;
 }
 
 // Recorded inside the body: eagerly, or as an external event node of the
@@ -445,7 +463,17 @@ void DeviceModel::replay(cudaGraphExec_t &exec, int &runs,
     cudaGraph_t graph;
     check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
           "capture");
-    body();
+    try {
+      body();
+    } catch (...) {
+      // A kernel's error (thrown) ends the capture, so it is reported as
+      // itself rather than by the next CUDA call on a capturing stream.
+      cudaGraph_t broken = nullptr;
+      cudaStreamEndCapture(stream_, &broken);
+      if (broken)
+        cudaGraphDestroy(broken);
+      throw;
+    }
     check(cudaStreamEndCapture(stream_, &graph),
           "capture (a host sync inside the step?)");
     check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");

@@ -63,7 +63,9 @@ public:
   void initialize(uint64_t seed, const rt::Hyper &hyper) override;
   void beginStep(int64_t iteration) override { iteration_ = iteration; }
   // Dropout masks differ per data-parallel rank, as on the CPU target.
-  void setDataShard(int rank, int) override { shard_ = rank; }
+  // The rank is a kernel argument of the captured graphs: a new one drops
+  // them.
+  void setDataShard(int rank, int) override;
   void forwardBackward(const void *const *inputs, int micro) override;
   float *grad(int param) override { return g_[param]; } // device
   float *lossAccumulator() override;                    // device
@@ -194,6 +196,10 @@ private:
   cudaEvent_t copied_[2] = {}, consumed_ = nullptr, stepDone_ = nullptr;
   cudaGraphExec_t fbExec_[2] = {}, stepExec_ = nullptr;
   int fbRuns_[2] = {}, stepRuns_ = 0;
+  // Destroys the forward+backward graphs (after the stream's work): the
+  // next calls warm up and capture again, with the current seed, rank and
+  // gradient hook.
+  void dropForwardBackwardGraphs();
   std::unique_ptr<Epilogue> epilogue_;
   int64_t iteration_ = 0;
   int64_t dropStepNext_ = -1; // what dropStep_ holds next

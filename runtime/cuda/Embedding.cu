@@ -48,9 +48,16 @@ __global__ void embeddingRuns(const uint32_t *keys, const int32_t *positions,
   uint32_t key = keys[b];
   if (key >= v || (b > 0 && keys[b - 1] == key))
     return;
-  int64_t end = b + 1;
-  while (end < n && keys[end] == key)
-    ++end;
+  // The run's end by binary search over the sorted keys: a scan was one
+  // step per repeat (a padding id over a whole batch is a long run).
+  int64_t end = b + 1, hi = n;
+  while (end < hi) {
+    int64_t mid = end + (hi - end) / 2;
+    if (keys[mid] == key)
+      end = mid + 1;
+    else
+      hi = mid;
+  }
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     float s = 0.0f;
     for (int64_t e = b; e < end; ++e)
