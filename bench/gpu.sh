@@ -182,6 +182,14 @@ fits() {
   return 1
 }
 
+# A command's timeout: LIMIT seconds, or what is left before DEADLINE if
+# less (at least 1), so a section started in time also ends in time.
+budget() {
+  local left=$(( ${DEADLINE:-1000000} - ($(date +%s) - START) ))
+  (( left < 1 )) && left=1
+  (( $1 < left )) && echo "$1" || echo "$left"
+}
+
 run() {
   local work res log gpu t
   work=$(cd "$1" && pwd)
@@ -198,13 +206,13 @@ run() {
   torch() {  # NAME TIMEOUT SCRIPT ARGS...: res/NAME.json
     local name=$1 limit=$2; shift 2
     [[ "${SKIP_TORCH:-0}" == 1 ]] && return 0
-    timeout "$limit" "$PY" "$@" >"$res/$name.json" 2>"$log/$name.log" ||
+    timeout "$(budget "$limit")" "$PY" "$@" >"$res/$name.json" 2>"$log/$name.log" ||
       { echo "$name failed:"; tail -5 "$log/$name.log"; }
   }
   # One GPU test: NAME COMMAND...; its output goes to logs/NAME.log.
   gtest() {
     local name=$1; shift
-    if timeout "${TEST_TIMEOUT:-300}" "$@" >"$log/$name.log" 2>&1; then
+    if timeout "$(budget "${TEST_TIMEOUT:-300}")" "$@" >"$log/$name.log" 2>&1; then
       echo "$name PASS" >>"$res/tests.txt"
     else
       echo "$name FAIL" >>"$res/tests.txt"
@@ -262,7 +270,7 @@ section_b1() {
   stamp "B1 epilogue (ampc, PyTorch)"
   local p
   for p in 124m 1.5b; do
-    timeout 120 "$work/bin/ampc-epilogue-bench" $p >"$res/b1_ampc_$p.json" 2>"$log/b1_ampc_$p.log" ||
+    timeout "$(budget 120)" "$work/bin/ampc-epilogue-bench" $p >"$res/b1_ampc_$p.json" 2>"$log/b1_ampc_$p.log" ||
       { echo "B1 ampc $p failed:"; tail -5 "$log/b1_ampc_$p.log"; }
     torch b1_torch_$p 300 "$work/b1_torch.py" $p
   done
@@ -274,7 +282,7 @@ section_b2() {
   local amp
   data
   for amp in off fp16 bf16; do
-    if timeout 120 "$work/models/mlp_$amp" --data "x=$work/models/x.npy,label=$work/models/label.npy" \
+    if timeout "$(budget 120)" "$work/models/mlp_$amp" --data "x=$work/models/x.npy,label=$work/models/label.npy" \
          --steps 110 --log-every 10 --metrics "$res/mlp_$amp.jsonl" >"$log/b2_$amp.log" 2>&1; then
       "$PY" "$work/median_step.py" "$res/mlp_$amp.jsonl" >"$res/b2_ampc_$amp.txt"
     else
@@ -288,7 +296,7 @@ section_b3() {
   fits 150 "B3" || return 0
   stamp "B3 GPT-2 small (ampc, PyTorch)"
   data
-  if timeout 300 "$work/models/gpt2" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
+  if timeout "$(budget 300)" "$work/models/gpt2" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
        --steps 60 --log-every 10 --metrics "$res/gpt2.jsonl" >"$log/b3.log" 2>&1; then
     "$PY" "$work/median_step.py" "$res/gpt2.jsonl" >"$res/b3_ampc.txt"
   else
@@ -310,7 +318,7 @@ section_profile() {
   fits 120 "B3 profile" || return 0
   stamp "B3 per-kernel profile (ncu, one step)"
   data
-  timeout 300 "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv \
+  timeout "$(budget 300)" "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv \
     "$work/models/gpt2" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
     --steps 1 --log-every 1 >"$log/b3_ncu.csv" 2>&1 &&
     "$PY" "$work/ncu_table.py" "$log/b3_ncu.csv" 20 >"$res/b3_profile.txt" ||
@@ -331,10 +339,10 @@ section_b4() {
   stamp "B4 all-reduce"
   local ngpu sizes=1M,4M,16M,64M,256M
   ngpu=$(nvidia-smi -L | wc -l)
-  timeout 120 "$work/bin/ampc-allreduce-bench" --gpu --sizes=$sizes --iters=30 \
+  timeout "$(budget 120)" "$work/bin/ampc-allreduce-bench" --gpu --sizes=$sizes --iters=30 \
     >"$res/b4_1.txt" 2>"$log/b4.log" || { echo "B4 failed:"; tail -5 "$log/b4.log"; }
   if (( ngpu > 1 )); then
-    timeout 300 mpirun --allow-run-as-root -np "$ngpu" "$work/bin/ampc-allreduce-bench" --gpu \
+    timeout "$(budget 300)" mpirun --allow-run-as-root -np "$ngpu" "$work/bin/ampc-allreduce-bench" --gpu \
       --sizes=$sizes --iters=30 >"$res/b4_$ngpu.txt" 2>>"$log/b4.log"
   fi
 }
