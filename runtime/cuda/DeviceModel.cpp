@@ -277,8 +277,11 @@ void DeviceModel::forwardBackward(const void *const *inputs, int micro) {
   check(cudaEventRecord(consumed_, stream_), "record");
   // The events are queued (in the graph just launched): the hook may order
   // collectives after them while the device still runs the backward.
+  // Last parameter first, the order the backward finishes them in: the
+  // bucketer's first bucket holds the last parameters, so it starts (its
+  // all-reduce queued behind their events) before the rest are handed over.
   if (gradHook_)
-    for (size_t p = 0; p < marked_[v].size(); ++p)
+    for (size_t p = marked_[v].size(); p-- > 0;)
       if (marked_[v][p])
         gradHook_(int(p), readyEvents_[p]);
 }

@@ -31,6 +31,11 @@ DataParallel::DataParallel(Model &model, const DataParallelOptions &o)
                                "' (fp32, fp16 or bf16)");
   if (!(o.predivide > 0))
     fail("--predivide", "must be positive");
+  // NCCL sums the device gradients in FP32 only (GradBucketer): say so
+  // before NCCL and the model are set up, not at the first step.
+  if (o.reduceDtype != "fp32" && model.config().target == "cuda")
+    fail("--reduce-dtype", "the CUDA target sums gradients in fp32 only (" +
+                               o.reduceDtype + " is for the CPU target)");
   // The environment switch turns the overlap off without changing command
   // lines (to isolate a difference on a GPU machine).
   if (const char *e = std::getenv("AMPC_OVERLAP_ALLREDUCE"); e && *e) {
