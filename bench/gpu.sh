@@ -72,7 +72,7 @@ gpu_arch() {
 binaries() {
   local b
   for b in "$1"/bin/* "$1"/models/* "$1"/cmp/*/train_cuda; do
-    [[ -f "$b" && -x "$b" ]] && echo "$b"
+    if [[ -f "$b" && -x "$b" ]]; then echo "$b"; fi
   done
 }
 
