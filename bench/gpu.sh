@@ -172,7 +172,8 @@ for s in site.getsitepackages(): print("\n".join(glob.glob(os.path.join(s, "nvid
 # then the correctness checks), each skipped once DEADLINE seconds (from the
 # start of the script) would be passed: a lease of a few minutes still
 # returns the benchmarks and whatever else fitted.
-SECTIONS="b3 profile b2 b1 tests b4"
+# SECTIONS="tests b3" (say) runs those, in that order.
+SECTIONS=${SECTIONS:-"b3 profile b2 b1 tests b4"}
 # Whether SECONDS more fit before DEADLINE; prints the skip otherwise.
 fits() {
   local need=$1 what=$2 used=$(( $(date +%s) - START ))
@@ -194,6 +195,10 @@ run() {
   local work res log gpu t
   work=$(cd "$1" && pwd)
   res=$work/res log=$work/logs
+  for t in ${SECTIONS}; do
+    declare -F "section_$t" >/dev/null ||
+      die "SECTIONS: no section '$t' (b1 b2 b3 b4 profile tests)"
+  done
   mkdir -p "$res" "$log"
   command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 ||
     die "no GPU (nvidia-smi sees none)"

@@ -9,7 +9,8 @@
 # OUT receives results.tar.gz (res/, logs/ and the GPU tests' dumped steps,
 # for `bench/gpu.sh collect` back on the build host), table.txt and
 # run.log. DEADLINE (default 480 s) bounds the sections gpu.sh starts, so a
-# 10-minute command limit leaves time to pack; PROFILE defaults to 1.
+# 10-minute command limit leaves time to pack; PROFILE defaults to 1;
+# SECTIONS picks and orders the sections (bench/gpu.sh).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -26,8 +27,9 @@ work=$(find "$scratch" -mindepth 1 -maxdepth 1 -type d | head -1)
 [[ -f "$work/commit.txt" ]] || { echo "device_run: $tarball is no prepared folder" >&2; exit 2; }
 
 deadline=${DEADLINE:-480}
-# gpu.sh bounds each command by the deadline; the outer timeout is a net.
-DEADLINE=$deadline PROFILE=${PROFILE:-1} timeout $((deadline + 60)) \
+# gpu.sh bounds each command by the deadline; the outer timeout is a net
+# that still leaves time to pack inside a 10-minute call.
+DEADLINE=$deadline PROFILE=${PROFILE:-1} timeout $((deadline + 40)) \
   bash "$ROOT/bench/gpu.sh" run "$work" 2>&1 | tee "$out/run.log"
 rc=${PIPESTATUS[0]}
 if [[ ! -f "$work/res/summary.json" ]]; then # cut short: the table from what is there
