@@ -386,7 +386,11 @@ pack() {
   [[ -d "$work/lib" ]] || echo "gpu.sh: $work has no lib/ (prepare with BUNDLE=1 for a machine with only CUDA and PyTorch)" >&2
   mkdir -p "$(dirname "$tarball")"
   stamp "pack $work -> $tarball"
-  tar -C "$(dirname "$work")" --exclude=./res --exclude=./logs -cf - "$(basename "$work")" |
+  # Not an earlier run's results: device_run.sh reads a summary it finds
+  # there as this run's.
+  local name
+  name=$(basename "$work")
+  tar -C "$(dirname "$work")" --exclude="$name/res" --exclude="$name/logs" -cf - "$name" |
     xz -9 -T1 >"$tarball" || die "tar/xz failed"
   size=$(( $(stat -c %s "$tarball") / 1048576 ))
   stamp "packed: ${size} MiB"
@@ -403,7 +407,8 @@ collect() {
   [[ -f "$work/res/summary.json" ]] || die "$results holds no res/summary.json"
   check "$work" "$build" | tee "$work/res/stepcheck.txt" || verdict=failed
   grep -q '^== ' "$work/res/stepcheck.txt" || verdict="not run (no dumped steps)"
-  day=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["date"][:10].replace("-", ""))'         "$work/res/summary.json")
+  day=$("$PY" -c 'import json, sys
+print(json.load(open(sys.argv[1]))["date"][:10].replace("-", ""))' "$work/res/summary.json")
   dest=${AMPC_RESULTS_DIR:-$ROOT/bench/results}/gpu-$day.json
   mkdir -p "$(dirname "$dest")"
   "$PY" - "$work/res/summary.json" "$dest" "$verdict" <<'PY' || die "cannot write $dest"
