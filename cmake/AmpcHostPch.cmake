@@ -20,7 +20,7 @@ if(AMPC_SANITIZE)
   # sanitizerFlags' list: -g1, then the runtime's (CMakeLists.txt).
   list(APPEND AMPC_HOST_PCH_FLAGS -g1 ${AMPC_SANITIZE_FLAGS})
 endif()
-list(APPEND AMPC_HOST_PCH_FLAGS ${AMPC_HOST_FP16_FLAGS}
+list(APPEND AMPC_HOST_PCH_FLAGS ${AMPC_HOST_ISA_FLAGS}
      -O2 -std=c++20 -ffp-contract=off ${AMPC_VECTORIZE_FLAGS})
 
 set(_ampc_pch_dir ${PROJECT_BINARY_DIR}/host-pch)

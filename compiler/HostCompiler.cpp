@@ -128,19 +128,20 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
   // -O2 without -march: the binary runs on any x86-64 like the build host.
   // -ffp-contract=off: no FMA contraction, so the generated loops compute
   // exactly the formulas the reference interpreter computes.
-  // AMPC_VECTORIZE_FLAGS (-fno-trapping-math, and GCC's
+  // AMPC_VECTORIZE_FLAGS (-fno-trapping-math, -fno-math-errno, and GCC's
   // -fvect-cost-model=cheap): the fused elementwise loops vectorize (both
   // sides of a select may be computed; a runtime check covers buffers that
-  // may alias). Neither changes a value: no reassociation, and nothing reads
-  // the floating-point exception flags.
+  // may alias). None changes a value: no reassociation, and nothing reads
+  // the floating-point exception flags or errno.
   std::vector<std::string> cmd = {cxx, "-O2", "-std=c++20", "-ffp-contract=off"};
   for (StringRef flag : llvm::split(StringRef(AMPC_VECTORIZE_FLAGS), '|'))
     if (!flag.empty())
       cmd.push_back(flag.str());
-  // Hardware binary16 conversions where the build machine has them (same
-  // results, faster); see AMPC_HAVE_F16C in CMakeLists.txt.
-  if (StringRef(AMPC_HOST_FP16_FLAGS).size())
-    cmd.insert(cmd.begin() + 1, AMPC_HOST_FP16_FLAGS);
+  // F16C and AVX2 where the build machine has them (same results, faster);
+  // see AMPC_HOST_ISA_FLAGS in CMakeLists.txt.
+  SmallVector<StringRef> isa;
+  StringRef(AMPC_HOST_ISA_FLAGS).split(isa, '|', -1, /*KeepEmpty=*/false);
+  cmd.insert(cmd.begin() + 1, isa.begin(), isa.end());
   std::vector<std::string> san = sanitizerFlags(sanitize);
   cmd.insert(cmd.begin() + 1, san.begin(), san.end());
   // The runtime headers precompiled by the build (cmake/AmpcHostPch.cmake),

@@ -1,5 +1,8 @@
 //===- CpuLinalgTest.cpp - GEMM, conv, pool and attention kernels ---------===//
 #include "test/unit/CpuKernelTestUtil.h"
+#include "runtime/cpu/Common.h"
+
+#include <limits>
 
 namespace ampc::cpu::test {
 namespace {
@@ -54,6 +57,41 @@ TEST(CpuLinalg, MatmulBatchMatmulLinear) {
     expectGemm(y, lref, "linear");
     expectGemm(y0, lref0, "linear without bias");
   }
+}
+
+// detail::sgemm clears C itself for beta == 0 and asks OpenBLAS for
+// C += A B: NaN left in C must not survive, and the columns past n of a
+// strided C (another matrix's) are not touched. Small integers, so every
+// summation order gives the exact result.
+TEST(CpuLinalg, SgemmBetaZeroClearsOnlyItsOutput) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      SCOPED_TRACE(std::string(ta ? "A^T" : "A") + (tb ? " B^T" : " B"));
+      const int64_t m = 3, n = 4, k = 5, ldc = 6;
+      std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+      for (size_t i = 0; i < a.size(); ++i)
+        a[i] = float(int(i % 7) - 3);
+      for (size_t i = 0; i < b.size(); ++i)
+        b[i] = float(int(i % 5) - 2);
+      std::vector<float> c(size_t(m * ldc), nan);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = n; j < ldc; ++j)
+          c[size_t(i * ldc + j)] = 42.0f;
+      detail::sgemm(ta, tb, m, n, k, 2.0f, a.data(), ta ? m : k, b.data(),
+                    tb ? k : n, 0.0f, c.data(), ldc);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          float ref = 0.0f;
+          for (int64_t p = 0; p < k; ++p)
+            ref += a[size_t(ta ? p * m + i : i * k + p)] *
+                   b[size_t(tb ? j * k + p : p * n + j)];
+          EXPECT_EQ(c[size_t(i * ldc + j)], 2.0f * ref) << i << "," << j;
+        }
+        for (int64_t j = n; j < ldc; ++j)
+          EXPECT_EQ(c[size_t(i * ldc + j)], 42.0f) << i << "," << j;
+      }
+    }
 }
 
 // graph.matmul_bias_grad is bitwise graph.matmul plus graph.reduce_sum of the
