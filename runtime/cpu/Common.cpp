@@ -5,11 +5,41 @@
 
 #include <cblas.h>
 #include <stdexcept>
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
 
 namespace ampc::cpu::detail {
 
 using num::bf16;
 using num::half;
+
+// binary16 <-> float 8 at a time where the build has F16C: GCC 12 leaves
+// _Float16 conversion loops scalar (13% of the gpt_tiny fp16 step).
+// vcvtph2ps is exact and vcvtps2ph rounds to nearest even, as the scalar
+// conversions do (they are the same instructions, one lane wide).
+void halfToFloat(const half *p, float *dst, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(
+                                  reinterpret_cast<const __m128i *>(p + i))));
+#endif
+  for (; i < n; ++i)
+    dst[i] = float(p[i]);
+}
+
+void floatToHalf(const float *src, half *p, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i),
+                                     _MM_FROUND_TO_NEAREST_INT));
+#endif
+  for (; i < n; ++i)
+    p[i] = static_cast<half>(src[i]);
+}
 
 bool isFloat(DType t) {
   return t == DType::F32 || t == DType::F16 || t == DType::BF16;
@@ -21,12 +51,9 @@ void widen(const TensorRef &t, float *dst) {
   case DType::F32:
     std::memcpy(dst, t.data, size_t(n) * sizeof(float));
     return;
-  case DType::F16: {
-    auto *p = static_cast<const half *>(t.data);
-    for (int64_t i = 0; i < n; ++i)
-      dst[i] = float(p[i]);
+  case DType::F16:
+    halfToFloat(static_cast<const half *>(t.data), dst, n);
     return;
-  }
   case DType::BF16: {
     auto *p = static_cast<const bf16 *>(t.data);
     for (int64_t i = 0; i < n; ++i)
@@ -45,12 +72,9 @@ void narrow(const float *src, const TensorRef &t) {
     if (src != t.data)
       std::memcpy(t.data, src, size_t(n) * sizeof(float));
     return;
-  case DType::F16: {
-    auto *p = static_cast<half *>(t.data);
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = static_cast<half>(src[i]);
+  case DType::F16:
+    floatToHalf(src, static_cast<half *>(t.data), n);
     return;
-  }
   case DType::BF16: {
     auto *p = static_cast<bf16 *>(t.data);
     for (int64_t i = 0; i < n; ++i)
