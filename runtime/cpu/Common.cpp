@@ -1,45 +1,16 @@
 //===- Common.cpp - Shared helpers of the CPU kernels ---------------------===//
 #include "runtime/cpu/Common.h"
 
+#include "runtime/cpu/HalfBlocks.h"
 #include "runtime/numerics/Half.h"
 
 #include <cblas.h>
 #include <stdexcept>
-#if defined(__F16C__)
-#include <immintrin.h>
-#endif
 
 namespace ampc::cpu::detail {
 
 using num::bf16;
 using num::half;
-
-// binary16 <-> float 8 at a time where the build has F16C: GCC 12 leaves
-// _Float16 conversion loops scalar (13% of the gpt_tiny fp16 step).
-// vcvtph2ps is exact and vcvtps2ph rounds to nearest even, as the scalar
-// conversions do (they are the same instructions, one lane wide).
-void halfToFloat(const half *p, float *dst, int64_t n) {
-  int64_t i = 0;
-#if defined(__F16C__)
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(
-                                  reinterpret_cast<const __m128i *>(p + i))));
-#endif
-  for (; i < n; ++i)
-    dst[i] = float(p[i]);
-}
-
-void floatToHalf(const float *src, half *p, int64_t n) {
-  int64_t i = 0;
-#if defined(__F16C__)
-  for (; i + 8 <= n; i += 8)
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + i),
-                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i),
-                                     _MM_FROUND_TO_NEAREST_INT));
-#endif
-  for (; i < n; ++i)
-    p[i] = static_cast<half>(src[i]);
-}
 
 bool isFloat(DType t) {
   return t == DType::F32 || t == DType::F16 || t == DType::BF16;

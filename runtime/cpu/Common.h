@@ -10,7 +10,6 @@
 
 #include "runtime/cpu/Kernels.h"
 #include "runtime/kernels/Geometry.h"
-#include "runtime/numerics/Half.h"
 
 #include <cstring>
 #include <string>
@@ -35,10 +34,7 @@ bool isFloat(DType t);
 void widen(const TensorRef &t, float *dst);
 // Rounds n floats once each to |t|'s element type and stores them.
 void narrow(const float *src, const TensorRef &t);
-// n binary16 values to float, and n floats rounded to binary16 (nearest
-// even): the F16 cases of widen and narrow.
-void halfToFloat(const num::half *p, float *dst, int64_t n);
-void floatToHalf(const float *src, num::half *p, int64_t n);
+
 // Reads i32/i64 ids as int64.
 std::vector<int64_t> loadIds(std::string_view op, const TensorRef &t);
 

@@ -1,12 +1,12 @@
 //===- CpuHalfConvertTest.cpp - widen/narrow's F16C blocks, bit for bit ----===//
 //
-// runtime/cpu/Common.cpp converts binary16 8 at a time with F16C where the
-// build has it: every binary16 and a set of floats around every rounding
-// case against the scalar _Float16 conversions, with lengths that leave a
-// partial block.
+// runtime/cpu/HalfBlocks.cpp converts binary16 8 at a time with F16C where
+// the build has it: every binary16 and a set of floats around every
+// rounding case against the scalar _Float16 conversions, with lengths that
+// leave a partial block.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/cpu/Common.h"
+#include "runtime/cpu/HalfBlocks.h"
 
 #include <gtest/gtest.h>
 
@@ -44,15 +44,15 @@ TEST(CpuHalfConvert, EveryHalfWidensAsTheScalarConversion) {
     std::memcpy(&in[i], &u, sizeof u);
   }
   std::vector<float> out(in.size());
-  detail::halfToFloat(in.data(), out.data(), int64_t(in.size()));
+  halfToFloat(in.data(), out.data(), int64_t(in.size()));
   for (size_t i = 0; i < in.size(); ++i)
     ASSERT_EQ(bitsOf(out[i]), bitsOf(float(in[i]))) << "half bits " << i;
 }
 
-TEST(CpuHalfConvert, FloatsRoundAsTheScalarConversion) {
-  // Every finite binary16 value, the float just below and above it, and
-  // the midpoints to the next one (ties to even), plus overflow, the
-  // subnormal range, infinities and NaNs with payloads.
+// Every finite binary16 value, the float just below and above it, and the
+// midpoints to the next one (ties to even), plus overflow, the subnormal
+// range, infinities and NaNs with payloads.
+std::vector<float> roundingCases() {
   std::vector<float> in;
   for (uint32_t u = 0; u < 0x7c00; ++u) {
     uint16_t b = uint16_t(u);
@@ -73,10 +73,25 @@ TEST(CpuHalfConvert, FloatsRoundAsTheScalarConversion) {
                   floatOf(0x7fa00001u), floatOf(0xffc12345u)})
     in.insert(in.end(), {x, -x});
   in.resize(in.size() / 8 * 8 + 3); // a partial block at the end
+  return in;
+}
+
+TEST(CpuHalfConvert, FloatsRoundAsTheScalarConversion) {
+  std::vector<float> in = roundingCases();
   std::vector<half> out(in.size());
-  detail::floatToHalf(in.data(), out.data(), int64_t(in.size()));
+  floatToHalf(in.data(), out.data(), int64_t(in.size()));
   for (size_t i = 0; i < in.size(); ++i)
     ASSERT_EQ(bitsOf(out[i]), bitsOf(static_cast<half>(in[i])))
+        << "float bits " << bitsOf(in[i]);
+}
+
+// An op's result rounded to binary16 in place, over more than one of its
+// 256-float chunks.
+TEST(CpuHalfConvert, RoundThroughHalfIsTheScalarRoundTrip) {
+  std::vector<float> in = roundingCases(), x = in;
+  roundThroughHalf(x.data(), int64_t(x.size()));
+  for (size_t i = 0; i < in.size(); ++i)
+    ASSERT_EQ(bitsOf(x[i]), bitsOf(float(static_cast<half>(in[i]))))
         << "float bits " << bitsOf(in[i]);
 }
 

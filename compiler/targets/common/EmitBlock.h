@@ -43,6 +43,11 @@ protected:
                                     llvm::ArrayRef<std::string> results,
                                     mlir::raw_indented_ostream &body);
 
+  // The scalar expression of one inner op of a fused region over operand
+  // expressions |x|; failure where the target has none.
+  mlir::FailureOr<std::string> formula(mlir::Operation *op,
+                                       llvm::ArrayRef<std::string> x);
+
   const TargetSyntax &t;
   BlockEnv &env;
   mlir::raw_indented_ostream &os;
@@ -50,8 +55,6 @@ protected:
 private:
   mlir::LogicalResult declareResults(mlir::Operation *op);
   mlir::LogicalResult emitLibraryCall(mlir::Operation *op);
-  mlir::FailureOr<std::string> formula(mlir::Operation *op,
-                                       llvm::ArrayRef<std::string> x);
 };
 
 } // namespace ampc::emit

@@ -19,6 +19,10 @@
 
 // runForwardBackward: the parameters by index, fused loops rounding at
 // every op boundary, one library call per other op, the dropout's step.
+// Under fp16 a fused loop runs over blocks, one op at a time: binary16
+// converted a block at a time (runtime/cpu/HalfBlocks.h), a float input or
+// a broadcast one read element by element, each half result rounded (a
+// result only stored is rounded by the store).
 // CHECK-LABEL: void runForwardBackward(const void *const *inputs, int micro) override {
 // CHECK-NEXT: std::byte *arena = this->arena();
 // CHECK-NEXT: float scale = lossScale();
@@ -26,19 +30,35 @@
 // CHECK: int64_t *in_label = input<int64_t>(inputs[1]);
 // CHECK: float *p_fc_weight = weight(0);
 // CHECK: float *p_fc_bias = weight(1);
-// CHECK-COUNT-1: const float x0 = float(p_fc_weight[i]);
+// CHECK: x0[l] = float(p_fc_weight[i]);
 // CHECK: call(k_linear_, in, out, [[$LINEAR:attrs[0-9]+_]]);
 // CHECK: // %{{[0-9]+}} = fused loop: add relu
-// CHECK-NEXT: for (int64_t i = 0; i < 12; ++i) {
-// CHECK-NEXT: const float x0 = float(t{{[0-9]+}}[i]);
-// CHECK-NEXT: const float x1 = float(t{{[0-9]+}}[i % 3]);
-// CHECK-NEXT: const float y0 = round<half>(x0 + x1);  // graph.add
-// CHECK-NEXT: const float y1 = round<half>(ampc::num::relu(y0));  // graph.relu
-// CHECK-NEXT: t{{[0-9]+}}[i] = half(y1);
+// CHECK-NEXT: for (int64_t i0 = 0; i0 < 12; i0 += 12) {
+// CHECK-NEXT: const int64_t n = std::min<int64_t>(12, 12 - i0);
+// CHECK-NEXT: float x0[12];
+// CHECK-NEXT: ampc::cpu::halfToFloat(t{{[0-9]+}} + i0, x0, n);
+// CHECK-NEXT: float x1[12];
+// CHECK-NEXT: for (int64_t l = 0; l < n; ++l) {
+// CHECK-NEXT: const int64_t i = i0 + l;
+// CHECK-NEXT: x1[l] = float(t{{[0-9]+}}[i % 3]);
+// CHECK-NEXT: }
+// CHECK-NEXT: // graph.add
+// CHECK-NEXT: float y0[12];
+// CHECK-NEXT: for (int64_t l = 0; l < n; ++l) {
+// CHECK-NEXT: y0[l] = x0[l] + x1[l];
+// CHECK-NEXT: }
+// CHECK-NEXT: ampc::cpu::roundThroughHalf(y0, n);
+// CHECK-NEXT: // graph.relu
+// CHECK-NEXT: float y1[12];
+// CHECK-NEXT: for (int64_t l = 0; l < n; ++l) {
+// CHECK-NEXT: y1[l] = ampc::num::relu(y0[l]);
+// CHECK-NEXT: }
+// CHECK-NEXT: ampc::cpu::floatToHalf(y1, t{{[0-9]+}} + i0, n);
+// CHECK-NEXT: }
 // CHECK: const ampc::cpu::Attrs attrs{{[{][{]}}"key", int64_t(7)}, {"p", 0.1}, {"seed", int64_t(seed())}, {"step", int64_t(iteration() * 1 + micro)}, {"shard", shard()}};
 // CHECK-NEXT: call(k_dropout_, in, out, attrs);
 // CHECK: call(k_cross_entropy_, in, out, [[$CE:attrs[0-9]+_]]);
-// CHECK: const float x1 = float((&scale)[0]);
+// CHECK: x1[l] = float((&scale)[0]);
 // CHECK: call(k_transpose_, in, out, [[$PERM:attrs[0-9]+_]]);
 // fc.weight's gradient has storage of its own: micro-batch 0 writes it
 // straight into HostModel's gradient buffer (passes/GradInPlace.h), which
@@ -46,7 +66,8 @@
 // Each is stored, and its ready point (gradReady: data-parallel overlap)
 // printed, right after the op that finishes it, before the loss.
 // CHECK: float *[[G0:t[0-9]+]] = micro == 0 ? grad(0) : reinterpret_cast<float *>(arena + {{[0-9]+}});  // written in place, no storeGrad copy
-// CHECK: t{{[0-9]+}}[i] = float(y0);
+// CHECK: [[G0]][i] = float(y0[l]);
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: storeGrad(0, [[G0]], micro);  // fc.weight
 // CHECK-NEXT: gradReady(0);  // final: its all-reduce may start
