@@ -75,9 +75,11 @@ FloatIn::FloatIn(const TensorRef &t) {
     p_ = static_cast<const float *>(t.data);
     return;
   }
-  buf_.resize(size_t(t.numel()));
-  widen(t, buf_.data());
-  p_ = buf_.data();
+  // Uncleared (new float[n], not a vector): clearing it was 4% of a bf16
+  // gpt_tiny step, and widen writes every element.
+  buf_.reset(new float[size_t(t.numel())]);
+  widen(t, buf_.get());
+  p_ = buf_.get();
 }
 
 FloatOut::FloatOut(const TensorRef &t, bool zeroed) : t_(t) {
@@ -89,8 +91,9 @@ FloatOut::FloatOut(const TensorRef &t, bool zeroed) : t_(t) {
       std::memset(p_, 0, size_t(t.numel()) * sizeof(float));
     return;
   }
-  buf_.assign(size_t(t.numel()), 0.0f);
-  p_ = buf_.data();
+  buf_.reset(zeroed ? new float[size_t(t.numel())]()
+                    : new float[size_t(t.numel())]);
+  p_ = buf_.get();
 }
 
 void FloatOut::commit() {

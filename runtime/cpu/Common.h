@@ -12,6 +12,7 @@
 #include "runtime/kernels/Geometry.h"
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,10 +48,12 @@ public:
 
 private:
   const float *p_;
-  std::vector<float> buf_;
+  std::unique_ptr<float[]> buf_; // not cleared: widen fills it
 };
 
 // Float destination for a float tensor; f32 results are written in place.
+// Its contents are undefined unless |zeroed| (as an f32 result's are: the
+// arena's earlier values), so a kernel that accumulates asks for zeros.
 class FloatOut {
 public:
   explicit FloatOut(const TensorRef &t, bool zeroed = false);
@@ -62,7 +65,7 @@ public:
 private:
   const TensorRef &t_;
   float *p_;
-  std::vector<float> buf_;
+  std::unique_ptr<float[]> buf_;
 };
 
 // Calls f(outIndex, offsetA, offsetB) for every element of |out| in
