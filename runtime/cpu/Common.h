@@ -35,7 +35,6 @@ bool isFloat(DType t);
 void widen(const TensorRef &t, float *dst);
 // Rounds n floats once each to |t|'s element type and stores them.
 void narrow(const float *src, const TensorRef &t);
-
 // Reads i32/i64 ids as int64.
 std::vector<int64_t> loadIds(std::string_view op, const TensorRef &t);
 
