@@ -1,5 +1,6 @@
 //===- Epilogue.cpp - The fused AMP epilogue on the host ------------------===//
 #include "runtime/cpu/Epilogue.h"
+#include "runtime/cpu/HalfBlocks.h"
 #include "runtime/numerics/Half.h"
 #include "runtime/numerics/Optimizer.h"
 #include "runtime/numerics/Scaler.h"
@@ -219,9 +220,7 @@ void castToHalf(const float *src, void *half, int64_t n, rt::DType type) {
     for (int64_t i = 0; i < n; ++i)
       h[i] = num::bf16(src[i]);
   } else {
-    auto *h = static_cast<num::half *>(half);
-    for (int64_t i = 0; i < n; ++i)
-      h[i] = num::half(src[i]);
+    floatToHalf(src, static_cast<num::half *>(half), n);
   }
 }
 

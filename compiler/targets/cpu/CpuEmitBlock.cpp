@@ -132,7 +132,8 @@ private:
         operands.push_back(block.lookup(v) + "[l]");
       FailureOr<std::string> f = formula(&inner, operands);
       if (failed(f))
-        return inner.emitError() << "the CPU emitter has no loop formula for "
+        return inner.emitError() << "the " << t.name << " emitter has no "
+                                 << t.fusedNoun << " formula for "
                                  << inner.getName();
       std::string y = "y" + std::to_string(next++);
       Type type = inner.getResult(0).getType();
