@@ -345,6 +345,39 @@ def GraphFuseBiasGrad : Pass<"graph-fuse-bias-grad", "mlir::ModuleOp"> {
   }];
 }
 
+def GraphFuseGemmGelu : Pass<"graph-fuse-gemm-gelu", "mlir::ModuleOp"> {
+  let summary = "A tanh GELU into the epilogue of the GEMM beside it (opt-in)";
+  let description = [{
+    Forward: a `graph.linear` whose result a `graph.gelu {approximate =
+    "tanh"}` of the same type reads becomes one `graph.linear_gelu`; its
+    `preactivation` result replaces the linear's (bitwise the same value),
+    so the GELU's backward reads it. Backward: a
+    `graph.gelu_backward {approximate = "tanh"}` whose gradient operand is a
+    2-D `graph.matmul` (or a reshape of one) used only there becomes one
+    `graph.matmul_gelu_backward` (the preactivation reshaped to the GEMM's
+    `[M, N]` where needed). cuBLASLt computes each as one call (the
+    GELU_AUX_BIAS and DGELU epilogues), which saves reading and writing the
+    `[M, N]` activation or its gradient once more each way. The GELU runs
+    on the GEMM's FP32 accumulator, so the result rounds once where
+    PyTorch eager rounds twice: under f16/bf16 the values can differ in the
+    last bit, which is why the training pipeline runs it only with
+    `fuse-gemm-gelu=1` (`--fuse-gemm-gelu`), after graph-fuse-bias-grad.
+    The erf GELU (cuBLASLt has no epilogue for it) and batched GEMMs are
+    left alone.
+
+    ```mlir
+    // before
+    %z = graph.linear %x, %w, %b : tensor<64x64xbf16>, tensor<256x64xbf16>, tensor<256xbf16> -> tensor<64x256xbf16>
+    %h = graph.gelu %z {approximate = "tanh"} : tensor<64x256xbf16>
+    %g = graph.matmul %dy, %w2 : tensor<64x64xbf16>, tensor<64x256xbf16> -> tensor<64x256xbf16>
+    %dz = graph.gelu_backward %z, %g {approximate = "tanh"} : tensor<64x256xbf16>, tensor<64x256xbf16> -> tensor<64x256xbf16>
+    // after
+    %h, %z = graph.linear_gelu %x, %w, %b : tensor<64x64xbf16>, tensor<256x64xbf16>, tensor<256xbf16> -> tensor<64x256xbf16>, tensor<64x256xbf16>
+    %dz = graph.matmul_gelu_backward %dy, %w2, %z : tensor<64x64xbf16>, tensor<64x256xbf16>, tensor<64x256xbf16> -> tensor<64x256xbf16>
+    ```
+  }];
+}
+
 def GraphFusePackedAttention
     : Pass<"graph-fuse-packed-attention", "mlir::ModuleOp"> {
   let summary = "Attention reading q, k, v from the packed qkv projection";

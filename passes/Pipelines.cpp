@@ -87,6 +87,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
     pm.addPass(createGraphFuseCrossEntropy()); // on the absorbed types
   if (o.fuseBiasGrad)
     pm.addPass(createGraphFuseBiasGrad()); // after CSE: one reshape of dY
+  if (o.fuseGemmGelu)
+    pm.addPass(createGraphFuseGemmGelu()); // after the bias gradients
   pm.addPass(createKernelFuseElementwise());
   if (o.fuseResidualNorm)
     pm.addPass(createKernelFuseResidualNorm()); // on the fused loops

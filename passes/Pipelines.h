@@ -86,6 +86,15 @@ struct TrainPipelineOptions
       llvm::cl::desc("A weight-gradient GEMM and the bias gradient of the "
                      "same dY as one graph.matmul_bias_grad (default on)"),
       llvm::cl::init(true)};
+  // graph-fuse-gemm-gelu (the tanh GELU and its derivative in the GEMM's
+  // epilogue). Off by default: it rounds once where PyTorch rounds twice.
+  Option<bool> fuseGemmGelu{
+      *this, "fuse-gemm-gelu",
+      llvm::cl::desc("A linear and its tanh GELU, and the GEMM before "
+                     "gelu_backward, as one GEMM with a GELU epilogue; the "
+                     "GELU rounds once, so f16/bf16 values can differ from "
+                     "PyTorch's in the last bit (default off)"),
+      llvm::cl::init(false)};
   // train-half-weight-copies (the epilogue writes the half weights the next
   // step reads); off only to compare against the per-step casts.
   Option<bool> halfWeightCopies{

@@ -38,6 +38,18 @@ double ampc::estimateFlops(Operation *op) {
         return 2.0 * out * shape(o.getInput()).back() +
                (o.getBias() ? out : 0.0);
       })
+      // The linear, then GELU (tanh) on its accumulator.
+      .Case([](LinearGeluOp o) {
+        double out = numel(o.getResult());
+        return 2.0 * out * shape(o.getInput()).back() +
+               (o.getBias() ? out : 0.0) + 8.0 * out;
+      })
+      // The GEMM, then GELU's derivative (about GELU and a multiply).
+      .Case([](MatmulGeluBackwardOp o) {
+        ArrayRef<int64_t> l = shape(o.getLhs());
+        double out = numel(o.getResult());
+        return 2.0 * out * (o.getLhsTransposed() ? l[0] : l[1]) + 10.0 * out;
+      })
       .Case([](Conv2dOp o) {
         ArrayRef<int64_t> w = shape(o.getWeight()); // [O, C/g, KH, KW]
         double out = numel(o.getResult());

@@ -102,6 +102,12 @@ AMPC_OPT(bool, saveAttentionStats, "save-attention-stats",
                   "backward, --target=cuda only (default on; =false "
                   "recomputes them in the backward, for A/B runs)"),
          cl::init(true));
+AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
+         cl::desc("A linear's tanh GELU and its backward in the GEMM's "
+                  "epilogue (cuBLASLt GELU_AUX_BIAS / DGELU): one rounding "
+                  "where PyTorch rounds twice, so f16/bf16 values can differ "
+                  "in the last bit (default off)"),
+         cl::init(false));
 AMPC_OPT(bool, keepTemps, "keep-temps",
          cl::desc("Keep the generated C++ in its temporary directory "
                   "(default: off)"),
@@ -222,6 +228,7 @@ int runCompile() {
   options.fusePackedAttention = fusePackedAttention;
   options.fuseResidualNorm = fuseResidualNorm;
   options.fuseCrossEntropy = fuseCrossEntropy;
+  options.fuseGemmGelu = fuseGemmGelu;
   // Only the CUDA library reads the statistics: on the CPU they would be
   // work and memory for nothing.
   options.saveAttentionStats = saveAttentionStats && target == "cuda";

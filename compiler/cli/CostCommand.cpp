@@ -67,6 +67,11 @@ AMPC_OPT(bool, fuseBiasGrad, "fuse-bias-grad",
          cl::desc("dW and db of a linear in one GEMM call (default on; "
                   "=false: the step before graph-fuse-bias-grad)"),
          cl::init(true));
+AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
+         cl::desc("A linear's tanh GELU and its backward in the GEMM's "
+                  "epilogue, as `ampc compile --fuse-gemm-gelu` (default "
+                  "off)"),
+         cl::init(false));
 AMPC_OPT(bool, halfWeightCopies, "half-weight-copies",
          cl::desc("The step reads the half weights the epilogue writes "
                   "(default on; =false: a cast of each master every step)"),
@@ -143,6 +148,7 @@ int runCost() {
     options.momentum = momentum;
   options.policy = policy;
   options.fuseBiasGrad = fuseBiasGrad;
+  options.fuseGemmGelu = fuseGemmGelu;
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;
   options.hoistGrads = hoistGrads;

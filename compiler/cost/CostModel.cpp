@@ -538,6 +538,14 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
                        isHalf(op->getOperand(0))));
     return;
   }
+  if (name == "graph.linear_gelu" || name == "graph.matmul_gelu_backward") {
+    // Linalg.cpp: one cublasLtMatmul with the GELU_AUX(_BIAS) or DGELU
+    // epilogue: the operands (the backward's preactivation among them) read
+    // once, the result (and the forward's preactivation) written once.
+    out.push_back(gemm("cublasLtMatmul", in, res, ampc::estimateFlops(op),
+                       isHalf(op->getOperand(0))));
+    return;
+  }
   if (name == "graph.conv2d" || name == "graph.conv2d_backward_input" ||
       name == "graph.conv2d_backward_weight") {
     // cuDNN (one call; its internal kernels are not counted apart).

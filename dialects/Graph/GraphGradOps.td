@@ -697,4 +697,59 @@ def Graph_MatmulBiasGradOp : Graph_GradOp<"matmul_bias_grad"> {
   }];
 }
 
+def Graph_LinearGeluOp : Graph_GradOp<"linear_gelu"> {
+  let summary = "A linear and the tanh GELU of its result in one GEMM (opt-in)";
+  let description = [{
+    `graph.linear %input, %weight (, %bias)` followed by
+    `graph.gelu {approximate = "tanh"}`, computed the way cuBLASLt's
+    GELU_AUX_BIAS epilogue does: `z = x W^T + b` in FP32 (the linear's
+    accumulator plus the bias), `preactivation = z` rounded to the result
+    type (bitwise graph.linear's result) and `result = gelu_tanh(z)` rounded
+    once. linear then gelu round twice (z, then the GELU of the rounded z),
+    as PyTorch eager does, so for f16/bf16 the result can differ from theirs
+    in the last bit; for f32 it is the same. `graph-fuse-gemm-gelu`
+    (`--fuse-gemm-gelu`, off by default) writes it; the preactivation is
+    what the GELU's backward reads.
+
+    ```mlir
+    %h, %z = graph.linear_gelu %x, %w, %b : tensor<64x64xbf16>, tensor<256x64xbf16>, tensor<256xbf16> -> tensor<64x256xbf16>, tensor<64x256xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
+                       Optional<Graph_FloatTensor>:$bias);
+  let results = (outs Graph_FloatTensor:$result,
+                      Graph_FloatTensor:$preactivation);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result) `,` type($preactivation)
+  }];
+}
+
+def Graph_MatmulGeluBackwardOp : Graph_GradOp<"matmul_gelu_backward"> {
+  let summary = "A GEMM giving a tanh GELU's output gradient, and the GELU's backward on it (opt-in)";
+  let description = [{
+    `graph.gelu_backward {approximate = "tanh"} %preactivation, G` where
+    `G = graph.matmul %lhs, %rhs` (2-D, the same `lhs_transposed` /
+    `rhs_transposed` flags), computed the way cuBLASLt's DGELU epilogue
+    does: the GELU's derivative at the preactivation times the GEMM's FP32
+    accumulator, rounded once. matmul then gelu_backward round G first (as
+    PyTorch eager does), so for f16/bf16 the result can differ from theirs
+    in the last bit; for f32 it is the same. `preactivation` is `[M, N]`
+    like the result; all operands and the result share one element type.
+    `graph-fuse-gemm-gelu` writes it.
+
+    ```mlir
+    %dz = graph.matmul_gelu_backward %dh, %w, %z : tensor<64x64xbf16>, tensor<64x256xbf16>, tensor<64x256xbf16> -> tensor<64x256xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs,
+      Graph_FloatTensor:$preactivation, UnitAttr:$lhs_transposed,
+      UnitAttr:$rhs_transposed);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $preactivation attr-dict `:` type($lhs) `,` type($rhs)
+    `,` type($preactivation) `->` type($result)
+  }];
+}
+
 #endif // AMPC_GRAPH_GRAD_OPS

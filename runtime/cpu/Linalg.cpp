@@ -1,4 +1,4 @@
-//===- Linalg.cpp - matmul, batch_matmul, linear --------------------------===//
+//===- Linalg.cpp - matmul, batch_matmul, linear and their fused forms ----===//
 //
 // Half inputs are widened to float buffers and multiplied by cblas_sgemm
 // (FP32 accumulation); bias is added in float; the result rounds once.
@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Common.h"
 #include "runtime/kernels/EnvSwitch.h"
+#include "runtime/numerics/Elementwise.h"
 
 #include <string_view>
 #include <vector>
@@ -75,26 +76,71 @@ void batchMatmulKernel(std::span<const TensorRef> in,
   fc.commit();
 }
 
-// y = x W^T + b over the flattened leading dimensions of x.
-void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &) {
-  constexpr std::string_view op = "graph.linear";
+// z = x W^T + b in float over the flattened leading dimensions of x, into
+// |fz| (the linear's FP32 result before its one rounding).
+static void linearFloat(std::string_view op, std::span<const TensorRef> in,
+                        const TensorRef &y, FloatOut &fz) {
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef *bias = optional(in, 2);
-  const TensorRef &y = required(op, out, 0);
   MatmulShape s = linearShape(op, x, w, bias, y);
   int64_t m = s.m, k = s.k, n = s.n;
   FloatIn fx(x), fw(w);
-  FloatOut fy(y);
   sgemm(false, true, m, n, k, 1.0f, fx.data(), k, fw.data(), k, 0.0f,
-        fy.data(), n);
+        fz.data(), n);
   if (bias) {
     FloatIn fb(*bias);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
-        fy[i * n + j] += fb[j];
+        fz[i * n + j] += fb[j];
   }
+}
+
+// y = x W^T + b over the flattened leading dimensions of x.
+void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &) {
+  constexpr std::string_view op = "graph.linear";
+  const TensorRef &y = required(op, out, 0);
+  FloatOut fy(y);
+  linearFloat(op, in, y, fy);
   fy.commit();
+}
+
+// cuBLASLt's GELU_AUX_BIAS epilogue: the GELU of the FP32 z, rounded once;
+// z itself rounded is the preactivation (bitwise graph.linear's result).
+void linearGeluKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &) {
+  constexpr std::string_view op = "graph.linear_gelu";
+  const TensorRef &y = required(op, out, 0), &pre = required(op, out, 1);
+  if (y.dtype != pre.dtype || y.numel() != pre.numel())
+    fail(op, "result and preactivation must match");
+  FloatOut fz(pre), fy(y);
+  linearFloat(op, in, pre, fz);
+  for (int64_t i = 0, n = y.numel(); i < n; ++i)
+    fy[i] = num::geluTanh(fz[i]);
+  fy.commit();
+  fz.commit();
+}
+
+// cuBLASLt's DGELU epilogue: gelu'(preactivation) times the GEMM's FP32
+// result, rounded once (matmul then gelu_backward round the GEMM first).
+void matmulGeluBackwardKernel(std::span<const TensorRef> in,
+                              std::span<const TensorRef> out,
+                              const Attrs &attrs) {
+  constexpr std::string_view op = "graph.matmul_gelu_backward";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &pre = required(op, in, 2), &c = required(op, out, 0);
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  if (a.rank != 2 || b.rank != 2)
+    fail(op, "the operands must be 2-D");
+  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
+  if (pre.numel() != c.numel())
+    fail(op, "the preactivation must be [M, N]");
+  FloatIn fa(a), fb(b), fp(pre);
+  FloatOut fc(c);
+  batchedGemm(fa.data(), fb.data(), fc.data(), s, ta, tb);
+  for (int64_t i = 0, n = c.numel(); i < n; ++i)
+    fc[i] = num::geluTanhGrad(fp[i], fc[i]);
+  fc.commit();
 }
 
 void reduceSumKernel(std::span<const TensorRef> in,

@@ -11,11 +11,11 @@
 
 #include <cublasLt.h>
 
+#include <compare>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 namespace ampc::cuda {
 
@@ -47,11 +47,6 @@ cudaDataType_t cudaType(DType t, std::string_view op) {
   }
 }
 
-using Key = std::tuple<int, int, int64_t, int64_t, int64_t, int, int, int,
-                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, bool, uint32_t, uint32_t, uint32_t, bool,
-                       uint32_t>;
-
 // The largest power of two (<= 256) dividing the address of every matrix of
 // a batch: cuBLASLt's heuristic must not assume more (the memory plan
 // aligns buffers to 64 bytes only).
@@ -62,11 +57,76 @@ uint32_t alignment(const void *p, int64_t strideElems, size_t esz) {
   return uint32_t(a & (~a + 1));
 }
 
+using detail::Gelu;
+
+// The epilogue |g| asks for.
+cublasLtEpilogue_t epilogueOf(const detail::Gemm &g) {
+  // In the column-major view B' is the row-major A: the sum of op(A) over K
+  // is the bias gradient of B' (BGRADB), one entry per column of C'.
+  if (g.biasGrad)
+    return CUBLASLT_EPILOGUE_BGRADB;
+  if (g.gelu == Gelu::Forward)
+    return g.bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX;
+  if (g.gelu == Gelu::Backward)
+    return CUBLASLT_EPILOGUE_DGELU;
+  return g.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+const char *epilogueName(cublasLtEpilogue_t e) {
+  switch (e) {
+  case CUBLASLT_EPILOGUE_BGRADB:
+    return "BGRADB";
+  case CUBLASLT_EPILOGUE_GELU_AUX:
+    return "GELU_AUX";
+  case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+    return "GELU_AUX_BIAS";
+  case CUBLASLT_EPILOGUE_DGELU:
+    return "DGELU";
+  default:
+    return "BIAS";
+  }
+}
+
+// An epilogue the caller has a separate path for, so cuBLASLt may decline
+// it (gemm() then returns false).
+bool declinable(const detail::Gemm &g) {
+  return g.biasGrad || g.gelu != Gelu::None;
+}
+
+// Everything a plan depends on: the descriptors, the layouts and the
+// heuristic's choice, which also depends on the alignment of every pointer
+// it is given (cublasLt.h).
+struct Key {
+  bool transA, transB;
+  int64_t m, n, k;
+  int aType, bType, cType;
+  int64_t lda, ldb, ldc, batch, strideA, strideB, strideC;
+  int epilogue;
+  int64_t ldAux;
+  uint32_t alignA, alignB, alignC, alignBias, alignAux;
+  auto operator<=>(const Key &) const = default;
+};
+
+Key keyOf(const detail::Gemm &g) {
+  size_t ec = dtypeSize(g.cType);
+  const void *biasPtr = g.biasGrad ? g.biasGrad : g.bias;
+  bool gelu = g.gelu != Gelu::None;
+  return Key{g.transA, g.transB, g.m, g.n, g.k,
+             int(g.aType), int(g.bType), int(g.cType),
+             g.lda, g.ldb, g.ldc, g.batch, g.strideA, g.strideB, g.strideC,
+             int(epilogueOf(g)), gelu ? g.ldAux : 0,
+             alignment(g.a, g.strideA, dtypeSize(g.aType)),
+             alignment(g.b, g.strideB, dtypeSize(g.bType)),
+             alignment(g.c, g.strideC, ec),
+             biasPtr ? alignment(biasPtr, 0, ec) : 0u,
+             gelu ? alignment(g.aux, 0, ec) : 0u};
+}
+
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
   cublasLtMatmulAlgo_t algo{};
-  bool found = false; // false: no algorithm for a bias-gradient epilogue
+  bool found = false; // false: no algorithm for a declinable epilogue
 };
 
 cublasLtMatrixLayout_t layout(cudaDataType_t t, int64_t rows, int64_t cols,
@@ -87,24 +147,82 @@ cublasLtMatrixLayout_t layout(cudaDataType_t t, int64_t rows, int64_t cols,
   return l;
 }
 
+// The epilogue's vector and matrix. Set for the heuristic (it judges their
+// alignment from the pointers, which is why that is in the key) and again
+// on every call, since the plan is shared by all calls of its key.
+void setEpiloguePointers(cublasLtMatmulDesc_t desc, const detail::Gemm &g) {
+  if (const void *bias = g.biasGrad ? g.biasGrad : g.bias)
+    checkLt(cublasLtMatmulDescSetAttribute(
+                desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)),
+            "bias pointer");
+  if (g.gelu != Gelu::None)
+    checkLt(cublasLtMatmulDescSetAttribute(desc,
+                                           CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                           &g.aux, sizeof(g.aux)),
+            "aux pointer");
+}
+
+// The epilogue attributes of |p.desc| (none for DEFAULT).
+void setEpilogue(Plan &p, const detail::Gemm &g, cudaDataType_t tc) {
+  cublasLtEpilogue_t epi = epilogueOf(g);
+  if (epi == CUBLASLT_EPILOGUE_DEFAULT)
+    return;
+  checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                         &epi, sizeof(epi)),
+          "epilogue");
+  if (g.bias || g.biasGrad)
+    checkLt(cublasLtMatmulDescSetAttribute(
+                p.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &tc, sizeof(tc)),
+            "bias type");
+  if (g.gelu != Gelu::None) {
+    // The GELU matrix is row-major [m, n] like C: column-major n x m, the
+    // layout of C' (ld >= n), in C's type.
+    int64_t ld = g.ldAux;
+    checkLt(cublasLtMatmulDescSetAttribute(
+                p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof(ld)),
+            "aux ld");
+    // The unset type (-1) is D's. The cuBLAS docs allow setting it to D's
+    // type for 16F and 16BF only ("otherwise ... left unset", else
+    // cublasLtMatmul returns INVALID_VALUE), so f32 keeps the default.
+    if (tc != CUDA_R_32F) {
+      int32_t type = int32_t(tc);
+      checkLt(cublasLtMatmulDescSetAttribute(
+                  p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &type,
+                  sizeof(type)),
+              "aux type");
+    }
+  }
+  setEpiloguePointers(p.desc, g);
+}
+
+// Says once per plan that |g|'s epilogue does not run here and its
+// separate path does instead.
+void noteApart(const detail::Gemm &g, std::string_view op, const char *why) {
+  std::fprintf(stderr,
+               "note: %.*s: %s the %s epilogue (m %lld, n %lld, k %lld); the "
+               "GEMM and the %s run apart\n",
+               int(op.size()), op.data(), why, epilogueName(epilogueOf(g)),
+               (long long)g.m, (long long)g.n, (long long)g.k,
+               g.biasGrad ? "sum" : "GELU");
+}
+
 Plan &plan(const detail::Gemm &g, std::string_view op) {
-  const void *biasPtr = g.biasGrad ? g.biasGrad : g.bias;
   static std::map<Key, Plan> cache;
   static std::mutex mu;
-  Key key{g.transA, g.transB, g.m,      g.n,      g.k,       int(g.aType),
-          int(g.bType), int(g.cType), g.lda,  g.ldb,    g.ldc,     g.batch,
-          g.strideA, g.strideB, g.strideC, g.bias != nullptr,
-          alignment(g.a, g.strideA, dtypeSize(g.aType)),
-          alignment(g.b, g.strideB, dtypeSize(g.bType)),
-          alignment(g.c, g.strideC, dtypeSize(g.cType)),
-          g.biasGrad != nullptr,
-          biasPtr ? alignment(biasPtr, 0, dtypeSize(g.cType)) : 0u};
+  Key key = keyOf(g);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
   initialize();
   Plan p;
+  // cublasLt.h: the GELU matrix's leading dimension must be divisible by 8.
+  // Cached unfound (no descriptors), so every call takes the separate path.
+  if (g.gelu != Gelu::None && g.ldAux % 8 != 0) {
+    noteApart(g, op,
+              "the GELU matrix's leading dimension must be a multiple of 8 for");
+    return cache.emplace(key, p).first->second;
+  }
   checkLt(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
           "cublasLtMatmulDescCreate");
   // Column-major view: A' = B (op transB), B' = A (op transA), C' = C^T.
@@ -118,24 +236,7 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
           "transb");
   cudaDataType_t ta = cudaType(g.aType, op), tb = cudaType(g.bType, op),
                  tc = cudaType(g.cType, op);
-  if (g.bias || g.biasGrad) {
-    // In the column-major view B' is the row-major A: the sum of op(A) over
-    // K is the bias gradient of B' (BGRADB), one entry per column of C'.
-    cublasLtEpilogue_t epi =
-        g.biasGrad ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_BIAS;
-    checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
-                                           &epi, sizeof(epi)),
-            "epilogue");
-    checkLt(cublasLtMatmulDescSetAttribute(
-                p.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &tc, sizeof(tc)),
-            "bias type");
-    // The heuristic judges the bias vector's alignment from this pointer
-    // (cublasLt.h), so it gets the real one; its alignment is in the key.
-    checkLt(cublasLtMatmulDescSetAttribute(p.desc,
-                                           CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                           &biasPtr, sizeof(biasPtr)),
-            "bias pointer");
-  }
+  setEpilogue(p, g, tc);
   p.la = g.transB ? layout(tb, g.k, g.n, g.ldb, g.batch, g.strideB)
                   : layout(tb, g.n, g.k, g.ldb, g.batch, g.strideB);
   p.lb = g.transA ? layout(ta, g.m, g.k, g.lda, g.batch, g.strideA)
@@ -149,8 +250,7 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
               pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)),
           "workspace preference");
   // A' is B, B' is A (the column-major view).
-  uint32_t alignA = std::get<17>(key), alignB = std::get<16>(key),
-           alignC = std::get<18>(key);
+  uint32_t alignA = key.alignB, alignB = key.alignA, alignC = key.alignC;
   checkLt(cublasLtMatmulPreferenceSetAttribute(
               pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &alignA,
               sizeof(alignA)),
@@ -183,21 +283,16 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
   cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
       gHandle, p.desc, p.la, p.lb, p.lc, p.lc, pref, 1, &result, &found);
   // NOT_SUPPORTED is how the heuristic may decline an epilogue.
-  if (!(g.biasGrad && st == CUBLAS_STATUS_NOT_SUPPORTED))
+  if (!(declinable(g) && st == CUBLAS_STATUS_NOT_SUPPORTED))
     checkLt(st, "cublasLtMatmulAlgoGetHeuristic");
   if (st != CUBLAS_STATUS_SUCCESS)
     found = 0;
   cublasLtMatmulPreferenceDestroy(pref);
-  if (found == 0 && !g.biasGrad)
+  if (found == 0 && !declinable(g))
     detail::fail(op, "cuBLASLt has no algorithm for this GEMM");
   if (found == 0)
-    std::fprintf(stderr,
-                 "note: %.*s: cuBLASLt has no algorithm for the bias-gradient "
-                 "epilogue (m %lld, n %lld, k %lld); the GEMM and the sum run "
-                 "apart\n",
-                 int(op.size()), op.data(), (long long)g.m, (long long)g.n,
-                 (long long)g.k);
-  // A bias-gradient problem without an algorithm is cached as such, so the
+    noteApart(g, op, "cuBLASLt has no algorithm for");
+  // A declinable problem without an algorithm is cached as such, so the
   // heuristic runs once and every call takes the separate path.
   p.found = found != 0;
   p.algo = result.algo;
@@ -216,21 +311,30 @@ void initialize() {
 
 namespace detail {
 
+// The GELU epilogue's preconditions that are caller bugs (a constraint
+// cuBLASLt documents is not: gemm() declines instead).
+static void checkGelu(const Gemm &g, std::string_view op) {
+  if (g.batch != 1 || g.biasGrad || !g.aux ||
+      (g.gelu == Gelu::Backward && g.bias))
+    fail(op, "a GELU epilogue needs an unbatched GEMM with a GELU matrix and "
+             "no bias gradient (nor, backward, a bias)");
+  if (g.ldAux < g.n)
+    fail(op, "the GELU matrix's leading dimension is less than N");
+}
+
 bool gemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
   if (g.biasGrad && (g.bias || g.batch != 1))
     detail::fail(op, "a bias gradient needs an unbatched GEMM without a bias");
-  if (g.m == 0 || g.n == 0 || (g.biasGrad && g.k == 0))
+  if (g.gelu != Gelu::None)
+    checkGelu(g, op);
+  if (g.m == 0 || g.n == 0)
     return !g.biasGrad; // empty: the separate path handles the sum
+  if (g.k == 0 && declinable(g))
+    return false; // an empty reduction: the separate path handles it
   Plan &p = plan(g, op);
   if (!p.found)
     return false;
-  if (g.bias || g.biasGrad) {
-    const void *ptr = g.biasGrad ? g.biasGrad : g.bias;
-    checkLt(cublasLtMatmulDescSetAttribute(p.desc,
-                                           CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                           &ptr, sizeof(ptr)),
-            "bias pointer");
-  }
+  setEpiloguePointers(p.desc, g);
   checkLt(cublasLtMatmul(gHandle, p.desc, &g.alpha, g.b, p.la, g.a, p.lb,
                          &g.beta, g.c, p.lc, g.c, p.lc, &p.algo, gWorkspace,
                          kWorkspaceBytes, stream),

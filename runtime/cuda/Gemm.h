@@ -6,6 +6,16 @@
 
 namespace ampc::cuda::detail {
 
+// The tanh GELU in the epilogue (cuBLASLt's GELU is the tanh form).
+enum class Gelu {
+  None,
+  // aux = acc + bias, C = gelu(acc + bias): GELU_AUX_BIAS (GELU_AUX
+  // without a bias), for graph.linear_gelu.
+  Forward,
+  // C = acc * gelu'(aux), aux read: DGELU, for graph.matmul_gelu_backward.
+  Backward,
+};
+
 // C[b] = alpha * op(A[b]) op(B[b]) (+ bias over C's columns) + beta * C[b],
 // row-major, for b < batch. FP32 compute and accumulation (no TF32); the
 // result rounds once to C's type.
@@ -27,13 +37,21 @@ struct Gemm {
   // When set (batch 1, bias null): biasGrad[i] = sum over K of op(A)[i, :],
   // [m], C's type, written by the same call (cuBLASLt's BGRADB epilogue).
   void *biasGrad = nullptr;
+  // When not None (batch 1, biasGrad null; Backward: bias null too): aux is
+  // row-major [m, n] of C's type with leading dimension ldAux, written
+  // (Forward) or read (Backward) by the epilogue, each value rounded once.
+  Gelu gelu = Gelu::None;
+  void *aux = nullptr;
+  int64_t ldAux = 0;
 };
 
 // Enqueues |g| on |stream|. The algorithm is chosen by cuBLASLt's heuristic
 // once per problem shape and cached, with the descriptors. Returns false,
-// having enqueued nothing, only when |g| asks for biasGrad and cuBLASLt has
-// no algorithm for that epilogue (the caller then runs the GEMM and the sum
-// apart); any other problem without an algorithm is an error.
+// having enqueued nothing, only when |g| asks for biasGrad or a GELU and
+// cuBLASLt has no algorithm for that epilogue, the problem misses one of its
+// documented constraints, or K is 0 (the caller then runs the GEMM and the
+// sum or the GELU apart); any other problem without an algorithm is an
+// error.
 bool gemm(const Gemm &g, cudaStream_t stream, std::string_view op);
 
 } // namespace ampc::cuda::detail

@@ -1,8 +1,9 @@
-//===- Linalg.cpp - matmul, batch_matmul, linear --------------------------===//
+//===- Linalg.cpp - matmul, batch_matmul, linear and their fusions --------===//
 //
 // Each op is one cuBLASLt GEMM (Gemm.h): FP32 compute and accumulation, one
-// rounding to the result type. runtime/cpu/Linalg.cpp is the same on
-// OpenBLAS.
+// rounding to the result type; matmul_bias_grad, linear_gelu and
+// matmul_gelu_backward put the sum or the GELU in its epilogue.
+// runtime/cpu/Linalg.cpp is the same on OpenBLAS.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.h"
@@ -17,6 +18,11 @@ void transposeKernel(std::span<const TensorRef>, std::span<const TensorRef>,
 // Reduce.cu: the separate bias-gradient path's column sums.
 void reduceSumKernel(std::span<const TensorRef>, std::span<const TensorRef>,
                      const Attrs &, cudaStream_t);
+// Elementwise.cu: the separate GELU paths.
+void geluKernel(std::span<const TensorRef>, std::span<const TensorRef>,
+                const Attrs &, cudaStream_t);
+void geluBackwardKernel(std::span<const TensorRef>, std::span<const TensorRef>,
+                        const Attrs &, cudaStream_t);
 
 using namespace detail;
 using kernels::detail::batchMatmulShape;
@@ -72,18 +78,43 @@ static void runGemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
     gemm(g, stream, op);
 }
 
-// graph.matmul_bias_grad runs as one cuBLASLt call with the BGRADB epilogue.
-// AMPC_CUDA_GEMM_BGRAD=separate takes the old path instead (the GEMM, then
-// graph.reduce_sum's column sums of the lhs), to isolate a bug on the next
-// GPU run; the old path is also what runs where cuBLASLt has no algorithm
-// for the epilogue, which `fused` makes an error instead (the GPU tests use
-// it, so a silent fallback fails them). Read at each call (only the eager
-// first step calls; a captured graph replays), so a test can compare the
-// paths in one process.
-enum class BiasGradPath { Auto, Separate, Fused };
-static BiasGradPath biasGradPath() {
-  return BiasGradPath(kernels::envChoice("AMPC_CUDA_GEMM_BGRAD",
-                                         {"auto", "separate", "fused"}));
+// graph.matmul_bias_grad (the BGRADB epilogue), linear_gelu and
+// matmul_gelu_backward (GELU_AUX(_BIAS), DGELU) run as one cuBLASLt call.
+// A switch per epilogue, AMPC_CUDA_GEMM_BGRAD and AMPC_CUDA_GEMM_GELU,
+// selects: auto (unset), the epilogue, or where cuBLASLt has no algorithm
+// for it (or the problem misses its constraints) the old path, the GEMM and
+// then the library's reduce_sum or gelu kernel; separate, the old path
+// always (to isolate a bug on the next GPU run, A/B timing); fused, the
+// epilogue, a missing algorithm being an error (the GPU tests use it, so a
+// silent fallback fails them). Read at each call (only the eager first step
+// calls; a captured graph replays), so a test can compare the paths in one
+// process.
+enum class EpiloguePath { Auto, Separate, Fused };
+static EpiloguePath epiloguePath(const char *var) {
+  return EpiloguePath(kernels::envChoice(var, {"auto", "separate", "fused"}));
+}
+
+// A 2-D GEMM's: under AMPC_CUDA_GEMM_TRANSPOSE=copy the separate one (the
+// copy path, runGemm's, has no epilogue). The switch is read either way, so
+// a misspelt value is still an error.
+static EpiloguePath matmulEpiloguePath(const char *var) {
+  EpiloguePath path = epiloguePath(var);
+  return copyTransposed() ? EpiloguePath::Separate : path;
+}
+
+// Runs |g|, which asks for a declinable epilogue (Gemm.h), unless |path| is
+// Separate. False: the caller runs the separate path.
+static bool runEpilogue(const Gemm &g, EpiloguePath path, const char *var,
+                        std::string_view epilogue, cudaStream_t stream,
+                        std::string_view op) {
+  if (path == EpiloguePath::Separate)
+    return false;
+  if (gemm(g, stream, op))
+    return true;
+  if (path == EpiloguePath::Fused)
+    fail(op, "cuBLASLt has no algorithm for the " + std::string(epilogue) +
+                 " epilogue here (" + var + "=fused)");
+  return false;
 }
 
 // C = op(A) op(B), row-major 2-D operands (graph.matmul and
@@ -142,16 +173,11 @@ void matmulBiasGradKernel(std::span<const TensorRef> in,
   if (db.rank != 1 || db.shape[0] != s.m || db.dtype != c.dtype)
     fail(op, "bias_grad must be [M] of the result's type");
   Gemm g = gemm2d(a, b, c, ta, tb, s);
-  BiasGradPath path = biasGradPath();
-  if (path != BiasGradPath::Separate && !copyTransposed()) {
-    g.biasGrad = db.data;
-    if (gemm(g, stream, op))
-      return;
-    if (path == BiasGradPath::Fused)
-      fail(op, "cuBLASLt has no algorithm for the BGRADB epilogue here "
-               "(AMPC_CUDA_GEMM_BGRAD=fused)");
-    g.biasGrad = nullptr; // no algorithm for the epilogue
-  }
+  constexpr const char *var = "AMPC_CUDA_GEMM_BGRAD";
+  g.biasGrad = db.data;
+  if (runEpilogue(g, matmulEpiloguePath(var), var, "BGRADB", stream, op))
+    return;
+  g.biasGrad = nullptr;
   runGemm(g, stream, op);
   reduceSumKernel({&a, 1}, {&db, 1},
                   Attrs{{"axes", std::vector<int64_t>{ta ? 0 : 1}}}, stream);
@@ -159,12 +185,10 @@ void matmulBiasGradKernel(std::span<const TensorRef> in,
 
 // y = x W^T + b over the flattened leading dimensions of x; the bias is
 // cuBLASLt's epilogue (added in FP32 before the one rounding).
-void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &, cudaStream_t stream) {
-  constexpr std::string_view op = "graph.linear";
+static Gemm linearGemm(std::string_view op, std::span<const TensorRef> in,
+                       const TensorRef &y) {
   const TensorRef &x = required(op, in, 0), &w = required(op, in, 1);
   const TensorRef *bias = optional(in, 2);
-  const TensorRef &y = required(op, out, 0);
   MatmulShape s = linearShape(op, x, w, bias, y);
   Gemm g;
   g.m = s.m, g.k = s.k, g.n = s.n;
@@ -175,7 +199,72 @@ void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
   g.b = w.data, g.bType = w.dtype, g.ldb = g.k;
   g.c = y.data, g.cType = y.dtype, g.ldc = g.n;
   g.bias = bias ? bias->data : nullptr;
+  return g;
+}
+
+void linearKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.linear";
+  gemm(linearGemm(op, in, required(op, out, 0)), stream, op);
+}
+
+// The GELU ops' separate paths: the GEMM, then the library's gelu or
+// gelu_backward kernel, tanh like cuBLASLt's epilogue. They round the GEMM's
+// result to the type before the GELU (twice in all, as PyTorch eager does),
+// the epilogue rounds once, so for f16/bf16 the paths can differ in the last
+// bit.
+static constexpr const char *kGeluVar = "AMPC_CUDA_GEMM_GELU";
+static const Attrs &tanhGelu() {
+  static const Attrs attrs{{"approximate", "tanh"}};
+  return attrs;
+}
+
+// in: input [..., K], weight [N, K], optional bias [N]; out: result =
+// gelu_tanh(z), preactivation = z = x W^T + b (bitwise graph.linear's).
+void linearGeluKernel(std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &,
+                      cudaStream_t stream) {
+  constexpr std::string_view op = "graph.linear_gelu";
+  const TensorRef &y = required(op, out, 0), &z = required(op, out, 1);
+  if (z.dtype != y.dtype || z.numel() != y.numel())
+    fail(op, "result and preactivation must match");
+  Gemm g = linearGemm(op, in, y);
+  g.gelu = Gelu::Forward, g.aux = z.data, g.ldAux = g.n;
+  if (runEpilogue(g, epiloguePath(kGeluVar), kGeluVar,
+                  g.bias ? "GELU_AUX_BIAS" : "GELU_AUX", stream, op))
+    return;
+  // graph.linear into the preactivation, then graph.gelu of it.
+  g.gelu = Gelu::None, g.aux = nullptr, g.ldAux = 0, g.c = z.data;
   gemm(g, stream, op);
+  geluKernel({&z, 1}, {&y, 1}, tanhGelu(), stream);
+}
+
+// in: lhs, rhs (2-D), preactivation [M, N]; out: result = op(lhs) op(rhs)
+// times gelu_tanh'(preactivation).
+void matmulGeluBackwardKernel(std::span<const TensorRef> in,
+                              std::span<const TensorRef> out,
+                              const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.matmul_gelu_backward";
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  const TensorRef &z = required(op, in, 2), &c = required(op, out, 0);
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  if (a.rank != 2 || b.rank != 2)
+    fail(op, "the operands must be 2-D");
+  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
+  if (z.numel() != c.numel() || z.dtype != c.dtype)
+    fail(op, "the preactivation must be [M, N] of the result's type");
+  Gemm g = gemm2d(a, b, c, ta, tb, s);
+  g.gelu = Gelu::Backward, g.aux = z.data, g.ldAux = g.n;
+  if (runEpilogue(g, matmulEpiloguePath(kGeluVar), kGeluVar, "DGELU", stream,
+                  op))
+    return;
+  // graph.matmul into the result, then graph.gelu_backward(z, result) over
+  // it: in place is safe, the map kernel's thread for element i reads
+  // element i of each operand before it writes element i of the result.
+  g.gelu = Gelu::None, g.aux = nullptr, g.ldAux = 0;
+  runGemm(g, stream, op);
+  const TensorRef operands[2] = {z, c};
+  geluBackwardKernel(operands, {&c, 1}, tanhGelu(), stream);
 }
 
 } // namespace ampc::cuda

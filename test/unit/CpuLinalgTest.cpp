@@ -1,6 +1,7 @@
 //===- CpuLinalgTest.cpp - GEMM, conv, pool and attention kernels ---------===//
 #include "test/unit/CpuKernelTestUtil.h"
 #include "runtime/cpu/Common.h"
+#include "runtime/numerics/Elementwise.h"
 
 #include <limits>
 
@@ -134,6 +135,74 @@ TEST(CpuLinalg, MatmulBiasGradIsMatmulPlusReduceSum) {
     flags.set("lhs_transposed", true);
     run("graph.matmul_bias_grad", {&g2, &x}, {&dw, &db}, flags);
     EXPECT_EQ(db.bytes, b3.bytes);
+  }
+}
+
+// The same values as f32 (exact: every f16/bf16 value is a float).
+Tensor widened(const Tensor &x) { return fromValues(DType::F32, x.shape, x.values()); }
+
+// graph.linear_gelu: the preactivation is bitwise graph.linear's result;
+// the GELU is taken of the FP32 z (the f32 linear of the same values) and
+// rounded once. For f32 that is bitwise linear then gelu.
+TEST(CpuLinalg, LinearGeluRoundsTheGeluOfTheFloatResultOnce) {
+  Attrs tanh{{"approximate", "tanh"}};
+  for (DType t : kFloatTypes) {
+    SCOPED_TRACE(name(t));
+    for (bool bias : {true, false}) {
+      Tensor x = randomTensor(t, {2, 3, 8}, 21), w = randomTensor(t, {5, 8}, 22);
+      Tensor b = randomTensor(t, {5}, 23);
+      std::vector<Tensor *> in{&x, &w};
+      if (bias)
+        in.push_back(&b);
+      Tensor h(t, {2, 3, 5}), z(t, {2, 3, 5}), y(t, {2, 3, 5});
+      run("graph.linear_gelu", in, {&h, &z});
+      run("graph.linear", in, {&y});
+      EXPECT_EQ(z.bytes, y.bytes) << "bias " << bias;
+      Tensor xf = widened(x), wf = widened(w), bf = widened(b), zf(DType::F32, {2, 3, 5});
+      std::vector<Tensor *> inf{&xf, &wf};
+      if (bias)
+        inf.push_back(&bf);
+      run("graph.linear", inf, {&zf});
+      for (int64_t i = 0; i < h.numel(); ++i)
+        EXPECT_EQ(h.get(i), roundFromFloat(t, num::geluTanh(float(zf.get(i)))))
+            << "bias " << bias << " [" << i << "]";
+      if (t == DType::F32) {
+        Tensor g(t, {2, 3, 5});
+        run("graph.gelu", {&y}, {&g}, tanh);
+        EXPECT_EQ(h.bytes, g.bytes) << "bias " << bias;
+      }
+    }
+  }
+}
+
+// graph.matmul_gelu_backward: gelu'(preactivation) times the FP32 GEMM,
+// rounded once, in both lhs layouts. For f32 that is bitwise matmul then
+// gelu_backward.
+TEST(CpuLinalg, MatmulGeluBackwardRoundsOnce) {
+  Attrs tanh{{"approximate", "tanh"}};
+  for (DType t : kFloatTypes) {
+    SCOPED_TRACE(name(t));
+    for (bool ta : {true, false}) {
+      Tensor a = randomTensor(t, ta ? std::vector<int64_t>{7, 6}
+                                    : std::vector<int64_t>{6, 7}, 31);
+      Tensor b = randomTensor(t, {7, 4}, 32), z = randomTensor(t, {6, 4}, 33);
+      Attrs flags;
+      if (ta)
+        flags.set("lhs_transposed", true);
+      Tensor d(t, {6, 4});
+      run("graph.matmul_gelu_backward", {&a, &b, &z}, {&d}, flags);
+      Tensor af = widened(a), bf = widened(b), cf(DType::F32, {6, 4});
+      run("graph.matmul", {&af, &bf}, {&cf}, flags);
+      for (int64_t i = 0; i < d.numel(); ++i)
+        EXPECT_EQ(d.get(i), roundFromFloat(t, num::geluTanhGrad(
+                                                  float(z.get(i)), float(cf.get(i)))))
+            << "lhs_transposed " << ta << " [" << i << "]";
+      if (t == DType::F32) {
+        Tensor dz(t, {6, 4});
+        run("graph.gelu_backward", {&z, &cf}, {&dz}, tanh);
+        EXPECT_EQ(d.bytes, dz.bytes) << "lhs_transposed " << ta;
+      }
+    }
   }
 }
 

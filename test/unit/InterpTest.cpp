@@ -541,6 +541,28 @@ TEST_F(InterpTest, ResampleMatchesPyTorch) {
   expectNear(r[3], floats(resample::floatDx), 0);
 }
 
+// linear_gelu and matmul_gelu_backward round the GELU (or its gradient) of
+// the unrounded GEMM once. bf16, z = 1 + 2^-9: the preactivation rounds to
+// 1, gelu(z) = 0.84331 to 0.84375, where gelu of the rounded 1 would give
+// 0.83984375. Backward at z = 1 with G = 1 + 3 * 2^-9: 1.08931 rounds to
+// 1.0859375, where G rounded first (1.0078125) would give 1.09375.
+TEST_F(InterpTest, GemmGeluRoundsOnce) {
+  auto r = run(R"(
+    func.func @f(%x: tensor<1x2xbf16>, %w: tensor<1x2xbf16>, %a: tensor<1x2xbf16>, %z: tensor<1x1xbf16>) -> (tensor<1x1xbf16>, tensor<1x1xbf16>, tensor<1x1xbf16>) {
+      %h, %pre = "graph.linear_gelu"(%x, %w) : (tensor<1x2xbf16>, tensor<1x2xbf16>) -> (tensor<1x1xbf16>, tensor<1x1xbf16>)
+      %d = "graph.matmul_gelu_backward"(%a, %w, %z) {rhs_transposed} : (tensor<1x2xbf16>, tensor<1x2xbf16>, tensor<1x1xbf16>) -> tensor<1x1xbf16>
+      return %h, %pre, %d : tensor<1x1xbf16>, tensor<1x1xbf16>, tensor<1x1xbf16>
+    })",
+               {Tensor::floats({1, 2}, {1, 0x1p-9}, ElemType::BF16),
+                Tensor::floats({1, 2}, {1, 1}, ElemType::BF16),
+                Tensor::floats({1, 2}, {1, 3 * 0x1p-9}, ElemType::BF16),
+                Tensor::floats({1, 1}, {1}, ElemType::BF16)});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].f, (std::vector<double>{0.84375}));
+  EXPECT_EQ(r[1].f, (std::vector<double>{1}));
+  EXPECT_EQ(r[2].f, (std::vector<double>{1.0859375}));
+}
+
 // matmul_bias_grad is the GEMM plus the reduce_sum of its lhs over K: FP32
 // accumulation rounded once (bf16: 256 + 1 + 1 + 1 = 259 ties to 260), the
 // same bits as the reduce_sum it replaces, for either lhs layout.

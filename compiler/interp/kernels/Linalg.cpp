@@ -1,4 +1,4 @@
-//===- Linalg.cpp - matmul, batch_matmul, linear ---------------------------===//
+//===- Linalg.cpp - matmul, batch_matmul, linear and their fused forms ----===//
 //
 // GEMMs accumulate in FP32 under typed numerics (a float accumulator fed
 // exact products of the widened inputs, one rounding per addition) and round
@@ -6,8 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interp/Kernel.h"
+#include "runtime/numerics/Elementwise.h"
 
 using namespace ampc::interp;
+namespace num = ampc::num;
 
 namespace {
 
@@ -45,8 +47,8 @@ KernelResult matmul(const OpContext &ctx, std::span<const Tensor> in) {
 
 // linear(x [..., K], w [N, K], b [N]?) = x w^T + b; the bias joins the
 // accumulator (a GEMM epilogue), then one rounding.
-KernelResult linear(const OpContext &ctx, std::span<const Tensor> in) {
-  Tensor out = ctx.makeResult();
+void linearInto(const OpContext &ctx, std::span<const Tensor> in,
+                Tensor &out) {
   const Tensor &x = in[0], &w = in[1];
   int64_t kdim = x.shape.back(), n = w.shape[0];
   int64_t rows = x.size() / kdim;
@@ -59,7 +61,36 @@ KernelResult linear(const OpContext &ctx, std::span<const Tensor> in) {
         acc.add(in[2].f[j]);
       out.f[i * n + j] = acc.get();
     }
+}
+
+KernelResult linear(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  linearInto(ctx, in, out);
   return one(std::move(out));
+}
+
+// linear_gelu = (gelu_tanh(z), z) of the linear's unrounded z: the
+// interpreter rounds each result once afterwards (cuBLASLt's GELU_AUX_BIAS).
+KernelResult linearGelu(const OpContext &ctx, std::span<const Tensor> in) {
+  Tensor z = ctx.makeResult(1);
+  linearInto(ctx, in, z);
+  Tensor y = ctx.makeResult(0);
+  for (int64_t i = 0; i < y.size(); ++i)
+    y.f[i] = num::geluTanh(z.f[i]);
+  return several(std::move(y), std::move(z));
+}
+
+// matmul_gelu_backward(lhs, rhs, z) = gelu_tanh'(z) times the unrounded
+// GEMM, rounded once afterwards (cuBLASLt's DGELU).
+KernelResult matmulGeluBackward(const OpContext &ctx,
+                                std::span<const Tensor> in) {
+  auto c = matmul(ctx, in.first(2));
+  if (mlir::failed(c))
+    return mlir::failure();
+  Tensor g = std::move((*c)[0]);
+  for (int64_t i = 0; i < g.size(); ++i)
+    g.f[i] = num::geluTanhGrad(in[2].f[i], g.f[i]);
+  return one(std::move(g));
 }
 
 // matmul_bias_grad(lhs, rhs) = matmul(lhs, rhs), and the lhs summed over K
@@ -89,4 +120,6 @@ void ampc::interp::registerLinalgKernels(KernelTable &t) {
   t["graph.batch_matmul"] = matmul;
   t["graph.linear"] = linear;
   t["graph.matmul_bias_grad"] = matmulBiasGrad;
+  t["graph.linear_gelu"] = linearGelu;
+  t["graph.matmul_gelu_backward"] = matmulGeluBackward;
 }

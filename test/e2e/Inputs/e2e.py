@@ -217,6 +217,17 @@ def main(argv):
               "%.4f (<= %.4f): %s" % (ref, amp, lo, abs(amp - ref), maxdiff,
                                       "ok" if ok else "FAIL"))
         return 0 if ok else 1
+    elif cmd == "close":
+        # close A.jsonl B.jsonl FIELD RTOL: every logged step's FIELD agrees
+        # to RTOL (relative), and both runs logged the same steps.
+        a, b = step_lines(args[0]), step_lines(args[1])
+        field, rtol = args[2], float(args[3])
+        worst = max((abs(x[field] - y[field]) / max(abs(y[field]), 1e-30)
+                     for x, y in zip(a, b)), default=0.0)
+        ok = len(a) == len(b) > 0 and worst <= rtol
+        print("%s over %d steps: largest relative difference %.2g (<= %g): %s"
+              % (field, len(a), worst, rtol, "ok" if ok else "FAIL"))
+        return 0 if ok else 1
     elif cmd == "median":
         skip = int(args[2]) if len(args) > 2 else 0
         v = sorted(j[args[1]] for j in step_lines(args[0])[skip:])
