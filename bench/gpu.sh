@@ -124,6 +124,9 @@ prepare() {
   "$ampc" compile "$ROOT/examples/gpt/gpt2_small.mlir" --target=cuda --amp=bf16 \
     --clip-norm=1 --cuda-arch="$arch" -o "$work/models/gpt2" \
     --cost-report="$work/models/gpt2_cost.json" >/dev/null
+  # The opt-in GELU GEMM epilogues (one rounding where PyTorch rounds twice).
+  "$ampc" compile "$ROOT/examples/gpt/gpt2_small.mlir" --target=cuda --amp=bf16 \
+    --clip-norm=1 --cuda-arch="$arch" --fuse-gemm-gelu -o "$work/models/gpt2_gelu" >/dev/null
   cp "$ROOT"/bench/gpu/*.py "$work/"
 
   if [[ "${BUNDLE:-0}" == 1 ]]; then
@@ -308,6 +311,14 @@ section_b3() {
     echo "B3 ampc failed:"; tail -5 "$log/b3.log"
   fi
   torch b3_torch 300 "$work/b3_torch.py"
+  # Then the same step with --fuse-gemm-gelu, if there is time for it.
+  [[ -x "$work/models/gpt2_gelu" ]] && fits 60 "B3 --fuse-gemm-gelu" || return 0
+  if timeout "$(budget 120)" "$work/models/gpt2_gelu" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
+       --steps 60 --log-every 10 --metrics "$res/gpt2_gelu.jsonl" >"$log/b3_gelu.log" 2>&1; then
+    "$PY" "$work/median_step.py" "$res/gpt2_gelu.jsonl" >"$res/b3_ampc_gelu.txt"
+  else
+    echo "B3 --fuse-gemm-gelu failed:"; tail -5 "$log/b3_gelu.log"
+  fi
 }
 
 # ncu on the PATH, else where the CUDA toolkit or Nsight Compute keeps it.

@@ -97,7 +97,12 @@ def tokens(v):
 if any(v is not None for v in (a3, e3, c3)):
     print("%-46s %12s %12s %12s" % ("B3 tokens/s", *(
         "%.0f" % tokens(v) if tokens(v) else "FAIL" for v in (a3, e3, c3))))
-summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "torch_eager_ms": e3,
+a3g = load("b3_ampc_gelu.txt")
+if a3g is not None:
+    print("%-46s %s %12s %12s" % ("B3 ampc --fuse-gemm-gelu (opt-in), tokens/s", ms(a3g),
+                                  "%.0f" % tokens(a3g) if tokens(a3g) else "FAIL", ""))
+summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "ampc_gelu_ms": a3g,
+                 "ampc_gelu_tokens_s": tokens(a3g), "torch_eager_ms": e3,
                  "torch_eager_tokens_s": tokens(e3), "torch_compile_ms": c3,
                  "torch_compile_tokens_s": tokens(c3), "ratio_eager": ratio(a3, e3),
                  "ratio_compile": ratio(a3, c3)}

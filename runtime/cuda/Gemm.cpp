@@ -282,16 +282,24 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
   int found = 0;
   cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
       gHandle, p.desc, p.la, p.lb, p.lc, p.lc, pref, 1, &result, &found);
-  // NOT_SUPPORTED is how the heuristic may decline an epilogue.
-  if (!(declinable(g) && st == CUBLAS_STATUS_NOT_SUPPORTED))
+  // NOT_SUPPORTED is how the heuristic may decline an epilogue; a
+  // declinable one it refuses any other way (INVALID_VALUE for a type the
+  // epilogue does not take, say) runs apart too, saying why: the GPU tests'
+  // `fused` mode makes that an error.
+  if (!declinable(g))
     checkLt(st, "cublasLtMatmulAlgoGetHeuristic");
   if (st != CUBLAS_STATUS_SUCCESS)
     found = 0;
   cublasLtMatmulPreferenceDestroy(pref);
   if (found == 0 && !declinable(g))
     detail::fail(op, "cuBLASLt has no algorithm for this GEMM");
-  if (found == 0)
-    noteApart(g, op, "cuBLASLt has no algorithm for");
+  if (found == 0) {
+    char why[96];
+    std::snprintf(why, sizeof(why),
+                  "cuBLASLt has no algorithm (heuristic status %d) for",
+                  int(st));
+    noteApart(g, op, why);
+  }
   // A declinable problem without an algorithm is cached as such, so the
   // heuristic runs once and every call takes the separate path.
   p.found = found != 0;
