@@ -345,6 +345,32 @@ def GraphFuseBiasGrad : Pass<"graph-fuse-bias-grad", "mlir::ModuleOp"> {
   }];
 }
 
+def GraphFuseEmbeddingGradSum
+    : Pass<"graph-fuse-embedding-grad-sum", "mlir::ModuleOp"> {
+  let summary = "Add a table's other gradient inside its embedding_backward";
+  let description = [{
+    A `graph.add` of an f32 `graph.embedding_backward` (used only there) and
+    another f32 value of its type (or a `graph.cast` of a half one) becomes
+    one `graph.embedding_backward` with that value (the cast's input) as
+    `init`: each row is its FP32 sum plus init's row, and a row no id names
+    is init's row plus 0.0, the add's own arithmetic on the same operands,
+    so the result is bitwise the same. This is a tied embedding: GPT-2's
+    token table gets the scatter-add of the embedding and the LM head's dW;
+    the table gradient is no longer zero-filled and read back by the add.
+    The training pipeline runs it after graph-absorb-casts, before fusion
+    (`fuse-embedding-grad-sum=0` turns it off, for comparison).
+
+    ```mlir
+    // before
+    %e = graph.embedding_backward %ids, %g : tensor<4x16xi64>, tensor<4x16x32xf32> -> tensor<256x32xf32>
+    %c = graph.cast %dw : tensor<256x32xbf16> -> tensor<256x32xf32>
+    %s = graph.add %e, %c : tensor<256x32xf32>, tensor<256x32xf32> -> tensor<256x32xf32>
+    // after
+    %s = graph.embedding_backward %ids, %g, %dw : tensor<4x16xi64>, tensor<4x16x32xf32>, tensor<256x32xbf16> -> tensor<256x32xf32>
+    ```
+  }];
+}
+
 def GraphFuseGemmGelu : Pass<"graph-fuse-gemm-gelu", "mlir::ModuleOp"> {
   let summary = "A tanh GELU into the epilogue of the GEMM beside it (opt-in)";
   let description = [{

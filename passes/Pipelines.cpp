@@ -85,6 +85,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   pm.addPass(createGraphAbsorbCasts()); // after CSE: one cast per value
   if (o.fuseCrossEntropy)
     pm.addPass(createGraphFuseCrossEntropy()); // on the absorbed types
+  if (o.fuseEmbeddingGradSum)
+    pm.addPass(createGraphFuseEmbeddingGradSum()); // on the absorbed casts
   if (o.fuseBiasGrad)
     pm.addPass(createGraphFuseBiasGrad()); // after CSE: one reshape of dY
   if (o.fuseGemmGelu)

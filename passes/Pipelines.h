@@ -86,6 +86,14 @@ struct TrainPipelineOptions
       llvm::cl::desc("A weight-gradient GEMM and the bias gradient of the "
                      "same dY as one graph.matmul_bias_grad (default on)"),
       llvm::cl::init(true)};
+  // graph-fuse-embedding-grad-sum (a tied table's two gradients summed
+  // inside embedding_backward); off only to compare against the add.
+  Option<bool> fuseEmbeddingGradSum{
+      *this, "fuse-embedding-grad-sum",
+      llvm::cl::desc("An embedding_backward and the add of another gradient "
+                     "of the same table as one embedding_backward with "
+                     "init (default on)"),
+      llvm::cl::init(true)};
   // graph-fuse-gemm-gelu (the tanh GELU and its derivative in the GEMM's
   // epilogue). Off by default: it rounds once where PyTorch rounds twice.
   Option<bool> fuseGemmGelu{

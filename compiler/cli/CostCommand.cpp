@@ -67,6 +67,11 @@ AMPC_OPT(bool, fuseBiasGrad, "fuse-bias-grad",
          cl::desc("dW and db of a linear in one GEMM call (default on; "
                   "=false: the step before graph-fuse-bias-grad)"),
          cl::init(true));
+AMPC_OPT(bool, fuseEmbeddingGradSum, "fuse-embedding-grad-sum",
+         cl::desc("A tied table's two gradients summed inside "
+                  "embedding_backward (default on; =false: the step before "
+                  "graph-fuse-embedding-grad-sum)"),
+         cl::init(true));
 AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
          cl::desc("A linear's tanh GELU and its backward in the GEMM's "
                   "epilogue, as `ampc compile --fuse-gemm-gelu` (default "
@@ -149,6 +154,7 @@ int runCost() {
   options.policy = policy;
   options.fuseBiasGrad = fuseBiasGrad;
   options.fuseGemmGelu = fuseGemmGelu;
+  options.fuseEmbeddingGradSum = fuseEmbeddingGradSum;
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;
   options.hoistGrads = hoistGrads;

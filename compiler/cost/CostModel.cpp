@@ -458,19 +458,30 @@ void embeddingBackward(Operation *op, std::vector<Launch> &out) {
   int bits = 1;
   while (bits < 32 && (int64_t(1) << bits) <= v)
     ++bits;
-  out.push_back(copy("cudaMemsetAsync", 0, tensorBytes(dt)));
+  // Embedding.cu: the table zero-filled, or with init (a tied table's
+  // other gradient) set to init + 0.
+  bool init = op->getNumOperands() > 2;
+  if (init)
+    out.push_back(runtime("embeddingInit", tensorBytes(op->getOperand(2)),
+                          tensorBytes(dt), numel(dt)));
+  else
+    out.push_back(copy("cudaMemsetAsync", 0, tensorBytes(dt)));
   out.push_back(runtime("embeddingKeys", tensorBytes(ids), 8 * n, 0));
   out.push_back(runtime("cub::DeviceRadixSortHistogramKernel", 4 * n, 0, 0));
   out.push_back(runtime("cub::DeviceRadixSortExclusiveSumKernel", 0, 0, 0));
   for (int pass = 0; pass < (bits + 7) / 8; ++pass)
     out.push_back(
         runtime("cub::DeviceRadixSortOnesweepKernel", 8 * n, 8 * n, 0));
-  // Each id's row of g is added to its table row.
-  double rowBytes = tensorBytes(g);
-  out.push_back(runtime("embeddingRuns", 8 * n + rowBytes,
-                        std::min(rowBytes / elementBytes(g) * elementBytes(dt),
-                                 tensorBytes(dt)),
-                        numel(g)));
+  // Each id's row of g is added to its table row (and init's element read,
+  // at most once each).
+  double elems = numel(g);
+  double initBytes =
+      init ? std::min(elems * elementBytes(op->getOperand(2)),
+                      tensorBytes(op->getOperand(2)))
+           : 0.0;
+  out.push_back(runtime("embeddingRuns", 8 * n + tensorBytes(g) + initBytes,
+                        std::min(elems * elementBytes(dt), tensorBytes(dt)),
+                        elems + (init ? std::min(elems, numel(dt)) : 0.0)));
 }
 
 // Reduce.cu (reduction()): sums whose reduced axes all come before the

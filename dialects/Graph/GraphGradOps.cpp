@@ -252,7 +252,15 @@ LogicalResult EmbeddingBackwardOp::verify() {
                          << shapeStr(table.getShape());
   SmallVector<int64_t> shape(tensorOf(getIds()).getShape());
   shape.push_back(table.getDimSize(1));
-  return checkShape(*this, "g (ids' shape + [D])", getG(), shape);
+  if (failed(checkShape(*this, "g (ids' shape + [D])", getG(), shape)))
+    return failure();
+  if (!getInit())
+    return success();
+  // The FP32 sum plus init, rounded once: an f32 table.
+  if (!table.getElementType().isF32())
+    return emitOpError() << "with init, dtable must be f32, got " << table;
+  return checkShape(*this, "init (dtable's shape)", getInit(),
+                    table.getShape());
 }
 
 // cross_entropy_backward and cross_entropy_with_grad: logits [..., C],

@@ -242,14 +242,25 @@ def Graph_EmbeddingBackwardOp : Graph_GradOp<"embedding_backward"> {
     `ids: [...]`, `g: [..., D]`; the result type spells the table `[V, D]`.
     Row `ids[i]` accumulates `g[i]` (in FP32); rows never looked up are 0.
 
+    With `init` (`[V, D]`, any float type; then `g` and the table are f32)
+    each row is `init`'s row plus that FP32 sum (plus 0.0 for a row never
+    looked up), rounded once: bitwise `graph.add` of the plain result and
+    `init` cast to f32, which is how a tied embedding's two gradients meet.
+    `graph-fuse-embedding-grad-sum` writes it, so the table gradient is not
+    zero-filled and then read again by the add.
+
     ```mlir
     %dt = graph.embedding_backward %ids, %g : tensor<4x16xi64>, tensor<4x16x32xf32> -> tensor<256x32xf32>
+    %dt2 = graph.embedding_backward %ids, %g, %dw : tensor<4x16xi64>, tensor<4x16x32xf32>, tensor<256x32xbf16> -> tensor<256x32xf32>
     ```
   }];
-  let arguments = (ins Graph_IntTensor:$ids, Graph_FloatTensor:$g);
+  let arguments = (ins Graph_IntTensor:$ids, Graph_FloatTensor:$g,
+                       Optional<Graph_FloatTensor>:$init);
   let results = (outs Graph_FloatTensor:$dtable);
-  let assemblyFormat =
-      "$ids `,` $g attr-dict `:` type($ids) `,` type($g) `->` type($dtable)";
+  let assemblyFormat = [{
+    $ids `,` $g (`,` $init^)? attr-dict `:` type($ids) `,` type($g)
+    (`,` type($init)^)? `->` type($dtable)
+  }];
 }
 
 def Graph_CrossEntropyBackwardOp : Graph_GradOp<"cross_entropy_backward"> {

@@ -35,11 +35,16 @@ void embeddingKernel(std::span<const TensorRef> in,
 }
 
 // ids, g [..., D] -> dtable [V, D]: scatter-add in float, rounded once.
+// With init (dtable f32) each finished row sum is added to init's row, as
+// the graph.add of the two did.
 void embeddingBackwardKernel(std::span<const TensorRef> in,
                              std::span<const TensorRef> out, const Attrs &) {
   constexpr std::string_view op = "graph.embedding_backward";
   const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
+  const TensorRef *init = optional(in, 2);
   const TensorRef &dt = required(op, out, 0);
+  if (init && (dt.dtype != DType::F32 || init->numel() != dt.numel()))
+    fail(op, "init needs an f32 dtable of its shape");
   auto [v, d] = embeddingBackwardShape(op, ids, g, dt);
   std::vector<int64_t> id = loadIds(op, ids);
   FloatIn fg(g);
@@ -51,6 +56,11 @@ void embeddingBackwardKernel(std::span<const TensorRef> in,
     const float *src = fg.data() + i * d;
     for (int64_t j = 0; j < d; ++j)
       row[j] += src[j];
+  }
+  if (init) {
+    FloatIn fi(*init);
+    for (int64_t i = 0, n = dt.numel(); i < n; ++i)
+      fd[i] += fi[i];
   }
   fd.commit();
 }

@@ -5,7 +5,9 @@
 // FP32, rounding once into dtable. That is the CPU library's order exactly,
 // so the result is bitwise the CPU's and the same on every run (an atomic
 // scatter-add is neither), and a half dtable needs no FP32 copy of the
-// table. Sorting launches kernels only: capturable in a CUDA graph.
+// table. Sorting launches kernels only: capturable in a CUDA graph. With
+// init (a tied table's other gradient) the table starts as init + 0 and
+// each run adds init's row to its sum, as the graph.add it replaces did.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
@@ -39,11 +41,20 @@ __global__ void embeddingKeys(const void *ids, int tid, int64_t v, int64_t n,
   }
 }
 
+// dt = init + 0 everywhere (an f32 dt): the rows no id names, as the
+// graph.add of init and a zero row gave them (a -0.0 becomes +0.0).
+__global__ void embeddingInit(const void *init, int ti, float *dt,
+                              int64_t n) {
+  AMPC_GRID_STRIDE(i, n) { dt[i] = ld(init, ti, i) + 0.0f; }
+}
+
 // Block b starts a run of equal sorted keys (or returns): it sums rows
-// g[position] of the run, in the sorted (= position) order.
+// g[position] of the run, in the sorted (= position) order, and adds the
+// row of init if there is one (then dt is f32).
 __global__ void embeddingRuns(const uint32_t *keys, const int32_t *positions,
                               int64_t n, const void *g, int tg, void *dt,
-                              int tdt, int64_t v, int64_t d) {
+                              int tdt, int64_t v, int64_t d, const void *init,
+                              int ti) {
   int64_t b = blockIdx.x;
   uint32_t key = keys[b];
   if (key >= v || (b > 0 && keys[b - 1] == key))
@@ -62,7 +73,8 @@ __global__ void embeddingRuns(const uint32_t *keys, const int32_t *positions,
     float s = 0.0f;
     for (int64_t e = b; e < end; ++e)
       s += ld(g, tg, int64_t(positions[e]) * d + j);
-    st(dt, tdt, int64_t(key) * d + j, s);
+    int64_t at = int64_t(key) * d + j;
+    st(dt, tdt, at, init ? s + ld(init, ti, at) : s);
   }
 }
 
@@ -95,15 +107,22 @@ void embeddingBackwardKernel(std::span<const TensorRef> in,
                              cudaStream_t stream) {
   constexpr std::string_view op = "graph.embedding_backward";
   const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
+  const TensorRef *init = optional(in, 2);
   const TensorRef &dt = required(op, out, 0);
   auto [v, d] = kernels::detail::embeddingBackwardShape(op, ids, g, dt);
   int64_t n = ids.numel();
   if (v >= INT32_MAX || n >= INT32_MAX)
     fail(op, "more than 2^31 ids or table rows");
-  // Rows no id names stay zero (all-zero bits are +0 in every format).
-  check(cudaMemsetAsync(dt.data, 0, size_t(dt.numel()) * dtypeSize(dt.dtype),
-                        stream),
-        op.data());
+  if (init && (dt.dtype != DType::F32 || init->numel() != dt.numel()))
+    fail(op, "init needs an f32 dtable of its shape");
+  if (init && dt.numel())
+    embeddingInit<<<gridFor(dt.numel()), 256, 0, stream>>>(
+        init->data, int(init->dtype), static_cast<float *>(dt.data),
+        dt.numel());
+  else // rows no id names stay zero (all-zero bits are +0 in every format)
+    check(cudaMemsetAsync(dt.data, 0,
+                          size_t(dt.numel()) * dtypeSize(dt.dtype), stream),
+          op.data());
   if (n == 0 || d == 0) {
     checkLaunch("embedding_backward");
     return;
@@ -128,7 +147,8 @@ void embeddingBackwardKernel(std::span<const TensorRef> in,
                                         stream),
         "embedding_backward: sort");
   embeddingRuns<<<unsigned(n), d < 256 ? 128 : 256, 0, stream>>>(
-      keys, positions, n, g.data, int(g.dtype), dt.data, int(dt.dtype), v, d);
+      keys, positions, n, g.data, int(g.dtype), dt.data, int(dt.dtype), v, d,
+      init ? init->data : nullptr, init ? int(init->dtype) : 0);
   checkLaunch("embedding_backward");
 }
 

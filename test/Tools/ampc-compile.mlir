@@ -32,11 +32,12 @@
 // DUMP-NEXT: 06-cse.mlir
 // DUMP-NEXT: 07-graph-absorb-casts.mlir
 // DUMP-NEXT: 08-graph-fuse-cross-entropy.mlir
-// DUMP-NEXT: 09-graph-fuse-bias-grad.mlir
-// DUMP-NEXT: 10-kernel-fuse-elementwise.mlir
-// DUMP-NEXT: 11-kernel-fuse-residual-norm.mlir
-// DUMP-NEXT: 12-kernel-hoist-grads.mlir
-// DUMP-NEXT: 13-kernel-plan-memory.mlir
+// DUMP-NEXT: 09-graph-fuse-embedding-grad-sum.mlir
+// DUMP-NEXT: 10-graph-fuse-bias-grad.mlir
+// DUMP-NEXT: 11-kernel-fuse-elementwise.mlir
+// DUMP-NEXT: 12-kernel-fuse-residual-norm.mlir
+// DUMP-NEXT: 13-kernel-hoist-grads.mlir
+// DUMP-NEXT: 14-kernel-plan-memory.mlir
 
 // ERR-AMP: ampc: --amp=fp8: expected off, fp16 or bf16
 // ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S > 0) or none

@@ -269,5 +269,30 @@ TEST(CpuShape, EmbeddingAndBackward) {
   EXPECT_THROW(run("graph.embedding", {&bad, &table}, {&eb}), std::invalid_argument);
 }
 
+// With init (a tied table's other gradient): bitwise the scatter-add plus
+// init widened, as graph.add computed it; a row no id names is init + 0, so
+// a -0.0 there becomes +0.0 as it did.
+TEST(CpuShape, EmbeddingBackwardWithInitIsTheAdd) {
+  Tensor ids = fromValues(DType::I32, {2, 2}, {4, 0, 4, 2});
+  Tensor g = randomTensor(DType::F32, {2, 2, 3}, 7);
+  for (DType t : {DType::BF16, DType::F16, DType::F32}) {
+    SCOPED_TRACE(name(t));
+    Tensor init = randomTensor(t, {5, 3}, 8);
+    init.set(3 * 3 + 1, -0.0); // row 3: no id names it
+    Tensor dt(DType::F32, {5, 3}), plain(DType::F32, {5, 3});
+    run("graph.embedding_backward", {&ids, &g, &init}, {&dt});
+    run("graph.embedding_backward", {&ids, &g}, {&plain});
+    for (int64_t i = 0; i < 15; ++i) {
+      float want = float(plain.get(i)) + float(init.get(i));
+      EXPECT_EQ(dt.bits(i), Tensor(fromValues(DType::F32, {1}, {want})).bits(0))
+          << i;
+    }
+    EXPECT_FALSE(std::signbit(dt.get(3 * 3 + 1)));
+  }
+  Tensor half(DType::BF16, {5, 3}), init = randomTensor(DType::F32, {5, 3}, 9);
+  EXPECT_THROW(run("graph.embedding_backward", {&ids, &g, &init}, {&half}),
+               std::invalid_argument);
+}
+
 } // namespace
 } // namespace ampc::cpu::test

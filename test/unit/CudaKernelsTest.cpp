@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -302,6 +303,29 @@ TEST(CudaKernels, EmbeddingBackwardIsTheCpuSum) {
   for (int64_t i = 0; i < v * d; ++i)
     ASSERT_EQ(dev[i], host[i]) << "at " << i;
   EXPECT_EQ(dev[19 * d], 0.0f);
+
+  // With init (a tied table's other gradient, bf16): the CPU's bits again,
+  // the rows no id names (17..19) included, where -0.0 becomes +0.0.
+  std::vector<float> initF = randoms(v * d, 1.0f, 7);
+  initF[18 * d] = -0.0f;
+  std::vector<uint16_t> init(size_t(v * d));
+  for (size_t i = 0; i < init.size(); ++i)
+    init[i] = num::bf16::fromFloat(initF[i]);
+  DeviceCopy<uint16_t> dInit(init);
+  TensorRef cin3[] = {cin[0], cin[1], cpu::makeRef(init.data(), DType::BF16, {v, d})};
+  TensorRef gin3[] = {gin[0], gin[1], cpu::makeRef(dInit.p, DType::BF16, {v, d})};
+  dt.put(std::vector<float>(v * d, NAN));
+  cpu::lookup("graph.embedding_backward")(std::span<const TensorRef>(cin3),
+                                          std::span<const TensorRef>(&cout, 1), {});
+  cuda::lookup("graph.embedding_backward")(std::span<const TensorRef>(gin3),
+                                           std::span<const TensorRef>(&gout, 1), {},
+                                           nullptr);
+  cuda::check(cudaDeviceSynchronize(), "sync");
+  dev = dt.get();
+  for (int64_t i = 0; i < v * d; ++i)
+    ASSERT_EQ(std::bit_cast<uint32_t>(dev[i]), std::bit_cast<uint32_t>(host[i]))
+        << "init, at " << i;
+  EXPECT_FALSE(std::signbit(dev[18 * d]));
 }
 
 TEST(CudaKernels, TransposeAndBroadcastAdd) {

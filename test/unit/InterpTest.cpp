@@ -541,6 +541,23 @@ TEST_F(InterpTest, ResampleMatchesPyTorch) {
   expectNear(r[3], floats(resample::floatDx), 0);
 }
 
+// embedding_backward with init: each row's FP32 sum plus init's row (a row
+// no id names is init + 0, so -0.0 becomes +0.0), as the graph.add of the
+// plain result and the widened init gave.
+TEST_F(InterpTest, EmbeddingBackwardWithInitAddsItsRows) {
+  auto r = run(R"(
+    func.func @f(%i: tensor<3xi64>, %g: tensor<3x1xf32>, %x: tensor<4x1xbf16>) -> tensor<4x1xf32> {
+      %d = graph.embedding_backward %i, %g, %x : tensor<3xi64>, tensor<3x1xf32>, tensor<4x1xbf16> -> tensor<4x1xf32>
+      return %d : tensor<4x1xf32>
+    })",
+               {Tensor::ints({3}, {1, 3, 1}),
+                Tensor::floats({3, 1}, {0.5, 2, 0.25}),
+                Tensor::floats({4, 1}, {-0.0, 1, 3, 0.125}, ElemType::BF16)});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].f, (std::vector<double>{0, 1.75, 3, 2.125}));
+  EXPECT_FALSE(std::signbit(r[0].f[0]));
+}
+
 // linear_gelu and matmul_gelu_backward round the GELU (or its gradient) of
 // the unrounded GEMM once. bf16, z = 1 + 2^-9: the preactivation rounds to
 // 1, gelu(z) = 0.84331 to 0.84375, where gelu of the rounded 1 would give

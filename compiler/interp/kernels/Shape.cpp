@@ -179,7 +179,9 @@ KernelResult embedding(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
-// embedding_backward(ids, g) -> dtable [V, D] (spelled), scatter-add.
+// embedding_backward(ids, g[, init]) -> dtable [V, D] (spelled),
+// scatter-add; init is added to the finished sums (the graph.add it
+// replaces; the result is rounded afterwards).
 KernelResult embeddingBackward(const OpContext &ctx,
                                std::span<const Tensor> in) {
   const Tensor &ids = in[0], &g = in[1];
@@ -190,6 +192,9 @@ KernelResult embeddingBackward(const OpContext &ctx,
   for (int64_t k = 0; k < ids.size(); ++k)
     for (int64_t j = 0; j < d; ++j)
       accumulate(ctx, out.f[ids.i[k] * d + j], g.f[k * d + j]);
+  if (in.size() > 2)
+    for (int64_t i = 0; i < out.size(); ++i)
+      out.f[i] += in[2].f[i];
   return one(std::move(out));
 }
 

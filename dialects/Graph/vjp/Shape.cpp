@@ -8,7 +8,8 @@ using namespace ampc::graph::vjp;
 // Integer ids get no cotangent; the table gets a scatter-add of g.
 SmallVector<Value> EmbeddingOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   return {Value(), EmbeddingBackwardOp::create(b, getLoc(), getTable().getType(),
-                                               getIds(), cotangents[0])};
+                                               getIds(), cotangents[0],
+                                               /*init=*/Value())};
 }
 
 SmallVector<Value> ReshapeOp::buildVJP(OpBuilder &b, ValueRange cotangents) {

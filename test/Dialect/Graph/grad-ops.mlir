@@ -29,6 +29,9 @@ func.func @all(%x: tensor<4x8xf32>, %g: tensor<4x8xf32>, %b: tensor<8xf32>,
   %7 = graph.avg_pool2d_backward %gp {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<2x4x3x3xf32> -> tensor<2x4x6x6xf32>
   // CHECK: graph.embedding_backward %{{.*}}, %{{.*}} : tensor<4x5xi64>, tensor<4x5x8xf32> -> tensor<100x8xf32>
   %8 = graph.embedding_backward %ids, %ge : tensor<4x5xi64>, tensor<4x5x8xf32> -> tensor<100x8xf32>
+  // CHECK: graph.embedding_backward %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x5xi64>, tensor<4x5x8xf32>, tensor<100x8xbf16> -> tensor<100x8xf32>
+  %einit = graph.cast %8 : tensor<100x8xf32> -> tensor<100x8xbf16>
+  %ei = graph.embedding_backward %ids, %ge, %einit : tensor<4x5xi64>, tensor<4x5x8xf32>, tensor<100x8xbf16> -> tensor<100x8xf32>
   // CHECK: graph.cross_entropy_backward %{{.*}}, %{{.*}}, %{{.*}} {ignore_index = 3 : i64, label_smoothing = 1.000000e-01 : f64} : tensor<4x8xf32>, tensor<4xi64>, tensor<f32> -> tensor<4x8xf32>
   %9 = graph.cross_entropy_backward %x, %labels, %s {ignore_index = 3, label_smoothing = 0.1} : tensor<4x8xf32>, tensor<4xi64>, tensor<f32> -> tensor<4x8xf32>
   // CHECK: graph.slice_backward %{{.*}} {limits = array<i64: 4, 8>, starts = array<i64: 0, 1>, strides = array<i64: 1, 2>} : tensor<4x4xf32> -> tensor<4x8xf32>
@@ -116,6 +119,22 @@ func.func @avgpool_pad(%g: tensor<1x1x3x3xf32>) {
 func.func @embedding_g(%ids: tensor<4xi32>, %g: tensor<4x7xf32>) {
   // expected-error @+1 {{'graph.embedding_backward' op g (ids' shape + [D]) must be [4, 8], got [4, 7]}}
   %0 = graph.embedding_backward %ids, %g : tensor<4xi32>, tensor<4x7xf32> -> tensor<10x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_init_shape(%ids: tensor<4xi32>, %g: tensor<4x8xf32>, %i: tensor<8x8xf32>) {
+  // expected-error @+1 {{'graph.embedding_backward' op init (dtable's shape) must be [10, 8], got [8, 8]}}
+  %0 = graph.embedding_backward %ids, %g, %i : tensor<4xi32>, tensor<4x8xf32>, tensor<8x8xf32> -> tensor<10x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_init_half_table(%ids: tensor<4xi32>, %g: tensor<4x8xbf16>, %i: tensor<10x8xbf16>) {
+  // expected-error @+1 {{'graph.embedding_backward' op with init, dtable must be f32, got 'tensor<10x8xbf16>'}}
+  %0 = graph.embedding_backward %ids, %g, %i : tensor<4xi32>, tensor<4x8xbf16>, tensor<10x8xbf16> -> tensor<10x8xbf16>
   return
 }
 
