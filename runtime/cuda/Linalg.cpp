@@ -130,6 +130,17 @@ static Gemm gemm2d(const TensorRef &a, const TensorRef &b, const TensorRef &c,
   return g;
 }
 
+// The 2-D GEMM of in[0] and in[1] into |c| with the op's transpose flags
+// (matmul_bias_grad, matmul_gelu_backward).
+static Gemm flaggedGemm2d(std::string_view op, std::span<const TensorRef> in,
+                          const TensorRef &c, const Attrs &attrs) {
+  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
+  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
+  if (a.rank != 2 || b.rank != 2)
+    fail(op, "the operands must be 2-D");
+  return gemm2d(a, b, c, ta, tb, matmulShape(op, a, b, c, ta, tb));
+}
+
 void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                   const Attrs &attrs, cudaStream_t stream) {
   constexpr std::string_view op = "graph.matmul";
@@ -164,15 +175,12 @@ void matmulBiasGradKernel(std::span<const TensorRef> in,
                           std::span<const TensorRef> out, const Attrs &attrs,
                           cudaStream_t stream) {
   constexpr std::string_view op = "graph.matmul_bias_grad";
-  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
-  const TensorRef &c = required(op, out, 0), &db = required(op, out, 1);
-  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
-  if (a.rank != 2 || b.rank != 2)
-    fail(op, "the operands must be 2-D");
-  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
-  if (db.rank != 1 || db.shape[0] != s.m || db.dtype != c.dtype)
+  const TensorRef &a = required(op, in, 0), &c = required(op, out, 0);
+  const TensorRef &db = required(op, out, 1);
+  Gemm g = flaggedGemm2d(op, in, c, attrs);
+  bool ta = g.transA;
+  if (db.rank != 1 || db.shape[0] != g.m || db.dtype != c.dtype)
     fail(op, "bias_grad must be [M] of the result's type");
-  Gemm g = gemm2d(a, b, c, ta, tb, s);
   constexpr const char *var = "AMPC_CUDA_GEMM_BGRAD";
   g.biasGrad = db.data;
   if (runEpilogue(g, matmulEpiloguePath(var), var, "BGRADB", stream, op))
@@ -245,15 +253,10 @@ void matmulGeluBackwardKernel(std::span<const TensorRef> in,
                               std::span<const TensorRef> out,
                               const Attrs &attrs, cudaStream_t stream) {
   constexpr std::string_view op = "graph.matmul_gelu_backward";
-  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &z = required(op, in, 2), &c = required(op, out, 0);
-  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
-  if (a.rank != 2 || b.rank != 2)
-    fail(op, "the operands must be 2-D");
-  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
+  Gemm g = flaggedGemm2d(op, in, c, attrs);
   if (z.numel() != c.numel() || z.dtype != c.dtype)
     fail(op, "the preactivation must be [M, N] of the result's type");
-  Gemm g = gemm2d(a, b, c, ta, tb, s);
   g.gelu = Gelu::Backward, g.aux = z.data, g.ldAux = g.n;
   if (runEpilogue(g, matmulEpiloguePath(kGeluVar), kGeluVar, "DGELU", stream,
                   op))

@@ -43,7 +43,7 @@ func.func @rank3(%g: tensor<2x64x16xf32>, %w: tensor<16x32xf32>, %z: tensor<64x3
 // -----
 
 func.func @backward_types(%g: tensor<64x16xbf16>, %w: tensor<16x32xbf16>, %z: tensor<64x32xf32>) {
-  // expected-error @+1 {{operands and result must share one element type}}
+  // expected-error @+1 {{operands and results must share one element type}}
   %d = graph.matmul_gelu_backward %g, %w, %z : tensor<64x16xbf16>, tensor<16x32xbf16>, tensor<64x32xf32> -> tensor<64x32xbf16>
   return
 }
