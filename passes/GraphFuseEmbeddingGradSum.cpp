@@ -33,7 +33,7 @@ void fuse(AddOp add) {
     Value e = side ? add.getRhs() : add.getLhs();
     Value y = side ? add.getLhs() : add.getRhs();
     auto eb = e.getDefiningOp<EmbeddingBackwardOp>();
-    if (!eb || eb.getInit() || !e.hasOneUse() || e == y ||
+    if (!eb || eb.getInit() || !e.hasOneUse() ||
         eb->getBlock() != add->getBlock())
       continue;
     // Widening is exact: read the half value itself.

@@ -43,9 +43,7 @@ void embeddingBackwardKernel(std::span<const TensorRef> in,
   const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
   const TensorRef *init = optional(in, 2);
   const TensorRef &dt = required(op, out, 0);
-  if (init && (dt.dtype != DType::F32 || init->numel() != dt.numel()))
-    fail(op, "init needs an f32 dtable of its shape");
-  auto [v, d] = embeddingBackwardShape(op, ids, g, dt);
+  auto [v, d] = embeddingBackwardShape(op, ids, g, dt, init);
   std::vector<int64_t> id = loadIds(op, ids);
   FloatIn fg(g);
   FloatOut fd(dt, /*zeroed=*/true);

@@ -50,16 +50,23 @@ static void batchedGemm(const float *a, const float *b, float *c,
           tb ? k : n, 0.0f, c + z * m * n, n);
 }
 
-void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
-                  const Attrs &attrs) {
-  constexpr std::string_view op = "graph.matmul";
+// C = op(lhs) op(rhs) of in[0], in[1] with the op's transpose flags, in
+// float into |fc| (graph.matmul's result before its one rounding).
+static void matmulFloat(std::string_view op, std::span<const TensorRef> in,
+                        const TensorRef &c, const Attrs &attrs, FloatOut &fc) {
   const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
-  const TensorRef &c = required(op, out, 0);
   bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
   MatmulShape s = matmulShape(op, a, b, c, ta, tb);
   FloatIn fa(a), fb(b);
-  FloatOut fc(c);
   batchedGemm(fa.data(), fb.data(), fc.data(), s, ta, tb);
+}
+
+void matmulKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+                  const Attrs &attrs) {
+  constexpr std::string_view op = "graph.matmul";
+  const TensorRef &c = required(op, out, 0);
+  FloatOut fc(c);
+  matmulFloat(op, in, c, attrs, fc);
   fc.commit();
 }
 
@@ -127,17 +134,14 @@ void matmulGeluBackwardKernel(std::span<const TensorRef> in,
                               std::span<const TensorRef> out,
                               const Attrs &attrs) {
   constexpr std::string_view op = "graph.matmul_gelu_backward";
-  const TensorRef &a = required(op, in, 0), &b = required(op, in, 1);
   const TensorRef &pre = required(op, in, 2), &c = required(op, out, 0);
-  bool ta = attrs.getBool("lhs_transposed"), tb = attrs.getBool("rhs_transposed");
-  if (a.rank != 2 || b.rank != 2)
+  if (required(op, in, 0).rank != 2 || required(op, in, 1).rank != 2)
     fail(op, "the operands must be 2-D");
-  MatmulShape s = matmulShape(op, a, b, c, ta, tb);
   if (pre.numel() != c.numel())
     fail(op, "the preactivation must be [M, N]");
-  FloatIn fa(a), fb(b), fp(pre);
+  FloatIn fp(pre);
   FloatOut fc(c);
-  batchedGemm(fa.data(), fb.data(), fc.data(), s, ta, tb);
+  matmulFloat(op, in, c, attrs, fc);
   for (int64_t i = 0, n = c.numel(); i < n; ++i)
     fc[i] = num::geluTanhGrad(fp[i], fc[i]);
   fc.commit();

@@ -109,12 +109,10 @@ void embeddingBackwardKernel(std::span<const TensorRef> in,
   const TensorRef &ids = required(op, in, 0), &g = required(op, in, 1);
   const TensorRef *init = optional(in, 2);
   const TensorRef &dt = required(op, out, 0);
-  auto [v, d] = kernels::detail::embeddingBackwardShape(op, ids, g, dt);
+  auto [v, d] = kernels::detail::embeddingBackwardShape(op, ids, g, dt, init);
   int64_t n = ids.numel();
   if (v >= INT32_MAX || n >= INT32_MAX)
     fail(op, "more than 2^31 ids or table rows");
-  if (init && (dt.dtype != DType::F32 || init->numel() != dt.numel()))
-    fail(op, "init needs an f32 dtable of its shape");
   if (init && dt.numel())
     embeddingInit<<<gridFor(dt.numel()), 256, 0, stream>>>(
         init->data, int(init->dtype), static_cast<float *>(dt.data),

@@ -72,8 +72,10 @@ cublasLtEpilogue_t epilogueOf(const detail::Gemm &g) {
   return g.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
 }
 
-const char *epilogueName(cublasLtEpilogue_t e) {
+const char *nameOf(cublasLtEpilogue_t e) {
   switch (e) {
+  case CUBLASLT_EPILOGUE_DEFAULT:
+    return "DEFAULT";
   case CUBLASLT_EPILOGUE_BGRADB:
     return "BGRADB";
   case CUBLASLT_EPILOGUE_GELU_AUX:
@@ -82,7 +84,7 @@ const char *epilogueName(cublasLtEpilogue_t e) {
     return "GELU_AUX_BIAS";
   case CUBLASLT_EPILOGUE_DGELU:
     return "DGELU";
-  default:
+  default: // epilogueOf() gives no other
     return "BIAS";
   }
 }
@@ -201,7 +203,7 @@ void noteApart(const detail::Gemm &g, std::string_view op, const char *why) {
   std::fprintf(stderr,
                "note: %.*s: %s the %s epilogue (m %lld, n %lld, k %lld); the "
                "GEMM and the %s run apart\n",
-               int(op.size()), op.data(), why, epilogueName(epilogueOf(g)),
+               int(op.size()), op.data(), why, nameOf(epilogueOf(g)),
                (long long)g.m, (long long)g.n, (long long)g.k,
                g.biasGrad ? "sum" : "GELU");
 }
@@ -318,6 +320,8 @@ void initialize() {
 }
 
 namespace detail {
+
+const char *epilogueName(const Gemm &g) { return nameOf(epilogueOf(g)); }
 
 // The GELU epilogue's preconditions that are caller bugs (a constraint
 // cuBLASLt documents is not: gemm() declines instead).

@@ -54,6 +54,10 @@ struct Gemm {
 // error.
 bool gemm(const Gemm &g, cudaStream_t stream, std::string_view op);
 
+// cuBLASLt's name for the epilogue |g| asks for ("BGRADB", "GELU_AUX", ...),
+// for messages.
+const char *epilogueName(const Gemm &g);
+
 } // namespace ampc::cuda::detail
 
 #endif

@@ -105,15 +105,14 @@ static EpiloguePath matmulEpiloguePath(const char *var) {
 // Runs |g|, which asks for a declinable epilogue (Gemm.h), unless |path| is
 // Separate. False: the caller runs the separate path.
 static bool runEpilogue(const Gemm &g, EpiloguePath path, const char *var,
-                        std::string_view epilogue, cudaStream_t stream,
-                        std::string_view op) {
+                        cudaStream_t stream, std::string_view op) {
   if (path == EpiloguePath::Separate)
     return false;
   if (gemm(g, stream, op))
     return true;
   if (path == EpiloguePath::Fused)
-    fail(op, "cuBLASLt has no algorithm for the " + std::string(epilogue) +
-                 " epilogue here (" + var + "=fused)");
+    fail(op, std::string("cuBLASLt has no algorithm for the ") +
+                 epilogueName(g) + " epilogue here (" + var + "=fused)");
   return false;
 }
 
@@ -183,7 +182,7 @@ void matmulBiasGradKernel(std::span<const TensorRef> in,
     fail(op, "bias_grad must be [M] of the result's type");
   constexpr const char *var = "AMPC_CUDA_GEMM_BGRAD";
   g.biasGrad = db.data;
-  if (runEpilogue(g, matmulEpiloguePath(var), var, "BGRADB", stream, op))
+  if (runEpilogue(g, matmulEpiloguePath(var), var, stream, op))
     return;
   g.biasGrad = nullptr;
   runGemm(g, stream, op);
@@ -238,8 +237,7 @@ void linearGeluKernel(std::span<const TensorRef> in,
     fail(op, "result and preactivation must match");
   Gemm g = linearGemm(op, in, y);
   g.gelu = Gelu::Forward, g.aux = z.data, g.ldAux = g.n;
-  if (runEpilogue(g, epiloguePath(kGeluVar), kGeluVar,
-                  g.bias ? "GELU_AUX_BIAS" : "GELU_AUX", stream, op))
+  if (runEpilogue(g, epiloguePath(kGeluVar), kGeluVar, stream, op))
     return;
   // graph.linear into the preactivation, then graph.gelu of it.
   g.gelu = Gelu::None, g.aux = nullptr, g.ldAux = 0, g.c = z.data;
@@ -258,8 +256,7 @@ void matmulGeluBackwardKernel(std::span<const TensorRef> in,
   if (z.numel() != c.numel() || z.dtype != c.dtype)
     fail(op, "the preactivation must be [M, N] of the result's type");
   g.gelu = Gelu::Backward, g.aux = z.data, g.ldAux = g.n;
-  if (runEpilogue(g, matmulEpiloguePath(kGeluVar), kGeluVar, "DGELU", stream,
-                  op))
+  if (runEpilogue(g, matmulEpiloguePath(kGeluVar), kGeluVar, stream, op))
     return;
   // graph.matmul into the result, then graph.gelu_backward(z, result) over
   // it: in place is safe, the map kernel's thread for element i reads

@@ -516,12 +516,15 @@ EmbeddingShape embeddingShape(std::string_view op, const TensorRef &ids,
 
 EmbeddingShape embeddingBackwardShape(std::string_view op,
                                       const TensorRef &ids, const TensorRef &g,
-                                      const TensorRef &dtable) {
+                                      const TensorRef &dtable,
+                                      const TensorRef *init) {
   if (dtable.rank != 2)
     fail(op, "dtable must be [V, D]");
   EmbeddingShape s{dtable.shape[0], dtable.shape[1]};
   if (g.numel() != ids.numel() * s.d)
     fail(op, "g must be [..., D]");
+  if (init && (dtable.dtype != DType::F32 || init->numel() != dtable.numel()))
+    fail(op, "init needs an f32 dtable of its shape");
   return s;
 }
 

@@ -207,7 +207,9 @@ RegressionShape regressionLossShape(std::string_view op, const TensorRef &a,
                                     const Attrs &attrs);
 
 // embedding ids [...], table [V, D] -> y [..., D]; embedding_backward ids,
-// g [..., D] -> dtable [V, D]. Id values are not checked here.
+// g [..., D] -> dtable [V, D]; an optional init (a tied table's other
+// gradient) needs an f32 dtable of its element count. Id values are not
+// checked here.
 struct EmbeddingShape {
   int64_t v, d;
 };
@@ -215,7 +217,8 @@ EmbeddingShape embeddingShape(std::string_view op, const TensorRef &ids,
                               const TensorRef &table, const TensorRef &y);
 EmbeddingShape embeddingBackwardShape(std::string_view op,
                                       const TensorRef &ids, const TensorRef &g,
-                                      const TensorRef &dtable);
+                                      const TensorRef &dtable,
+                                      const TensorRef *init = nullptr);
 
 // graph.slice / slice_backward: starts and strides of |x| (the sliced
 // operand) after checking limits, ranges and |y|'s shape. Without these
