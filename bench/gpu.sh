@@ -41,7 +41,9 @@
 #       FP32 / FP16 / BF16 vs PyTorch eager (autocast + GradScaler) and
 #       torch.compile (TORCH_COMPILE=0 skips it; SKIP_TORCH=1 skips PyTorch);
 #   B3  the GPT-2-small example, bf16, batch 8 x 1024: ms/step and tokens/s
-#       vs PyTorch eager and torch.compile (AdamW fused in both);
+#       vs PyTorch eager and torch.compile (AdamW fused in both); when it
+#       fails, again on the previous CUDA paths and each newer one alone
+#       (b3_paths);
 #   B4  FP32 sum all-reduce (NCCL, device buffers) 1..256 MiB at world
 #       size 1, and at all GPUs via mpirun when there are more.
 # PyTorch: medians of >= 30 steps after warm-up, timed with CUDA events on
@@ -49,7 +51,7 @@
 # and host-to-device copies included), --log-every 10, so each metrics
 # record is the wall-clock mean of 10 steps with the host running ahead as
 # in real training; the median of the records after step 10 (B2: 10
-# records, B3: 5). PROFILE=1 adds an ncu per-kernel table of one B3 step
+# records, B3: 5), counted as failed where a loss is not finite. PROFILE=1 adds an ncu per-kernel table of one B3 step
 # and bench/gpu/cost_vs_ncu.py's estimate-vs-measured table (`ampc cost`).
 # Budget: < 10 minutes on an H200.
 set -uo pipefail
@@ -284,41 +286,81 @@ section_b1() {
   done
 }
 
+# One timed ampc run: time_ampc NAME LIMIT MODEL DATA STEPS trains MODEL
+# on DATA with --log-every 10 (RUN_ENV: VAR=VALUE words for its
+# environment) and writes the median step time to res/NAME.txt, its metrics
+# to res/NAME.jsonl, its output to logs/NAME.log. A run that fails, or
+# whose loss is not finite (median_step.py), writes no NAME.txt.
+time_ampc() {
+  local name=$1 limit=$2 model=$3 data=$4 steps=$5
+  rm -f "$res/$name.txt"
+  if timeout "$(budget "$limit")" env ${RUN_ENV:-} "$model" --data "$data" --steps "$steps" \
+       --log-every 10 --metrics "$res/$name.jsonl" >"$log/$name.log" 2>&1 &&
+     "$PY" "$work/median_step.py" "$res/$name.jsonl" >"$res/$name.tmp" 2>>"$log/$name.log"; then
+    mv "$res/$name.tmp" "$res/$name.txt"
+  else
+    rm -f "$res/$name.tmp"
+    echo "$name failed:"; tail -5 "$log/$name.log"
+    return 1
+  fi
+}
+
 section_b2() {
   fits 120 "B2" || return 0
   stamp "B2 MLP (ampc, PyTorch)"
   local amp
   data
   for amp in off fp16 bf16; do
-    if timeout "$(budget 120)" "$work/models/mlp_$amp" --data "x=$work/models/x.npy,label=$work/models/label.npy" \
-         --steps 110 --log-every 10 --metrics "$res/mlp_$amp.jsonl" >"$log/b2_$amp.log" 2>&1; then
-      "$PY" "$work/median_step.py" "$res/mlp_$amp.jsonl" >"$res/b2_ampc_$amp.txt"
-    else
-      echo "B2 ampc $amp failed:"; tail -5 "$log/b2_$amp.log"
-    fi
+    time_ampc b2_ampc_$amp 120 "$work/models/mlp_$amp" \
+      "x=$work/models/x.npy,label=$work/models/label.npy" 110
   done
   torch b2_torch 400 "$work/b2_torch.py"
 }
+
+# The runtime's switches that put each newer CUDA path back on the one it
+# replaced (docs/RUNTIME.md): what B3 runs with when it fails as built.
+SAFE_PATHS="AMPC_CUDA_ATTENTION=math AMPC_CUDA_PACKED_ATTENTION=copies
+  AMPC_CUDA_ATTENTION_STATS=recompute AMPC_CUDA_NORM=rows
+  AMPC_CUDA_FUSED_RESIDUAL_NORM=off AMPC_CUDA_EPILOGUE=scalar
+  AMPC_CUDA_CE_BACKWARD=rows AMPC_CUDA_CROSS_ENTROPY=separate
+  AMPC_CUDA_GEMM_BGRAD=separate AMPC_CUDA_GEMM_GELU=separate AMPC_CUDA_CONCAT=copies"
 
 section_b3() {
   fits 150 "B3" || return 0
   stamp "B3 GPT-2 small (ampc, PyTorch)"
   data
-  if timeout "$(budget 300)" "$work/models/gpt2" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
-       --steps 60 --log-every 10 --metrics "$res/gpt2.jsonl" >"$log/b3.log" 2>&1; then
-    "$PY" "$work/median_step.py" "$res/gpt2.jsonl" >"$res/b3_ampc.txt"
-  else
-    echo "B3 ampc failed:"; tail -5 "$log/b3.log"
-  fi
+  local tokens="tokens=$work/models/tokens.npy,targets=$work/models/targets.npy"
+  time_ampc b3_ampc 300 "$work/models/gpt2" "$tokens" 60 || b3_paths "$tokens"
   torch b3_torch 300 "$work/b3_torch.py"
   # Then the same step with --fuse-gemm-gelu, if there is time for it.
   [[ -x "$work/models/gpt2_gelu" ]] && fits 60 "B3 --fuse-gemm-gelu" || return 0
-  if timeout "$(budget 120)" "$work/models/gpt2_gelu" --data "tokens=$work/models/tokens.npy,targets=$work/models/targets.npy" \
-       --steps 60 --log-every 10 --metrics "$res/gpt2_gelu.jsonl" >"$log/b3_gelu.log" 2>&1; then
-    "$PY" "$work/median_step.py" "$res/gpt2_gelu.jsonl" >"$res/b3_ampc_gelu.txt"
-  else
-    echo "B3 --fuse-gemm-gelu failed:"; tail -5 "$log/b3_gelu.log"
-  fi
+  time_ampc b3_ampc_gelu 120 "$work/models/gpt2_gelu" "$tokens" 60
+}
+
+# B3 failed as built. One GPU run may be all there is, so it still yields a
+# time and names the culprit: B3 again with every path in SAFE_PATHS put
+# back (res/b3_ampc_safe.txt), then, on top of that, each newer path alone
+# for 3 steps (graph capture and a replay): res/b3_paths.txt says PASS or
+# FAIL for each.
+b3_paths() {
+  local tokens=$1 s o var others
+  fits 60 "B3 on the previous paths" || return 0
+  stamp "B3 failed: again on the previous CUDA paths"
+  RUN_ENV="$SAFE_PATHS" time_ampc b3_ampc_safe 300 "$work/models/gpt2" "$tokens" 60 || return 0
+  : >"$res/b3_paths.txt"
+  for s in $SAFE_PATHS; do
+    var=${s%%=*} others=""
+    fits 20 "B3 with $var unset" || break
+    for o in $SAFE_PATHS; do [[ "$o" == "$s" ]] || others+=" $o"; done
+    if timeout "$(budget 60)" env $others "$work/models/gpt2" --data "$tokens" --steps 3 \
+         --log-every 1 --metrics "$res/b3_path_$var.jsonl" >"$log/b3_path_$var.log" 2>&1 &&
+       "$PY" "$work/median_step.py" "$res/b3_path_$var.jsonl" --check 2>>"$log/b3_path_$var.log"; then
+      echo "$var PASS"
+    else
+      echo "$var FAIL"
+    fi >>"$res/b3_paths.txt"
+  done
+  cat "$res/b3_paths.txt"
 }
 
 # ncu on the PATH, else where the CUDA toolkit or Nsight Compute keeps it.

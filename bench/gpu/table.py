@@ -101,7 +101,20 @@ a3g = load("b3_ampc_gelu.txt")
 if a3g is not None:
     print("%-46s %s %12s %12s" % ("B3 ampc --fuse-gemm-gelu (opt-in), tokens/s", ms(a3g),
                                   "%.0f" % tokens(a3g) if tokens(a3g) else "FAIL", ""))
+# B3 failed as built (bench/gpu.sh b3_paths): its time on the previous
+# paths, and which newer path failed alone.
+a3s = load("b3_ampc_safe.txt")
+if a3s is not None:
+    print("%-46s %s %12s %12s" % ("B3 ampc on the previous CUDA paths, tokens/s", ms(a3s),
+                                  "%.0f" % tokens(a3s), ""))
+paths = {}
+if os.path.exists(os.path.join(res, "b3_paths.txt")):
+    paths = dict(l.split() for l in open(os.path.join(res, "b3_paths.txt")) if l.strip())
+    failing = [v for v, r in paths.items() if r != "PASS"]
+    print("   newer paths alone on the previous ones: %d passed, failing: %s" % (
+        len(paths) - len(failing), ", ".join(failing) or "none"))
 summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "ampc_gelu_ms": a3g,
+                 "ampc_safe_ms": a3s, "paths": paths or None,
                  "ampc_gelu_tokens_s": tokens(a3g), "torch_eager_ms": e3,
                  "torch_eager_tokens_s": tokens(e3), "torch_compile_ms": c3,
                  "torch_compile_tokens_s": tokens(c3), "ratio_eager": ratio(a3, e3),
