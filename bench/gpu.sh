@@ -43,7 +43,8 @@
 #   B3  the GPT-2-small example, bf16, batch 8 x 1024: ms/step and tokens/s
 #       vs PyTorch eager and torch.compile (AdamW fused in both); when it
 #       fails, again on the previous CUDA paths and each newer one alone
-#       (b3_paths);
+#       (b3_paths); then, time permitting, with --pad-classes=false and
+#       with --fuse-gemm-gelu;
 #   B4  FP32 sum all-reduce (NCCL, device buffers) 1..256 MiB at world
 #       size 1, and at all GPUs via mpirun when there are more.
 # PyTorch: medians of >= 30 steps after warm-up, timed with CUDA events on
@@ -110,6 +111,11 @@ prepare() {
   "$PY" "$cmp" "$ampc" "$ROOT/examples/gpt/gpt_tiny.mlir" "$work/cmp/gpt_fp16" --prepare-only \
     --labels tokens=256 --labels targets=256 --compile-flag=--amp=fp16 \
     --compile-flag=--clip-norm=1 --steps 6 $arch_flag >"$work/cmp/gpt_fp16.log"
+  # 251 classes: the CUDA target pads them (graph-pad-classes), the CPU not.
+  "$PY" "$ROOT/examples/gpt/gen_gpt.py" --preset tiny --vocab 251 >"$work/cmp/gpt_odd.mlir"
+  "$PY" "$cmp" "$ampc" "$work/cmp/gpt_odd.mlir" "$work/cmp/gpt_odd_bf16" --prepare-only \
+    --labels tokens=251 --labels targets=251 --compile-flag=--amp=bf16 \
+    --steps 6 $arch_flag >"$work/cmp/gpt_odd_bf16.log"
   "$PY" "$cmp" "$ampc" "$ROOT/test/Targets/cuda/Inputs/mlp_dropout.mlir" "$work/cmp/dropout" \
     --prepare-only --labels label=10 --compile-flag=--amp=fp16 --compile-flag=--accum-steps=2 \
     --steps 8 $arch_flag >"$work/cmp/dropout.log"
@@ -126,6 +132,10 @@ prepare() {
   "$ampc" compile "$ROOT/examples/gpt/gpt2_small.mlir" --target=cuda --amp=bf16 \
     --clip-norm=1 --cuda-arch="$arch" -o "$work/models/gpt2" \
     --cost-report="$work/models/gpt2_cost.json" >/dev/null
+  # Without graph-pad-classes (the LM head's 50257 classes unaligned), for
+  # what the padding gains.
+  "$ampc" compile "$ROOT/examples/gpt/gpt2_small.mlir" --target=cuda --amp=bf16 \
+    --clip-norm=1 --cuda-arch="$arch" --pad-classes=false -o "$work/models/gpt2_nopad" >/dev/null
   # The opt-in GELU GEMM epilogues (one rounding where PyTorch rounds twice).
   "$ampc" compile "$ROOT/examples/gpt/gpt2_small.mlir" --target=cuda --amp=bf16 \
     --clip-norm=1 --cuda-arch="$arch" --fuse-gemm-gelu -o "$work/models/gpt2_gelu" >/dev/null
@@ -332,7 +342,10 @@ section_b3() {
   local tokens="tokens=$work/models/tokens.npy,targets=$work/models/targets.npy"
   time_ampc b3_ampc 300 "$work/models/gpt2" "$tokens" 60 || b3_paths "$tokens"
   torch b3_torch 300 "$work/b3_torch.py"
-  # Then the same step with --fuse-gemm-gelu, if there is time for it.
+  # Then the same step with --pad-classes=false and with --fuse-gemm-gelu,
+  # as long as there is time for them.
+  [[ -x "$work/models/gpt2_nopad" ]] && fits 60 "B3 --pad-classes=false" || return 0
+  time_ampc b3_ampc_nopad 120 "$work/models/gpt2_nopad" "$tokens" 60
   [[ -x "$work/models/gpt2_gelu" ]] && fits 60 "B3 --fuse-gemm-gelu" || return 0
   time_ampc b3_ampc_gelu 120 "$work/models/gpt2_gelu" "$tokens" 60
 }

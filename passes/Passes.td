@@ -371,6 +371,43 @@ def GraphFuseEmbeddingGradSum
   }];
 }
 
+def GraphPadClasses : Pass<"graph-pad-classes", "mlir::ModuleOp"> {
+  let summary = "Pad an LM head's class count to 16 bytes for the GEMMs";
+  let description = [{
+    A bias-free `graph.linear` whose logits only a
+    `graph.cross_entropy_with_grad` (no label smoothing) reads, with a class
+    count whose row is not a multiple of 16 bytes (GPT-2's 50257), gets a
+    weight padded with zero rows (`graph.slice_backward`) and a bias of 0
+    for the classes and -inf for the padding. exp(-inf) is 0, so the loss
+    and the real classes' gradients are the same values and the padded
+    classes' gradients are 0. The dlogits' uses follow: the dX GEMM reads
+    the padded weight (its K grows by zero terms), the dW GEMM writes the
+    padded rows and a `graph.slice` keeps the first ones. Every GEMM and
+    logits row then has 16-byte aligned rows, which cuBLASLt's TMA kernels
+    need; the model, its parameters and checkpoints keep their shapes.
+    Other uses of the dlogits leave the step alone. The training pipeline
+    runs it after graph-fuse-cross-entropy with `pad-classes=1`, which
+    `ampc compile --target=cuda` sets (`--pad-classes=false` turns it off).
+
+    ```mlir
+    // before
+    %z = graph.linear %x, %w : tensor<64x32xbf16>, tensor<101x32xbf16> -> tensor<64x101xbf16>
+    %l, %dz = graph.cross_entropy_with_grad %z, %y, %g : tensor<64x101xbf16>, tensor<64xi64>, tensor<f32> -> tensor<f32>, tensor<64x101xbf16>
+    %dx = graph.matmul %dz, %w : tensor<64x101xbf16>, tensor<101x32xbf16> -> tensor<64x32xbf16>
+    %dw = graph.matmul %dz, %x {lhs_transposed} : tensor<64x101xbf16>, tensor<64x32xbf16> -> tensor<101x32xbf16>
+    // after
+    %wp = graph.slice_backward %w {starts = array<i64: 0, 0>, limits = array<i64: 101, 32>} : tensor<101x32xbf16> -> tensor<104x32xbf16>
+    %c = graph.constant dense<0xFF80> : tensor<3xbf16>
+    %b = graph.slice_backward %c {starts = array<i64: 101>, limits = array<i64: 104>} : tensor<3xbf16> -> tensor<104xbf16>
+    %zp = graph.linear %x, %wp, %b : tensor<64x32xbf16>, tensor<104x32xbf16>, tensor<104xbf16> -> tensor<64x104xbf16>
+    %l, %dzp = graph.cross_entropy_with_grad %zp, %y, %g : tensor<64x104xbf16>, tensor<64xi64>, tensor<f32> -> tensor<f32>, tensor<64x104xbf16>
+    %dx = graph.matmul %dzp, %wp : tensor<64x104xbf16>, tensor<104x32xbf16> -> tensor<64x32xbf16>
+    %dwp = graph.matmul %dzp, %x {lhs_transposed} : tensor<64x104xbf16>, tensor<64x32xbf16> -> tensor<104x32xbf16>
+    %dw = graph.slice %dwp {starts = array<i64: 0, 0>, limits = array<i64: 101, 32>} : tensor<104x32xbf16> -> tensor<101x32xbf16>
+    ```
+  }];
+}
+
 def GraphFuseGemmGelu : Pass<"graph-fuse-gemm-gelu", "mlir::ModuleOp"> {
   let summary = "A tanh GELU into the epilogue of the GEMM beside it (opt-in)";
   let description = [{

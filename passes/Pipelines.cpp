@@ -85,6 +85,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
   pm.addPass(createGraphAbsorbCasts()); // after CSE: one cast per value
   if (o.fuseCrossEntropy)
     pm.addPass(createGraphFuseCrossEntropy()); // on the absorbed types
+  if (o.padClasses)
+    pm.addPass(createGraphPadClasses()); // on cross_entropy_with_grad
   if (o.fuseEmbeddingGradSum)
     pm.addPass(createGraphFuseEmbeddingGradSum()); // on the absorbed casts
   if (o.fuseBiasGrad)

@@ -94,6 +94,16 @@ struct TrainPipelineOptions
                      "of the same table as one embedding_backward with "
                      "init (default on)"),
       llvm::cl::init(true)};
+  // graph-pad-classes (an LM head's class count padded to 16 bytes, for
+  // cuBLASLt's aligned kernels). `ampc compile --target=cuda` turns it on;
+  // the CPU's GEMMs gain nothing from it.
+  Option<bool> padClasses{
+      *this, "pad-classes",
+      llvm::cl::desc("Pad the class count of a linear feeding "
+                     "cross_entropy_with_grad to 16 bytes: zero weight rows, "
+                     "-inf bias (default off; ampc compile turns it on for "
+                     "the CUDA target)"),
+      llvm::cl::init(false)};
   // graph-fuse-gemm-gelu (the tanh GELU and its derivative in the GEMM's
   // epilogue). Off by default: it rounds once where PyTorch rounds twice.
   Option<bool> fuseGemmGelu{

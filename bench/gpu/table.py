@@ -97,6 +97,10 @@ def tokens(v):
 if any(v is not None for v in (a3, e3, c3)):
     print("%-46s %12s %12s %12s" % ("B3 tokens/s", *(
         "%.0f" % tokens(v) if tokens(v) else "FAIL" for v in (a3, e3, c3))))
+a3n = load("b3_ampc_nopad.txt")
+if a3n is not None:
+    print("%-46s %s %12s %12s" % ("B3 ampc --pad-classes=false, tokens/s", ms(a3n),
+                                  "%.0f" % tokens(a3n) if tokens(a3n) else "FAIL", ""))
 a3g = load("b3_ampc_gelu.txt")
 if a3g is not None:
     print("%-46s %s %12s %12s" % ("B3 ampc --fuse-gemm-gelu (opt-in), tokens/s", ms(a3g),
@@ -113,7 +117,8 @@ if os.path.exists(os.path.join(res, "b3_paths.txt")):
     failing = [v for v, r in paths.items() if r != "PASS"]
     print("   newer paths alone on the previous ones: %d passed, failing: %s" % (
         len(paths) - len(failing), ", ".join(failing) or "none"))
-summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "ampc_gelu_ms": a3g,
+summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "ampc_nopad_ms": a3n,
+                 "ampc_gelu_ms": a3g,
                  "ampc_safe_ms": a3s, "paths": paths or None,
                  "ampc_gelu_tokens_s": tokens(a3g), "torch_eager_ms": e3,
                  "torch_eager_tokens_s": tokens(e3), "torch_compile_ms": c3,

@@ -102,6 +102,12 @@ AMPC_OPT(bool, saveAttentionStats, "save-attention-stats",
                   "backward, --target=cuda only (default on; =false "
                   "recomputes them in the backward, for A/B runs)"),
          cl::init(true));
+AMPC_OPT(bool, padClasses, "pad-classes",
+         cl::desc("Pad an LM head's class count (GPT-2's 50257) to 16 bytes "
+                  "with zero weight rows and a -inf bias, so cuBLASLt's "
+                  "aligned GEMM kernels run; same loss and gradients "
+                  "(default: on for --target=cuda, off for cpu)"),
+         cl::init(true));
 AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
          cl::desc("A linear's tanh GELU and its backward in the GEMM's "
                   "epilogue (cuBLASLt GELU_AUX_BIAS / DGELU): one rounding "
@@ -229,6 +235,8 @@ int runCompile() {
   options.fuseResidualNorm = fuseResidualNorm;
   options.fuseCrossEntropy = fuseCrossEntropy;
   options.fuseGemmGelu = fuseGemmGelu;
+  options.padClasses =
+      padClasses.getNumOccurrences() ? bool(padClasses) : target == "cuda";
   // Only the CUDA library reads the statistics: on the CPU they would be
   // work and memory for nothing.
   options.saveAttentionStats = saveAttentionStats && target == "cuda";

@@ -72,6 +72,12 @@ AMPC_OPT(bool, fuseEmbeddingGradSum, "fuse-embedding-grad-sum",
                   "embedding_backward (default on; =false: the step before "
                   "graph-fuse-embedding-grad-sum)"),
          cl::init(true));
+AMPC_OPT(bool, padClasses, "pad-classes",
+         cl::desc("Pad an LM head's class count (GPT-2's 50257) to 16 bytes "
+                  "with zero weight rows and a -inf bias, so cuBLASLt's "
+                  "aligned GEMM kernels run; same loss and gradients "
+                  "(default: on for --target=cuda, off for cpu)"),
+         cl::init(true));
 AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
          cl::desc("A linear's tanh GELU and its backward in the GEMM's "
                   "epilogue, as `ampc compile --fuse-gemm-gelu` (default "
@@ -154,6 +160,8 @@ int runCost() {
   options.policy = policy;
   options.fuseBiasGrad = fuseBiasGrad;
   options.fuseGemmGelu = fuseGemmGelu;
+  options.padClasses =
+      padClasses.getNumOccurrences() ? bool(padClasses) : target == "cuda";
   options.fuseEmbeddingGradSum = fuseEmbeddingGradSum;
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;

@@ -172,6 +172,21 @@ std::vector<Group> groups(const CostReport &r, unsigned top, bool byOp) {
 
 } // namespace
 
+// True when a matrix (rank >= 2) operand or result of |op| has rows that
+// are not a multiple of 16 bytes: the leading dimension of a row-major
+// GEMM operand is its last dimension.
+static bool rowsMisaligned(Operation *op) {
+  auto bad = [](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getRank() < 2 || !t.getElementType().isIntOrFloat())
+      return false;
+    int64_t bits = t.getElementType().getIntOrFloatBitWidth();
+    return (t.getShape().back() * bits) % 128 != 0;
+  };
+  return llvm::any_of(op->getOperands(), bad) ||
+         llvm::any_of(op->getResults(), bad);
+}
+
 FailureOr<CostReport>
 ampc::cost::buildCostReport(ModuleOp module, Target target,
                             const DeviceSpec &device,
@@ -219,8 +234,10 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     size_t first = launches.size();
     appendLaunches(&op, state, launches);
     dropout |= isa<graph::DropoutOp>(op);
+    bool misaligned = rowsMisaligned(&op);
     for (size_t i = first; i < launches.size(); ++i) {
       launches[i].count = r.accumSteps;
+      launches[i].misaligned = misaligned && launches[i].kind == Kind::Gemm;
       if (op.getNumResults())
         launches[i].where = nameOf(op.getResult(0), asmState);
     }
@@ -276,6 +293,8 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     double c = double(row.launch.count);
     t.launches += row.launch.count;
     (row.launch.kind == Kind::Copy ? t.copies : t.kernels) += row.launch.count;
+    if (row.launch.misaligned)
+      t.misalignedGemms += row.launch.count;
     t.bytesRead += c * row.launch.bytesRead;
     t.bytesWritten += c * row.launch.bytesWritten;
     t.flops += c * row.launch.flops;
@@ -328,6 +347,10 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
      << integer(t.bytesRead) << " read, " << integer(t.bytesWritten)
      << " written)\n";
   os << "  FLOPs: " << integer(t.flops) << "\n";
+  if (t.misalignedGemms && r.target == Target::Cuda)
+    os << "  GEMMs with rows not a multiple of 16 bytes: " << t.misalignedGemms
+       << " (cuBLASLt runs them without its TMA kernels; the floor assumes "
+          "aligned ones)\n";
   os << llvm::formatv("  floor time: {0:F3} us ({1:F3} ms)\n", t.seconds * 1e6,
                       t.seconds * 1e3);
   double share = t.seconds > 0 ? t.memorySeconds / t.seconds : 0;
@@ -420,6 +443,7 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
       {"launches", t.launches},
       {"kernels", t.kernels},
       {"copies", t.copies},
+      {"misaligned_gemms", t.misalignedGemms},
       {"bytes_read", t.bytesRead},
       {"bytes_written", t.bytesWritten},
       {"bytes", t.bytesRead + t.bytesWritten},

@@ -26,6 +26,7 @@ struct Row {
 
 struct Totals {
   int64_t launches = 0, kernels = 0, copies = 0;
+  int64_t misalignedGemms = 0; // launches (Launch::misaligned)
   double bytesRead = 0, bytesWritten = 0, flops = 0;
   double seconds = 0, memorySeconds = 0, computeSeconds = 0;
 };

@@ -1,0 +1,158 @@
+//===- GraphPadClasses.cpp - An LM head's class count padded to 16 bytes --===//
+//
+// GPT-2's vocabulary has 50257 classes: the logits' rows, the LM head's
+// dX GEMM (K = 50257) and its dW GEMM (the transposed dlogits) all have a
+// leading dimension of 50257 half elements, which is not a multiple of 16
+// bytes, so cuBLASLt cannot use its TMA kernels for the three largest
+// GEMMs of the step, and no row of the logits starts 16-byte aligned.
+// nanoGPT and llm.c pad the vocabulary of the model itself; this pass
+// pads the step instead, leaving the model, its parameters and its
+// checkpoints as written: the weight gets zero rows, the logits a bias of
+// 0 and -inf (exp(-inf) = 0, so the loss and every real class's gradient
+// are the same numbers; a padded class's gradient is 0), and the weight
+// gradient is the first rows of the padded one.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Graph/GraphOps.h"
+#include "passes/Passes.h"
+
+namespace ampc {
+#define GEN_PASS_DEF_GRAPHPADCLASSES
+#include "passes/Passes.h.inc"
+} // namespace ampc
+
+using namespace mlir;
+using namespace ampc::graph;
+
+namespace {
+
+RankedTensorType withLast(Type t, int64_t last) {
+  auto r = cast<RankedTensorType>(t);
+  SmallVector<int64_t> shape(r.getShape());
+  shape.back() = last;
+  return RankedTensorType::get(shape, r.getElementType());
+}
+
+RankedTensorType withFirst(Type t, int64_t first) {
+  auto r = cast<RankedTensorType>(t);
+  SmallVector<int64_t> shape(r.getShape());
+  shape.front() = first;
+  return RankedTensorType::get(shape, r.getElementType());
+}
+
+bool isMatrix(Value v) { return cast<RankedTensorType>(v.getType()).getRank() == 2; }
+
+// True when every use of the dlogits |d| (through reshapes that keep the
+// class axis last) is one this pass rewrites: dX = d W with |w| the
+// head's weight, or dW = d^T X.
+bool rewritable(Value d, Value w, int64_t classes) {
+  for (Operation *user : d.getUsers()) {
+    if (auto r = dyn_cast<ReshapeOp>(user)) {
+      if (cast<RankedTensorType>(r.getType()).getShape().back() != classes ||
+          !rewritable(r.getResult(), w, classes))
+        return false;
+      continue;
+    }
+    auto m = dyn_cast<MatmulOp>(user);
+    if (!m || m.getLhs() != d || m.getRhs() == d || !isMatrix(d) ||
+        m.getRhsTransposed())
+      return false;
+    if (!m.getLhsTransposed() && m.getRhs() != w)
+      return false;
+  }
+  return true;
+}
+
+// Moves the uses of |d| onto the padded |dp|.
+void rewire(Value d, Value dp, Value wp, int64_t classes) {
+  int64_t padded = cast<RankedTensorType>(dp.getType()).getShape().back();
+  for (Operation *user : llvm::make_early_inc_range(d.getUsers())) {
+    if (auto r = dyn_cast<ReshapeOp>(user)) {
+      OpBuilder b(r);
+      auto rp = ReshapeOp::create(b, r.getLoc(), withLast(r.getType(), padded), dp);
+      rewire(r.getResult(), rp.getResult(), wp, classes);
+      r->erase();
+      continue;
+    }
+    auto m = cast<MatmulOp>(user);
+    m->setOperand(0, dp);
+    if (!m.getLhsTransposed()) { // dX: K grows by zero columns times zero rows
+      m->setOperand(1, wp);
+      continue;
+    }
+    // dW: the padded classes' rows are zero; the gradient is the first rows.
+    Type dw = m.getResult().getType();
+    m.getResult().setType(withFirst(dw, padded));
+    OpBuilder b(m->getBlock(), std::next(m->getIterator()));
+    int64_t cols = cast<RankedTensorType>(dw).getShape().back();
+    auto slice = SliceOp::create(b, m.getLoc(), dw, m.getResult(),
+                                 b.getDenseI64ArrayAttr({0, 0}),
+                                 b.getDenseI64ArrayAttr({classes, cols}),
+                                 nullptr, nullptr);
+    m.getResult().replaceAllUsesExcept(slice.getResult(), slice);
+  }
+}
+
+// linear(x, W) -> cross_entropy_with_grad, W [V, C] with V elements of the
+// logits' type not a multiple of 16 bytes.
+void pad(CrossEntropyWithGradOp ce) {
+  auto head = ce.getLogits().getDefiningOp<LinearOp>();
+  if (!head || head.getBias() || !ce.getLogits().hasOneUse() ||
+      !ce.getLabelSmoothing().isZero() || !isMatrix(head.getWeight()))
+    return;
+  auto logits = cast<RankedTensorType>(ce.getLogits().getType());
+  Type elem = logits.getElementType();
+  int64_t classes = logits.getShape().back();
+  int64_t per = 128 / elem.getIntOrFloatBitWidth(); // elements in 16 bytes
+  int64_t padded = (classes + per - 1) / per * per;
+  Value w = head.getWeight();
+  if (padded == classes || ShapedType::isDynamic(classes) ||
+      !rewritable(ce.getDlogits(), w, classes))
+    return;
+
+  OpBuilder b(head);
+  Location loc = head.getLoc();
+  int64_t cols = cast<RankedTensorType>(w.getType()).getShape().back();
+  // W with zero rows below: the slice_backward of the slice W would be.
+  auto wp = SliceBackwardOp::create(b, loc, withFirst(w.getType(), padded), w,
+                                    b.getDenseI64ArrayAttr({0, 0}),
+                                    b.getDenseI64ArrayAttr({classes, cols}),
+                                    nullptr, nullptr);
+  // The bias: 0 for the classes, -inf for the padding.
+  auto tail = RankedTensorType::get({padded - classes}, elem);
+  auto ninf = ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(
+          tail, b.getFloatAttr(elem, -std::numeric_limits<double>::infinity())));
+  auto bias = SliceBackwardOp::create(
+      b, loc, RankedTensorType::get({padded}, elem), ninf,
+      b.getDenseI64ArrayAttr({classes}), b.getDenseI64ArrayAttr({padded}),
+      nullptr, nullptr);
+  auto lp = LinearOp::create(b, loc, withLast(logits, padded), head.getInput(),
+                             wp.getResult(), bias.getResult());
+  for (NamedAttribute a : head->getDiscardableAttrs())
+    lp->setAttr(a.getName(), a.getValue());
+
+  b.setInsertionPoint(ce);
+  auto cep = CrossEntropyWithGradOp::create(
+      b, ce.getLoc(),
+      TypeRange{ce.getLoss().getType(),
+                withLast(ce.getDlogits().getType(), padded)},
+      ValueRange{lp.getResult(), ce.getLabels(), ce.getG()}, ce->getAttrs());
+  ce.getLoss().replaceAllUsesWith(cep.getLoss());
+  rewire(ce.getDlogits(), cep.getDlogits(), wp.getResult(), classes);
+  ce->erase();
+  head->erase();
+}
+
+struct GraphPadClassesPass
+    : ampc::impl::GraphPadClassesBase<GraphPadClassesPass> {
+  void runOnOperation() override {
+    SmallVector<CrossEntropyWithGradOp> ces;
+    getOperation()->walk([&](CrossEntropyWithGradOp c) { ces.push_back(c); });
+    for (CrossEntropyWithGradOp c : ces)
+      pad(c);
+  }
+};
+
+} // namespace
