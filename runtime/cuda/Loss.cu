@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
+#include "runtime/cuda/Packed.cuh"
 #include "runtime/kernels/EnvSwitch.h"
 #include "runtime/numerics/Elementwise.h"
 
@@ -23,16 +24,98 @@ constexpr int kThreads = 256;
 // 256 threads eight did, 105 MB, and the re-reads went back to memory.
 constexpr int kRowThreads = 1024;
 
+// Cross-entropy's rows in 16-byte packs (Packed.cuh), where every row starts
+// 16-byte aligned (a class count that is a multiple of 8, which
+// graph-pad-classes makes GPT-2's): one load brings 8 classes instead of
+// one, so a row's sweeps keep enough bytes in flight to stream.
+bool packedRows(const TensorRef &x, int64_t classes) {
+  return classes % kPack == 0 && packedOk(x.data, x.dtype);
+}
 
+// rowLogSumExp with thread t taking packs t, t + blockDim.x, ... and each
+// pack's classes in order: another summation order than the element-
+// strided one, which every cross-entropy kernel takes alike when
+// |packed| (packedRows of the logits), so they still agree bitwise.
+template <bool kSumX = false>
+__device__ __forceinline__ float rowLse(bool packed, const void *x, int tx,
+                                        int64_t base, int64_t c,
+                                        float *sumX = nullptr) {
+  if (!packed)
+    return rowLogSumExp<kSumX>(x, tx, base, c, sumX);
+  const int64_t step = int64_t(blockDim.x) * kPack;
+  float mx = -INFINITY;
+  for (int64_t p = int64_t(threadIdx.x) * kPack; p < c; p += step) {
+    float v[kPack];
+    ld8(x, tx, base + p, true, kPack, v);
+#pragma unroll
+    for (int k = 0; k < kPack; ++k)
+      mx = fmaxf(mx, v[k]);
+  }
+  mx = blockMax(mx);
+  float s = 0.0f, sx = 0.0f;
+  for (int64_t p = int64_t(threadIdx.x) * kPack; p < c; p += step) {
+    float v[kPack];
+    ld8(x, tx, base + p, true, kPack, v);
+#pragma unroll
+    for (int k = 0; k < kPack; ++k) {
+      s += expf(v[k] - mx);
+      if constexpr (kSumX)
+        sx += v[k];
+    }
+  }
+  s = blockSum(s);
+  if constexpr (kSumX)
+    *sumX = blockSum(sx);
+  return mx + logf(s);
+}
+
+// A row's gradient, coef * (exp(x_j - lse) - uniform - hit at the label),
+// or zeros (|ok| false: an ignored row). In packs when |packed| (x and dx
+// rows aligned), else strided by element; the same value per element either
+// way, and each element is read by the thread that writes it (dx may be x).
+__device__ __forceinline__ void gradRow(bool packed, bool ok, const void *x,
+                                        int tx, void *dx, int tdx,
+                                        int64_t base, int64_t c, int64_t y,
+                                        float lse, float coef, float hit,
+                                        float uniform) {
+  if (packed) {
+    const int64_t step = int64_t(blockDim.x) * kPack;
+    for (int64_t p = int64_t(threadIdx.x) * kPack; p < c; p += step) {
+      float v[kPack] = {};
+      if (ok) {
+        ld8(x, tx, base + p, true, kPack, v);
+#pragma unroll
+        for (int k = 0; k < kPack; ++k) {
+          float t = expf(v[k] - lse) - uniform;
+          if (p + k == y)
+            t -= hit;
+          v[k] = coef * t;
+        }
+      }
+      st8(dx, tdx, base + p, true, kPack, v);
+    }
+    return;
+  }
+  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
+    float t = 0.0f;
+    if (ok) {
+      t = expf(ld(x, tx, base + j) - lse) - uniform;
+      if (j == y)
+        t -= hit;
+      t = coef * t;
+    }
+    st(dx, tdx, base + j, t);
+  }
+}
 
 // Per row: lse, and the row's nll and smoothing terms (0 when ignored).
 __global__ void ceRows(const void *x, int tx, const void *labels, int tl,
                        int64_t c, int64_t ignore, float *lse, float *nll,
-                       float *smooth, float *counted) {
+                       float *smooth, float *counted, bool packed) {
   int64_t r = blockIdx.x, base = r * c;
   int64_t y = ldId(labels, tl, r);
   float sx;
-  float l = rowLogSumExp<true>(x, tx, base, c, &sx);
+  float l = rowLse<true>(packed, x, tx, base, c, &sx);
   if (threadIdx.x == 0) {
     lse[r] = l;
     bool ok = y != ignore && y >= 0 && y < c;
@@ -71,21 +154,13 @@ __global__ void ceBackwardRows(const void *x, int tx, const void *labels,
                                int tl, const void *g, int tg,
                                const float *lse, const float *count, void *dx,
                                int tdx, int64_t c, int64_t ignore, float hit,
-                               float uniform) {
+                               float uniform, bool packedXD) {
   int64_t r = blockIdx.x, base = r * c;
   int64_t y = ldId(labels, tl, r);
   bool ok = y != ignore && y >= 0 && y < c;
   float coef = ld(g, tg, 0) / *count;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
-    float t = 0.0f;
-    if (ok) {
-      t = expf(ld(x, tx, base + j) - lse[r]) - uniform;
-      if (j == y)
-        t -= hit;
-      t = coef * t;
-    }
-    st(dx, tdx, base + j, t);
-  }
+  gradRow(packedXD, ok, x, tx, dx, tdx, base, c, y, lse[r], coef, hit,
+          uniform);
 }
 
 // The count of rows ceFinish gives the backward (same threads, same order,
@@ -110,23 +185,19 @@ __global__ void ceBackwardFused(const void *x, int tx, const void *labels,
                                 int tl, const void *g, int tg,
                                 const float *count, void *dx, int tdx,
                                 int64_t c, int64_t ignore, float hit,
-                                float uniform) {
+                                float uniform, bool packedX, bool packedXD) {
   int64_t r = blockIdx.x, base = r * c;
   int64_t y = ldId(labels, tl, r);
   bool ok = y != ignore && y >= 0 && y < c; // the same for the whole block
   if (!ok) {
-    for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
-      st(dx, tdx, base + j, 0.0f);
+    gradRow(packedXD, false, x, tx, dx, tdx, base, c, y, 0.0f, 0.0f, hit,
+            uniform);
     return;
   }
-  float lse = rowLogSumExp(x, tx, base, c);
+  float lse = rowLse(packedX, x, tx, base, c);
   float coef = ld(g, tg, 0) / *count;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
-    float t = expf(ld(x, tx, base + j) - lse) - uniform;
-    if (j == y)
-      t -= hit;
-    st(dx, tdx, base + j, coef * t);
-  }
+  gradRow(packedXD, true, x, tx, dx, tdx, base, c, y, lse, coef, hit,
+          uniform);
 }
 
 // cross_entropy_with_grad's row pass: ceRows' per-row terms and
@@ -140,30 +211,21 @@ __global__ void ceRowsGrad(const void *x, int tx, const void *labels, int tl,
                            const void *g, int tg, const float *count,
                            void *dx, int tdx, int64_t c, int64_t ignore,
                            float hit, float uniform, float *nll,
-                           float *smooth, float *counted) {
+                           float *smooth, float *counted, bool packedX,
+                           bool packedXD) {
   int64_t r = blockIdx.x, base = r * c;
   int64_t y = ldId(labels, tl, r);
   bool ok = y != ignore && y >= 0 && y < c; // the same for the whole block
   float sx;
-  float lse = rowLogSumExp<true>(x, tx, base, c, &sx);
+  float lse = rowLse<true>(packedX, x, tx, base, c, &sx);
   if (threadIdx.x == 0) {
     nll[r] = ok ? lse - ld(x, tx, base + y) : 0.0f;
     smooth[r] = ok ? float(c) * lse - sx : 0.0f;
     counted[r] = ok ? 1.0f : 0.0f;
   }
   __syncthreads(); // x[y] is read before anything is written over it
-  if (!ok) {
-    for (int64_t j = threadIdx.x; j < c; j += blockDim.x)
-      st(dx, tdx, base + j, 0.0f);
-    return;
-  }
-  float coef = ld(g, tg, 0) / *count;
-  for (int64_t j = threadIdx.x; j < c; j += blockDim.x) {
-    float t = expf(ld(x, tx, base + j) - lse) - uniform;
-    if (j == y)
-      t -= hit;
-    st(dx, tdx, base + j, coef * t);
-  }
+  float coef = ok ? ld(g, tg, 0) / *count : 0.0f;
+  gradRow(packedXD, ok, x, tx, dx, tdx, base, c, y, lse, coef, hit, uniform);
 }
 
 // AMPC_CUDA_CE_BACKWARD: unset, "" or "fused": ceCount + ceBackwardFused
@@ -192,7 +254,8 @@ Ce ceSetup(std::string_view op, const kernels::detail::CrossEntropyShape &shape,
   if (p.rows > 0) // a grid of 0 blocks is a launch error; ceFinish gives NaN
     ceRows<<<unsigned(p.rows), kRowThreads, 0, stream>>>(
       logits.data, int(logits.dtype), lab.data, int(lab.dtype), p.classes,
-      p.ignore, p.lse, p.nll, p.smooth, p.counted);
+      p.ignore, p.lse, p.nll, p.smooth, p.counted,
+      packedRows(logits, p.classes));
   return p;
 }
 
@@ -291,6 +354,8 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
   const TensorRef &g = required(op, in, 2), &dx = required(op, out, 0);
   const kernels::detail::CrossEntropyShape shape =
       kernels::detail::crossEntropyBackward(op, logits, lab, g, dx, attrs);
+  bool packedX = packedRows(logits, shape.classes);
+  bool packedXD = packedX && packedOk(dx.data, dx.dtype);
   if (ceBackwardFusedPath()) {
     auto *count = static_cast<float *>(scratch(sizeof(float), op, stream));
     ceCount<<<1, 1024, 0, stream>>>(lab.data, int(lab.dtype), shape.rows,
@@ -300,7 +365,7 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
           logits.data, int(logits.dtype), lab.data, int(lab.dtype), g.data,
           int(g.dtype), count, dx.data, int(dx.dtype), shape.classes,
           shape.ignore, float(1.0 - shape.smoothing),
-          float(shape.smoothing / double(shape.classes)));
+          float(shape.smoothing / double(shape.classes)), packedX, packedXD);
     checkLaunch(op.data());
     return;
   }
@@ -313,7 +378,7 @@ void crossEntropyBackwardKernel(std::span<const TensorRef> in,
       logits.data, int(logits.dtype), lab.data, int(lab.dtype), g.data,
       int(g.dtype), p.lse, p.count, dx.data, int(dx.dtype), p.classes,
       p.ignore, float(1.0 - p.smoothing),
-      float(p.smoothing / double(p.classes)));
+      float(p.smoothing / double(p.classes)), packedXD);
   checkLaunch(op.data());
 }
 
@@ -349,7 +414,9 @@ void crossEntropyWithGradKernel(std::span<const TensorRef> in,
         logits.data, int(logits.dtype), lab.data, int(lab.dtype), g.data,
         int(g.dtype), count, dx.data, int(dx.dtype), shape.classes,
         shape.ignore, float(1.0 - shape.smoothing),
-        float(shape.smoothing / double(shape.classes)), nll, smooth, counted);
+        float(shape.smoothing / double(shape.classes)), nll, smooth, counted,
+        packedRows(logits, shape.classes),
+        packedRows(logits, shape.classes) && packedOk(dx.data, dx.dtype));
   ceFinish<<<1, 1024, 0, stream>>>(nll, smooth, counted, shape.rows,
                                    shape.smoothing, shape.classes, y.data,
                                    int(y.dtype), nullptr);

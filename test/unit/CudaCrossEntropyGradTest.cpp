@@ -31,13 +31,18 @@ struct Case {
   DType logits;
   int64_t ignore;
   double smoothing;
+  int64_t padded = 0; // trailing classes at -inf, as graph-pad-classes makes
 };
 
-// GPT-2's vocabulary (50257: not a multiple of the block), a small row,
-// f32 and f16 logits, ignored labels and smoothing.
+// GPT-2's vocabulary (50257: rows not 16-byte aligned, element loads), as
+// graph-pad-classes pads it (50264 with 7 classes at -inf: 16-byte packs),
+// a small row, f32 (packed with smoothing at 64 classes) and f16 logits,
+// ignored labels and smoothing.
 const Case kCases[] = {
     {8, 50257, DType::BF16, -100, 0.0},
+    {8, 50264, DType::BF16, -100, 0.0, 7},
     {33, 37, DType::F32, 3, 0.1},
+    {12, 64, DType::F32, 5, 0.1},
     {16, 1000, DType::F16, 0, 0.0},
 };
 
@@ -81,8 +86,11 @@ TEST(CudaCrossEntropyGrad, OnePassMatchesTheSeparateKernels) {
     SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.classes));
     cpu::Attrs attrs{{"ignore_index", c.ignore},
                      {"label_smoothing", c.smoothing}};
-    std::vector<unsigned char> z =
-        bytesOf(randoms(size_t(c.rows * c.classes), 3.0f, 7), c.logits);
+    std::vector<float> zf = randoms(size_t(c.rows * c.classes), 3.0f, 7);
+    for (int64_t r = 0; r < c.rows; ++r)
+      for (int64_t j = c.classes - c.padded; j < c.classes; ++j)
+        zf[size_t(r * c.classes + j)] = -INFINITY;
+    std::vector<unsigned char> z = bytesOf(zf, c.logits);
     std::vector<unsigned char> y = labelBytes(c);
     Result one = runGpu(c, "one-pass", false, z, y, attrs);
     Result sep = runGpu(c, "separate", false, z, y, attrs);
@@ -114,6 +122,10 @@ TEST(CudaCrossEntropyGrad, OnePassMatchesTheSeparateKernels) {
                                           : 1e-5f;
     for (size_t k = 0; k < g.size(); ++k)
       ASSERT_NEAR(g[k], h[k], 1e-3f + rtol * std::fabs(h[k])) << "at " << k;
+    // A padded class (-inf) gets exactly 0.
+    for (int64_t r = 0; r < c.rows; ++r)
+      for (int64_t j = c.classes - c.padded; j < c.classes; ++j)
+        ASSERT_EQ(g[size_t(r * c.classes + j)], 0.0f) << "row " << r;
   }
 }
 
