@@ -28,8 +28,10 @@ constexpr int kRowThreads = 1024;
 // 16-byte aligned (a class count that is a multiple of 8, which
 // graph-pad-classes makes GPT-2's): one load brings 8 classes instead of
 // one, so a row's sweeps keep enough bytes in flight to stream.
+// AMPC_CUDA_CE_ROWS=elements (read at each call) keeps element loads.
 bool packedRows(const TensorRef &x, int64_t classes) {
-  return classes % kPack == 0 && packedOk(x.data, x.dtype);
+  return classes % kPack == 0 && packedOk(x.data, x.dtype) &&
+         kernels::envChoice("AMPC_CUDA_CE_ROWS", {"packed", "elements"}) == 0;
 }
 
 // rowLogSumExp with thread t taking packs t, t + blockDim.x, ... and each

@@ -96,11 +96,21 @@ TEST(CudaCrossEntropyGrad, OnePassMatchesTheSeparateKernels) {
     Result sep = runGpu(c, "separate", false, z, y, attrs);
     Result over = runGpu(c, "one-pass", true, z, y, attrs);
     Result overSep = runGpu(c, "separate", true, z, y, attrs);
+    Result elements;
+    {
+      ScopedEnv rows("AMPC_CUDA_CE_ROWS", "elements");
+      elements = runGpu(c, "one-pass", false, z, y, attrs);
+    }
     EXPECT_EQ(one.loss, sep.loss);
     EXPECT_EQ(one.dlogits, sep.dlogits);
     EXPECT_EQ(over.loss, one.loss);
     EXPECT_EQ(over.dlogits, one.dlogits) << "in place";
     EXPECT_EQ(overSep.dlogits, one.dlogits) << "separate, in place";
+    // Element loads: another order of the row's FP32 sums, the same values
+    // to rounding (bitwise where the rows take element loads anyway).
+    float le = floatsOf(elements.loss, DType::F32)[0],
+          lo = floatsOf(one.loss, DType::F32)[0];
+    EXPECT_NEAR(le, lo, 1e-6f * std::fabs(lo)) << "element loads";
 
     // The CPU library: the same formula with its own exp.
     std::vector<unsigned char> hl(4), hd(z.size()), hz = z, hy = y;
