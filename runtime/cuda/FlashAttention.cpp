@@ -28,7 +28,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,10 +61,23 @@ bool flashCompiled() { return AMPC_HAVE_CUDNN_FRONTEND != 0; }
 
 namespace {
 
-// False (the math path), or with AMPC_CUDA_ATTENTION=flash an error.
+// False (the math path), or with AMPC_CUDA_ATTENTION=flash an error. An
+// eligible call that still takes the math path (no frontend in the build,
+// cuDNN declining, an unaligned tensor) says so once per op and reason:
+// it costs the step the B x H x T x T scores, and nothing else would show.
 bool refuse(AttentionPath mode, std::string_view op, const std::string &why) {
   if (mode == AttentionPath::Flash)
     fail(op, "AMPC_CUDA_ATTENTION=flash: " + why);
+  if (why.rfind("not eligible", 0) != 0) {
+    static std::mutex mu;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> lock(mu);
+    if (said.insert(std::string(op) + why).second)
+      std::fprintf(stderr,
+                   "note: %.*s: the math path, not cuDNN's flash attention: "
+                   "%s\n",
+                   int(op.size()), op.data(), why.c_str());
+  }
   return false;
 }
 
