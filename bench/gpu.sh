@@ -43,8 +43,8 @@
 #   B3  the GPT-2-small example, bf16, batch 8 x 1024: ms/step and tokens/s
 #       vs PyTorch eager and torch.compile (AdamW fused in both); when it
 #       fails, again on the previous CUDA paths and each newer one alone
-#       (b3_paths); then, time permitting, with --pad-classes=false and
-#       with --fuse-gemm-gelu;
+#       (b3_paths); then, time permitting, with --pad-classes=false, with
+#       AMPC_CUDA_ATTENTION_BACKWARD=fast and with --fuse-gemm-gelu;
 #   B4  FP32 sum all-reduce (NCCL, device buffers) 1..256 MiB at world
 #       size 1, and at all GPUs via mpirun when there are more.
 # PyTorch: medians of >= 30 steps after warm-up, timed with CUDA events on
@@ -342,10 +342,13 @@ section_b3() {
   local tokens="tokens=$work/models/tokens.npy,targets=$work/models/targets.npy"
   time_ampc b3_ampc 300 "$work/models/gpt2" "$tokens" 60 || b3_paths "$tokens"
   torch b3_torch 300 "$work/b3_torch.py"
-  # Then the same step with --pad-classes=false and with --fuse-gemm-gelu,
-  # as long as there is time for them.
+  # Then the same step in variants, as long as there is time for them.
   [[ -x "$work/models/gpt2_nopad" ]] && fits 60 "B3 --pad-classes=false" || return 0
   time_ampc b3_ampc_nopad 120 "$work/models/gpt2_nopad" "$tokens" 60
+  # Attention's non-deterministic backward (a run-time switch).
+  fits 60 "B3 AMPC_CUDA_ATTENTION_BACKWARD=fast" || return 0
+  RUN_ENV=AMPC_CUDA_ATTENTION_BACKWARD=fast \
+    time_ampc b3_ampc_fastbwd 120 "$work/models/gpt2" "$tokens" 60
   [[ -x "$work/models/gpt2_gelu" ]] && fits 60 "B3 --fuse-gemm-gelu" || return 0
   time_ampc b3_ampc_gelu 120 "$work/models/gpt2_gelu" "$tokens" 60
 }

@@ -101,6 +101,10 @@ a3n = load("b3_ampc_nopad.txt")
 if a3n is not None:
     print("%-46s %s %12s %12s" % ("B3 ampc --pad-classes=false, tokens/s", ms(a3n),
                                   "%.0f" % tokens(a3n) if tokens(a3n) else "FAIL", ""))
+a3f = load("b3_ampc_fastbwd.txt")
+if a3f is not None:
+    print("%-46s %s %12s %12s" % ("B3 ampc non-deterministic attention bwd, tok/s",
+                                  ms(a3f), "%.0f" % tokens(a3f) if tokens(a3f) else "FAIL", ""))
 a3g = load("b3_ampc_gelu.txt")
 if a3g is not None:
     print("%-46s %s %12s %12s" % ("B3 ampc --fuse-gemm-gelu (opt-in), tokens/s", ms(a3g),
@@ -118,6 +122,7 @@ if os.path.exists(os.path.join(res, "b3_paths.txt")):
     print("   newer paths alone on the previous ones: %d passed, failing: %s" % (
         len(paths) - len(failing), ", ".join(failing) or "none"))
 summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "ampc_nopad_ms": a3n,
+                 "ampc_fast_attention_backward_ms": a3f,
                  "ampc_gelu_ms": a3g,
                  "ampc_safe_ms": a3s, "paths": paths or None,
                  "ampc_gelu_tokens_s": tokens(a3g), "torch_eager_ms": e3,

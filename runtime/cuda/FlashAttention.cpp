@@ -385,7 +385,16 @@ std::string finish(Plan &p, std::shared_ptr<fe::graph::Graph> g,
 // x 4096), so past this the non-deterministic backward is taken instead.
 constexpr int64_t kDeterministicWorkspace = int64_t(512) << 20;
 
-using Key = std::array<int64_t, 12>;
+// AMPC_CUDA_ATTENTION_BACKWARD (read at each call): unset, "" or
+// "deterministic" tries the deterministic backward first, as above; "fast"
+// takes the non-deterministic one (PyTorch's choice: dQ accumulated with
+// atomics, no dP in memory), for timing what determinism costs.
+bool deterministicFirst() {
+  return kernels::envChoice("AMPC_CUDA_ATTENTION_BACKWARD",
+                            {"deterministic", "fast"}) == 0;
+}
+
+using Key = std::array<int64_t, 13>;
 
 // The cached plan of |pass| (cudnnMutex() held); made on first use, outside
 // stream capture only.
@@ -393,9 +402,10 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
            cudaStream_t stream, std::string_view op) {
   uint32_t scaleBits = 0;
   std::memcpy(&scaleBits, &scale, sizeof scaleBits);
+  bool deterministic = pass == kBackward && deterministicFirst();
   Key key{int64_t(pass), int64_t(t), s.b, s.hq,  s.hkv,         s.t,
           s.s,           s.d,        s.e, causal, int64_t(scaleBits),
-          s.packed};
+          s.packed,      deterministic};
   static std::map<Key, Plan> cache;
   auto it = cache.find(key);
   if (it != cache.end())
@@ -414,9 +424,10 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
     return p;
   }
   auto g = newGraph(t);
-  buildBackward(g, s, scale, causal, /*deterministic=*/true);
-  if (!finish(p, std::move(g), h).empty() ||
-      p.workspace > kDeterministicWorkspace) {
+  buildBackward(g, s, scale, causal, deterministic);
+  p.why = finish(p, std::move(g), h);
+  if (deterministic &&
+      (!p.usable || p.workspace > kDeterministicWorkspace)) {
     Plan fallback;
     g = newGraph(t);
     buildBackward(g, s, scale, causal, /*deterministic=*/false);

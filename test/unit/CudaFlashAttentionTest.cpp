@@ -204,6 +204,14 @@ TEST(CudaFlashAttention, Bf16Causal) {
   compareAll({DType::BF16, 2, 4, 4, 64, 64, 64, 64, true, 0});
 }
 
+// The non-deterministic backward (AMPC_CUDA_ATTENTION_BACKWARD=fast, dQ
+// summed with atomics) against the math path too.
+TEST(CudaFlashAttention, Bf16CausalFastBackward) {
+  REQUIRE_FLASH();
+  ScopedEnv fast("AMPC_CUDA_ATTENTION_BACKWARD", "fast");
+  compareAll({DType::BF16, 2, 4, 4, 64, 64, 64, 64, true, 0});
+}
+
 TEST(CudaFlashAttention, F16NoMaskUnequalLengths) {
   REQUIRE_FLASH();
   compareAll({DType::F16, 1, 2, 2, 48, 80, 32, 32, false, 0.3});
