@@ -247,7 +247,7 @@ __global__ void __launch_bounds__(kRowWarps * 32)
 // column sums (g * xhat, g) into partial[blockIdx.x * d + j]: each warp sums
 // its rows in row order, then the warps are added in warp order.
 template <int K>
-__global__ void __launch_bounds__(kRowWarps * 32)
+__global__ void __launch_bounds__(kRowWarps * 32, 1)
     normBackwardWarp(const void *x, int tx, const void *w, int tw,
                      const void *g, int tg, void *dx, int tdx, int64_t m,
                      int64_t d, float eps, bool rms, int64_t rowsPerChunk,
@@ -265,13 +265,20 @@ __global__ void __launch_bounds__(kRowWarps * 32)
       aw[k][e] = ab[k][e] = 0.0f;
   for (int64_t r = r0 + warp; r < r1; r += kRowWarps) {
     const int64_t base = r * d;
-    float xv[K][kPack], gv[K][kPack];
+    float xv[K][kPack], gv[K][kPack], av[K][kPack];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       int64_t q = lane + 32 * k;
       int n = groupCount(q, d);
       ld8(x, tx, base + q * kPack, (packed & kPX) && n == kPack, n, xv[k]);
       ld8(g, tg, base + q * kPack, (packed & kPG) && n == kPack, n, gv[k]);
+      // The residual too, with x and g: loaded after the first dx store it
+      // would wait for it (the pointers may alias, so the compiler keeps
+      // the order), one memory round trip per group instead of one a row.
+      // The lane that writes an element reads it, so in place is fine.
+      if (acc && dx)
+        ld8(acc, tacc, base + q * kPack, (packed & kPR) && n == kPack, n,
+            av[k]);
     }
     const float2 st = rowStats<K>(xv, lane, d, eps, rms);
     float sgw = 0.0f, sgwx = 0.0f;
@@ -312,11 +319,9 @@ __global__ void __launch_bounds__(kRowWarps * 32)
       if (acc) {
         // kernel.layer_norm_backward_add: dx + acc in FP32, never contracted
         // into the product above, as the add loop it replaces.
-        float av[kPack];
-        ld8(acc, tacc, base + q * kPack, (packed & kPR) && n == kPack, n, av);
 #pragma unroll
         for (int e = 0; e < kPack; ++e)
-          out[e] = __fadd_rn(out[e], av[e]);
+          out[e] = __fadd_rn(out[e], av[k][e]);
       }
       st8(dx, tdx, base + q * kPack, (packed & kPY) && n == kPack, n, out);
       if (dxh)

@@ -103,10 +103,12 @@ struct Case {
   DType delta, y; // the forward's second addend and result; the backward's g
 };
 
-// GPT-2's rows (768, packed), rows that are not a multiple of 8, many rows
-// (several chunks), and d = 1030 (too wide: the previous kernels anyway).
+// GPT-2's rows (768, packed: 3 groups of 8 a lane), 2 groups a lane, rows
+// that are not a multiple of 8, many rows (several chunks), and d = 1030
+// (too wide: the previous kernels anyway).
 const Case kCases[] = {
     {64, 768, DType::BF16, DType::BF16}, {37, 768, DType::F32, DType::F32},
+    {40, 320, DType::BF16, DType::BF16},
     {9, 13, DType::F16, DType::F16},     {4100, 64, DType::BF16, DType::F32},
     {3, 1030, DType::BF16, DType::BF16},
 };
