@@ -103,7 +103,8 @@ Launch copy(std::string name, double read, double written) {
 }
 
 // ColumnSums.cuh: columnPartials (float2 per chunk and column), then
-// columnFinish. |read| is what f(r, j) loads over all rows.
+// columnFinish; one chunk: columnDirect alone. |read| is what f(r, j) loads
+// over all rows.
 void columnSums(int64_t m, int64_t d, double read, double written,
                 double flops, std::vector<Launch> &out) {
   int64_t colBlocks = (d + 31) / 32;
@@ -112,6 +113,10 @@ void columnSums(int64_t m, int64_t d, double read, double written,
                                              (m + 7) / 8));
   int64_t per = (m + chunks - 1) / chunks;
   chunks = (m + per - 1) / per;
+  if (chunks == 1) {
+    out.push_back(runtime("columnDirect", read, written, flops));
+    return;
+  }
   double partials = double(chunks) * double(d) * 8;
   out.push_back(runtime("columnPartials", read, partials, flops));
   out.push_back(runtime("columnFinish", partials, written, double(d) * chunks));

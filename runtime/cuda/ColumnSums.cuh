@@ -108,10 +108,51 @@ size_t columnScratch(int64_t m, int64_t d) {
   return size_t(columnPlan(m, d).chunks * d) * sizeof(float2);
 }
 
+// One chunk (wide rows: GPT-2's position-table gradient sums 8 rows of
+// 786432): columnPartials and columnFinish in one thread per column, with
+// their arithmetic in their order (row lanes r mod kColLanes, the lanes
+// added in order, then added to a zero as the finish does), so the same
+// bits without the partials' round trip and the finish's idle lanes.
+template <class F>
+__global__ void columnDirect(F f, int64_t m, int64_t d, float divisor,
+                             void *a, int ta, void *b, int tb) {
+  int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= d)
+    return;
+  float2 lane[kColLanes];
+#pragma unroll
+  for (int l = 0; l < kColLanes; ++l) {
+    lane[l] = make_float2(0.0f, 0.0f);
+    for (int64_t r = l; r < m; r += kColLanes) {
+      float2 v = f(r, j);
+      lane[l].x += v.x;
+      lane[l].y += v.y;
+    }
+  }
+  float2 acc = lane[0];
+#pragma unroll
+  for (int l = 1; l < kColLanes; ++l) {
+    acc.x += lane[l].x;
+    acc.y += lane[l].y;
+  }
+  float2 s = make_float2(0.0f, 0.0f);
+  s.x += acc.x;
+  s.y += acc.y;
+  if (a)
+    st(a, ta, j, divisor == 1.0f ? s.x : s.x / divisor);
+  if (b)
+    st(b, tb, j, s.y);
+}
+
 template <class F>
 void columnSums(F f, int64_t m, int64_t d, float2 *partial, float divisor,
                 void *a, int ta, void *b, int tb, cudaStream_t stream) {
   ColumnPlan p = columnPlan(m, d);
+  if (p.chunks == 1) {
+    columnDirect<<<unsigned((d + 255) / 256), 256, 0, stream>>>(
+        f, m, d, divisor, a, ta, b, tb);
+    return;
+  }
   columnPartials<<<dim3(unsigned((d + 31) / 32), unsigned(p.chunks)),
                    dim3(32, kColLanes), 0, stream>>>(f, m, d, p.rowsPerChunk,
                                                      partial);
