@@ -103,11 +103,12 @@ void pad(CrossEntropyWithGradOp ce) {
   auto logits = cast<RankedTensorType>(ce.getLogits().getType());
   Type elem = logits.getElementType();
   int64_t classes = logits.getShape().back();
+  if (ShapedType::isDynamic(classes))
+    return;
   int64_t per = 128 / elem.getIntOrFloatBitWidth(); // elements in 16 bytes
   int64_t padded = (classes + per - 1) / per * per;
   Value w = head.getWeight();
-  if (padded == classes || ShapedType::isDynamic(classes) ||
-      !rewritable(ce.getDlogits(), w, classes))
+  if (padded == classes || !rewritable(ce.getDlogits(), w, classes))
     return;
 
   OpBuilder b(head);
