@@ -69,9 +69,23 @@ __global__ void embeddingRuns(const uint32_t *keys, const int32_t *positions,
     else
       hi = mid;
   }
+  // Rows loaded 8 at a time, then added in position order: the same sum,
+  // with 8 loads in flight instead of one (a frequent token in real text
+  // is hundreds of rows that this one block sums).
+  constexpr int kAhead = 8;
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     float s = 0.0f;
-    for (int64_t e = b; e < end; ++e)
+    int64_t e = b;
+    for (; e + kAhead <= end; e += kAhead) {
+      float row[kAhead];
+#pragma unroll
+      for (int k = 0; k < kAhead; ++k)
+        row[k] = ld(g, tg, int64_t(positions[e + k]) * d + j);
+#pragma unroll
+      for (int k = 0; k < kAhead; ++k)
+        s += row[k];
+    }
+    for (; e < end; ++e)
       s += ld(g, tg, int64_t(positions[e]) * d + j);
     int64_t at = int64_t(key) * d + j;
     st(dt, tdt, at, init ? s + ld(init, ti, at) : s);
