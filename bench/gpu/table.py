@@ -97,24 +97,23 @@ def tokens(v):
 if any(v is not None for v in (a3, e3, c3)):
     print("%-46s %12s %12s %12s" % ("B3 tokens/s", *(
         "%.0f" % tokens(v) if tokens(v) else "FAIL" for v in (a3, e3, c3))))
-a3n = load("b3_ampc_nopad.txt")
-if a3n is not None:
-    print("%-46s %s %12s %12s" % ("B3 ampc --pad-classes=false, tokens/s", ms(a3n),
-                                  "%.0f" % tokens(a3n) if tokens(a3n) else "FAIL", ""))
-a3f = load("b3_ampc_fastbwd.txt")
-if a3f is not None:
-    print("%-46s %s %12s %12s" % ("B3 ampc non-deterministic attention bwd, tok/s",
-                                  ms(a3f), "%.0f" % tokens(a3f) if tokens(a3f) else "FAIL", ""))
-a3g = load("b3_ampc_gelu.txt")
-if a3g is not None:
-    print("%-46s %s %12s %12s" % ("B3 ampc --fuse-gemm-gelu (opt-in), tokens/s", ms(a3g),
-                                  "%.0f" % tokens(a3g) if tokens(a3g) else "FAIL", ""))
+
+
+def variant(name, label):
+    """A B3 variant's row (ms and tokens/s), when it ran; its time or None."""
+    v = load(name)
+    if v is not None:
+        print("%-46s %s %12s %12s" % (label, ms(v),
+                                      "%.0f" % tokens(v) if tokens(v) else "FAIL", ""))
+    return v
+
+
+a3n = variant("b3_ampc_nopad.txt", "B3 ampc --pad-classes=false, tokens/s")
+a3f = variant("b3_ampc_fastbwd.txt", "B3 ampc non-deterministic attention bwd, tok/s")
+a3g = variant("b3_ampc_gelu.txt", "B3 ampc --fuse-gemm-gelu (opt-in), tokens/s")
 # B3 failed as built (bench/gpu.sh b3_paths): its time on the previous
 # paths, and which newer path failed alone.
-a3s = load("b3_ampc_safe.txt")
-if a3s is not None:
-    print("%-46s %s %12s %12s" % ("B3 ampc on the previous CUDA paths, tokens/s", ms(a3s),
-                                  "%.0f" % tokens(a3s), ""))
+a3s = variant("b3_ampc_safe.txt", "B3 ampc on the previous CUDA paths, tokens/s")
 paths = {}
 if os.path.exists(os.path.join(res, "b3_paths.txt")):
     paths = dict(l.split() for l in open(os.path.join(res, "b3_paths.txt")) if l.strip())
