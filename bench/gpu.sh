@@ -52,8 +52,9 @@
 # and host-to-device copies included), --log-every 10, so each metrics
 # record is the wall-clock mean of 10 steps with the host running ahead as
 # in real training; the median of the records after step 10 (B2: 10
-# records, B3: 5), counted as failed where a loss is not finite. PROFILE=1 adds an ncu per-kernel table of one B3 step
-# and bench/gpu/cost_vs_ncu.py's estimate-vs-measured table (`ampc cost`).
+# records, B3: 5), counted as failed where a loss is not finite. PROFILE=1
+# adds an ncu per-kernel table of one B3 step and bench/gpu/cost_vs_ncu.py's
+# estimate-vs-measured table (`ampc cost`).
 # Budget: < 10 minutes on an H200.
 set -uo pipefail
 
