@@ -172,8 +172,13 @@ struct Update {
     if (clipValue)
       g = fminf(fmaxf(g, -clip), clip);
     if (sgd) {
-      float unused = 0.0f; // no buffer without momentum
-      return num::sgdUpdate(p, g, momentum ? m : unused, sk, first);
+      if (momentum)
+        return num::sgdUpdate(p, g, m, sk, first);
+      // No buffer without momentum. Two calls, not `momentum ? m : unused`:
+      // a reference chosen at run time put the caller's packs in local
+      // memory (a store after every load of the first moments).
+      float unused = 0.0f;
+      return num::sgdUpdate(p, g, unused, sk, first);
     }
     return num::adamUpdate(p, g, m, v, ak);
   }
