@@ -38,8 +38,9 @@ struct Launch {
   std::string where; // the IR value or parameter, for people
   double bytesRead = 0, bytesWritten = 0, flops = 0;
   bool halfMath = false; // FLOPs run on half tensor cores (half GEMMs)
-  // A GEMM with a matrix whose rows are not a multiple of 16 bytes: cuBLASLt
-  // cannot use its TMA kernels (sm90) for it; the roofline does not say so.
+  // A cublasLtMatmul with a matrix whose rows are not a multiple of 16
+  // bytes: cuBLASLt cannot use its TMA kernels (sm90) for it; the roofline
+  // does not say so.
   bool misaligned = false;
   int64_t count = 1;     // launches per training step (micro-batches)
 };

@@ -174,7 +174,9 @@ std::vector<Group> groups(const CostReport &r, unsigned top, bool byOp) {
 
 // True when a matrix (rank >= 2) operand or result of |op| has rows that
 // are not a multiple of 16 bytes: the leading dimension of a row-major
-// GEMM operand is its last dimension.
+// GEMM operand is its last dimension. Counted for the cublasLtMatmul
+// launches of the matmul and linear ops (not cuDNN's, which pick their own
+// layouts).
 static bool rowsMisaligned(Operation *op) {
   auto bad = [](Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -237,7 +239,8 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     bool misaligned = rowsMisaligned(&op);
     for (size_t i = first; i < launches.size(); ++i) {
       launches[i].count = r.accumSteps;
-      launches[i].misaligned = misaligned && launches[i].kind == Kind::Gemm;
+      launches[i].misaligned =
+          misaligned && launches[i].name == "cublasLtMatmul";
       if (op.getNumResults())
         launches[i].where = nameOf(op.getResult(0), asmState);
     }
