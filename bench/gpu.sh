@@ -297,16 +297,24 @@ section_b1() {
   done
 }
 
-# One timed ampc run: time_ampc NAME LIMIT MODEL DATA STEPS trains MODEL
-# on DATA with --log-every 10 (RUN_ENV: VAR=VALUE words for its
-# environment) and writes the median step time to res/NAME.txt, its metrics
-# to res/NAME.jsonl, its output to logs/NAME.log. A run that fails, or
-# whose loss is not finite (median_step.py), writes no NAME.txt.
+# run_ampc NAME LIMIT MODEL DATA STEPS EVERY trains MODEL on DATA for STEPS
+# steps, logging every EVERY (RUN_ENV: VAR=VALUE words for its
+# environment), its metrics to res/NAME.jsonl and its output to
+# logs/NAME.log.
+run_ampc() {
+  local name=$1 limit=$2 model=$3 data=$4 steps=$5 every=$6
+  timeout "$(budget "$limit")" env ${RUN_ENV:-} "$model" --data "$data" --steps "$steps" \
+    --log-every "$every" --metrics "$res/$name.jsonl" >"$log/$name.log" 2>&1
+}
+
+# One timed ampc run: time_ampc NAME LIMIT MODEL DATA STEPS is run_ampc
+# with --log-every 10, and writes the median step time to res/NAME.txt. A
+# run that fails, or whose loss is not finite (median_step.py), writes no
+# NAME.txt.
 time_ampc() {
-  local name=$1 limit=$2 model=$3 data=$4 steps=$5
+  local name=$1
   rm -f "$res/$name.txt"
-  if timeout "$(budget "$limit")" env ${RUN_ENV:-} "$model" --data "$data" --steps "$steps" \
-       --log-every 10 --metrics "$res/$name.jsonl" >"$log/$name.log" 2>&1 &&
+  if run_ampc "$@" 10 &&
      "$PY" "$work/median_step.py" "$res/$name.jsonl" >"$res/$name.tmp" 2>>"$log/$name.log"; then
     mv "$res/$name.tmp" "$res/$name.txt"
   else
@@ -369,8 +377,7 @@ b3_paths() {
     var=${s%%=*} others=""
     fits 20 "B3 with $var unset" || break
     for o in $SAFE_PATHS; do [[ "$o" == "$s" ]] || others+=" $o"; done
-    if timeout "$(budget 60)" env $others "$work/models/gpt2" --data "$tokens" --steps 3 \
-         --log-every 1 --metrics "$res/b3_path_$var.jsonl" >"$log/b3_path_$var.log" 2>&1 &&
+    if RUN_ENV="$others" run_ampc "b3_path_$var" 60 "$work/models/gpt2" "$tokens" 3 1 &&
        "$PY" "$work/median_step.py" "$res/b3_path_$var.jsonl" --check 2>>"$log/b3_path_$var.log"; then
       echo "$var PASS"
     else

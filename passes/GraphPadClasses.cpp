@@ -26,17 +26,11 @@ using namespace ampc::graph;
 
 namespace {
 
-RankedTensorType withLast(Type t, int64_t last) {
+// |t| with dimension |dim| (negative: from the back) of size |size|.
+RankedTensorType resized(Type t, int64_t dim, int64_t size) {
   auto r = cast<RankedTensorType>(t);
   SmallVector<int64_t> shape(r.getShape());
-  shape.back() = last;
-  return RankedTensorType::get(shape, r.getElementType());
-}
-
-RankedTensorType withFirst(Type t, int64_t first) {
-  auto r = cast<RankedTensorType>(t);
-  SmallVector<int64_t> shape(r.getShape());
-  shape.front() = first;
+  shape[dim < 0 ? dim + r.getRank() : dim] = size;
   return RankedTensorType::get(shape, r.getElementType());
 }
 
@@ -69,7 +63,7 @@ void rewire(Value d, Value dp, Value wp, int64_t classes) {
   for (Operation *user : llvm::make_early_inc_range(d.getUsers())) {
     if (auto r = dyn_cast<ReshapeOp>(user)) {
       OpBuilder b(r);
-      auto rp = ReshapeOp::create(b, r.getLoc(), withLast(r.getType(), padded), dp);
+      auto rp = ReshapeOp::create(b, r.getLoc(), resized(r.getType(), -1, padded), dp);
       rewire(r.getResult(), rp.getResult(), wp, classes);
       r->erase();
       continue;
@@ -82,7 +76,7 @@ void rewire(Value d, Value dp, Value wp, int64_t classes) {
     }
     // dW: the padded classes' rows are zero; the gradient is the first rows.
     Type dw = m.getResult().getType();
-    m.getResult().setType(withFirst(dw, padded));
+    m.getResult().setType(resized(dw, 0, padded));
     OpBuilder b(m->getBlock(), std::next(m->getIterator()));
     int64_t cols = cast<RankedTensorType>(dw).getShape().back();
     auto slice = SliceOp::create(b, m.getLoc(), dw, m.getResult(),
@@ -115,7 +109,7 @@ void pad(CrossEntropyWithGradOp ce) {
   Location loc = head.getLoc();
   int64_t cols = cast<RankedTensorType>(w.getType()).getShape().back();
   // W with zero rows below: the slice_backward of the slice W would be.
-  auto wp = SliceBackwardOp::create(b, loc, withFirst(w.getType(), padded), w,
+  auto wp = SliceBackwardOp::create(b, loc, resized(w.getType(), 0, padded), w,
                                     b.getDenseI64ArrayAttr({0, 0}),
                                     b.getDenseI64ArrayAttr({classes, cols}),
                                     nullptr, nullptr);
@@ -129,7 +123,7 @@ void pad(CrossEntropyWithGradOp ce) {
       b, loc, RankedTensorType::get({padded}, elem), ninf,
       b.getDenseI64ArrayAttr({classes}), b.getDenseI64ArrayAttr({padded}),
       nullptr, nullptr);
-  auto lp = LinearOp::create(b, loc, withLast(logits, padded), head.getInput(),
+  auto lp = LinearOp::create(b, loc, resized(logits, -1, padded), head.getInput(),
                              wp.getResult(), bias.getResult());
   for (NamedAttribute a : head->getDiscardableAttrs())
     lp->setAttr(a.getName(), a.getValue());
@@ -138,7 +132,7 @@ void pad(CrossEntropyWithGradOp ce) {
   auto cep = CrossEntropyWithGradOp::create(
       b, ce.getLoc(),
       TypeRange{ce.getLoss().getType(),
-                withLast(ce.getDlogits().getType(), padded)},
+                resized(ce.getDlogits().getType(), -1, padded)},
       ValueRange{lp.getResult(), ce.getLabels(), ce.getG()}, ce->getAttrs());
   ce.getLoss().replaceAllUsesWith(cep.getLoss());
   rewire(ce.getDlogits(), cep.getDlogits(), wp.getResult(), classes);

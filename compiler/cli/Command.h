@@ -25,6 +25,12 @@ private:
   RunFn runFn;
 };
 
+// |flag| where the command line gives it, else |fallback|: a default that
+// depends on other options (--pad-classes: on for --target=cuda).
+inline bool givenOr(const llvm::cl::opt<bool> &flag, bool fallback) {
+  return flag.getNumOccurrences() ? bool(flag) : fallback;
+}
+
 // Parses the command line and runs the chosen command; returns the exit code.
 int runMain(int argc, char **argv);
 

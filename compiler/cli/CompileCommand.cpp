@@ -235,8 +235,7 @@ int runCompile() {
   options.fuseResidualNorm = fuseResidualNorm;
   options.fuseCrossEntropy = fuseCrossEntropy;
   options.fuseGemmGelu = fuseGemmGelu;
-  options.padClasses =
-      padClasses.getNumOccurrences() ? bool(padClasses) : target == "cuda";
+  options.padClasses = ampc::cli::givenOr(padClasses, target == "cuda");
   // Only the CUDA library reads the statistics: on the CPU they would be
   // work and memory for nothing.
   options.saveAttentionStats = saveAttentionStats && target == "cuda";

@@ -160,8 +160,7 @@ int runCost() {
   options.policy = policy;
   options.fuseBiasGrad = fuseBiasGrad;
   options.fuseGemmGelu = fuseGemmGelu;
-  options.padClasses =
-      padClasses.getNumOccurrences() ? bool(padClasses) : target == "cuda";
+  options.padClasses = ampc::cli::givenOr(padClasses, target == "cuda");
   options.fuseEmbeddingGradSum = fuseEmbeddingGradSum;
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;

@@ -411,14 +411,14 @@ void crossEntropyWithGradKernel(std::span<const TensorRef> in,
         *count = s + 3 * shape.rows;
   ceCount<<<1, 1024, 0, stream>>>(lab.data, int(lab.dtype), shape.rows,
                                   shape.classes, shape.ignore, count);
+  const bool packedX = packedRows(logits, shape.classes);
   if (shape.rows > 0)
     ceRowsGrad<<<unsigned(shape.rows), kRowThreads, 0, stream>>>(
         logits.data, int(logits.dtype), lab.data, int(lab.dtype), g.data,
         int(g.dtype), count, dx.data, int(dx.dtype), shape.classes,
         shape.ignore, float(1.0 - shape.smoothing),
         float(shape.smoothing / double(shape.classes)), nll, smooth, counted,
-        packedRows(logits, shape.classes),
-        packedRows(logits, shape.classes) && packedOk(dx.data, dx.dtype));
+        packedX, packedX && packedOk(dx.data, dx.dtype));
   ceFinish<<<1, 1024, 0, stream>>>(nll, smooth, counted, shape.rows,
                                    shape.smoothing, shape.classes, y.data,
                                    int(y.dtype), nullptr);
