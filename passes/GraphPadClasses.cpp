@@ -10,11 +10,21 @@
 // checkpoints as written: the weight gets zero rows, the logits a bias of
 // 0 and -inf (exp(-inf) = 0, so the loss and every real class's gradient
 // are the same numbers; a padded class's gradient is 0), and the weight
-// gradient is the first rows of the padded one.
+// gradient is the first rows of the padded one (a leading slice: an alias,
+// no copy; passes/ValueAliases.h).
+//
+// Under AMP the weight is the half copy the epilogue keeps (an argument
+// {graph.param_copy}, train-half-weight-copies). Padding it would copy 77
+// MB per step for GPT-2; instead the argument takes the padded type: the
+// runtime allocates the zero rows after the copy, zeroed once and never
+// written (rt::ParamInfo::halfPadding), so the padded weight is the copy.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
 #include "passes/Passes.h"
+#include "passes/ValueAliases.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace ampc {
 #define GEN_PASS_DEF_GRAPHPADCLASSES
@@ -87,6 +97,38 @@ void rewire(Value d, Value dp, Value wp, int64_t classes) {
   }
 }
 
+// |pad| gives a half weight copy zero rows: the copy's argument becomes the
+// padded weight (see the file comment); other readers get its first rows.
+void padInPlace(SliceBackwardOp pad) {
+  auto copy = dyn_cast<BlockArgument>(pad.getG());
+  auto fn = copy ? dyn_cast<func::FuncOp>(copy.getOwner()->getParentOp())
+                 : func::FuncOp();
+  if (!fn || !fn.getArgAttr(copy.getArgNumber(), kParamCopyAttr) ||
+      !ampc::isLeadingRows(pad, pad.getType()))
+    return;
+  SmallVector<OpOperand *> others;
+  for (OpOperand &use : copy.getUses())
+    if (use.getOwner() != pad)
+      others.push_back(&use);
+  auto type = cast<RankedTensorType>(copy.getType());
+  copy.setType(pad.getType());
+  SmallVector<Type> inputs(fn.getArgumentTypes());
+  inputs[copy.getArgNumber()] = pad.getType();
+  fn.setFunctionType(
+      FunctionType::get(fn.getContext(), inputs, fn.getResultTypes()));
+  pad.getResult().replaceAllUsesWith(copy);
+  pad->erase();
+  if (others.empty())
+    return;
+  auto b = OpBuilder::atBlockBegin(copy.getOwner());
+  auto rows = SliceOp::create(
+      b, copy.getLoc(), type, copy,
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(type.getRank(), 0)),
+      b.getDenseI64ArrayAttr(type.getShape()), nullptr, nullptr);
+  for (OpOperand *use : others)
+    use->set(rows.getResult());
+}
+
 // linear(x, W) -> cross_entropy_with_grad, W [V, C] with V elements of the
 // logits' type not a multiple of 16 bytes.
 void pad(CrossEntropyWithGradOp ce) {
@@ -138,6 +180,7 @@ void pad(CrossEntropyWithGradOp ce) {
   rewire(ce.getDlogits(), cep.getDlogits(), wp.getResult(), classes);
   ce->erase();
   head->erase();
+  padInPlace(wp);
 }
 
 struct GraphPadClassesPass

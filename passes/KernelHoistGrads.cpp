@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
 #include "passes/Passes.h"
+#include "passes/ValueAliases.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -55,7 +56,8 @@ struct KernelHoistGradsPass
     }
     auto finishes = [&](Operation &op) {
       if (op.getNumResults() == 0 || !isMemoryEffectFree(&op) ||
-          isa<graph::ReshapeOp, graph::ConstantOp>(op))
+          aliasesOperand(&op, /*evaluation=*/false) ||
+          isa<graph::ConstantOp>(op))
         return false;
       return llvm::all_of(op.getResults(), [&](Value r) {
         return isGrad.lookup(r) && r.hasOneUse();

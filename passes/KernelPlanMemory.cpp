@@ -152,7 +152,7 @@ void planBlock(Block &block, Operation *holder, bool evaluation) {
   for (Operation &op : block)
     position[&op] = n++;
 
-  // Reshapes (and evaluation's dropout) alias their operand: the root
+  // Aliases (ValueAliases.h) share their operand's buffer: the root
   // buffer lives until the last use of any alias.
   DenseMap<Value, Value> rootOf;
   auto root = [&](Value v) {
@@ -181,14 +181,14 @@ void planBlock(Block &block, Operation *holder, bool evaluation) {
   int64_t arenaSize = 0, noReuse = 0;
   size_t nextId = 0;
   DenseMap<Value, std::pair<int64_t, size_t>> placed; // offset, id
-  // The live buffer of |v|'s root if this op is its last use and it has
-  // exactly |size| bytes.
+  // The live buffer of |v|'s root if this op is its last use and both
+  // have exactly |size| bytes (not when |v| is a leading slice of it).
   auto freeAfter = [&](Value v, size_t now,
                        int64_t size) -> std::optional<int64_t> {
     Value base = root(v);
     auto it = placed.find(base);
     if (it == placed.end() || end.lookup(base) != now ||
-        bytesOf(base.getType()) != size ||
+        bytesOf(base.getType()) != size || bytesOf(v.getType()) != size ||
         !arena.isLive(it->second.first, it->second.second))
       return std::nullopt;
     return it->second.first;
@@ -259,7 +259,8 @@ DenseSet<Value> ampc::gradsWrittenInPlace(func::FuncOp grad) {
       continue;
     Operation *def = r.getOwner();
     auto offsets = def->getAttrOfType<DenseI64ArrayAttr>(kernel::kOffsetsAttr);
-    if (isa<graph::ReshapeOp, graph::ConstantOp>(def) || !offsets ||
+    if (aliasesOperand(def, /*evaluation=*/false) ||
+        isa<graph::ConstantOp>(def) || !offsets ||
         r.getResultNumber() >= offsets.size() ||
         offsets[r.getResultNumber()] < 0)
       continue;

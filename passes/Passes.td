@@ -382,9 +382,14 @@ def GraphPadClasses : Pass<"graph-pad-classes", "mlir::ModuleOp"> {
     and the real classes' gradients are the same values and the padded
     classes' gradients are 0. The dlogits' uses follow: the dX GEMM reads
     the padded weight (its K grows by zero terms), the dW GEMM writes the
-    padded rows and a `graph.slice` keeps the first ones. Every GEMM and
-    logits row then has 16-byte aligned rows, which cuBLASLt's TMA kernels
-    need; the model, its parameters and checkpoints keep their shapes.
+    padded rows and a `graph.slice` keeps the first ones (an alias). Every
+    GEMM and logits row then has 16-byte aligned rows, which cuBLASLt's TMA
+    kernels need; the model, its parameters and checkpoints keep their
+    shapes. When the weight is a half copy argument (`graph.param_copy`,
+    train-half-weight-copies) the argument takes the padded type instead
+    of a `graph.slice_backward` (the runtime keeps zero rows after the
+    copy: `rt::ParamInfo::halfPadding`), and its other readers take its
+    first rows.
     Other uses of the dlogits leave the step alone. The training pipeline
     runs it after graph-fuse-cross-entropy with `pad-classes=1`, which
     `ampc compile --target=cuda` sets (`--pad-classes=false` turns it off).

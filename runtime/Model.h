@@ -49,6 +49,10 @@ struct ParamInfo {
   // passes/TrainHalfWeightCopies.cpp) that the fused epilogue writes with
   // each update and the model recasts after anything else writes masters.
   bool halfCopy = false;
+  // Zero elements the copy is followed by, which the step reads as rows of
+  // the weight (graph-pad-classes' padded LM head; TrainHalfWeightCopies):
+  // allocated zeroed once, never written.
+  int64_t halfPadding = 0;
 };
 
 // What was fixed at compile time (`ampc compile` flags).

@@ -10,6 +10,7 @@
 
 #include "compiler/amp/Flops.h"
 #include "dialects/Kernel/KernelOps.h"
+#include "passes/ValueAliases.h"
 #include "runtime/kernels/AttentionPath.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -527,8 +528,9 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(l);
     return;
   }
-  if (name == "graph.reshape" || name == "graph.input" || name == "graph.param")
-    return; // aliases: no copy
+  if (ampc::aliasesOperand(op, /*evaluation=*/false) || name == "graph.input" ||
+      name == "graph.param")
+    return; // aliases (passes/ValueAliases.h): no copy
   if (name == "graph.constant") {
     auto dense = dyn_cast<DenseElementsAttr>(op->getAttr("value"));
     if (dense && dense.isSplat())

@@ -280,11 +280,20 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
   if (dropout)
     launches.push_back(hostLaunch("advance", "dropout step", "", Kind::Runtime,
                                   8, 8, 0, accum));
-  // Half weight copies the epilogue writes (train-half-weight-copies).
+  // Half weight copies the epilogue writes (train-half-weight-copies): the
+  // masters' elements, not the zero rows a padded copy has after them
+  // (graph-pad-classes).
+  llvm::StringMap<int64_t> masterSize;
+  for (BlockArgument arg : grad.getArguments())
+    if (auto name = grad.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                      graph::kParamAttr))
+      masterSize[name.getValue()] =
+          cast<RankedTensorType>(arg.getType()).getNumElements();
   int64_t halfCopies = 0;
   for (BlockArgument arg : grad.getArguments())
-    if (grad.getArgAttr(arg.getArgNumber(), graph::kParamCopyAttr))
-      halfCopies += cast<RankedTensorType>(arg.getType()).getNumElements();
+    if (auto name = grad.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                      graph::kParamCopyAttr))
+      halfCopies += masterSize.lookup(name.getValue());
   appendEpilogue(epilogue, r.parameters, numTensors, halfCopies,
                  target == Target::Cuda, launches);
 

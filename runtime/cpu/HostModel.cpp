@@ -36,7 +36,7 @@ int64_t numElements(const std::vector<int64_t> &shape) {
   for (const rt::ParamInfo &p : spec.params) {
     params += uint64_t(numElements(p.shape)) * 4;
     if (p.halfCopy)
-      half += uint64_t(numElements(p.shape)) * 2;
+      half += uint64_t(numElements(p.shape) + p.halfPadding) * 2;
   }
   uint64_t arena = uint64_t(spec.arenaBytes);
   std::string halfPart =
@@ -68,8 +68,8 @@ HostModel::allocate(const rt::ModelSpec &spec) {
       tensors[p].m.assign(n, 0.0f);
       if (adam)
         tensors[p].v.assign(n, 0.0f);
-      if (spec.params[p].halfCopy)
-        tensors[p].h.assign(n, 0);
+      if (spec.params[p].halfCopy) // zero padding rows after the copy
+        tensors[p].h.assign(n + size_t(spec.params[p].halfPadding), 0);
     }
   } catch (const std::exception &) { // bad_alloc, length_error
     outOfMemory(spec, "parameters");

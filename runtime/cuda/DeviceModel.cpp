@@ -66,7 +66,7 @@ DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
   for (const rt::ParamInfo &p : spec_.params) {
     halfOffset_.push_back(halfTotal_);
     if (p.halfCopy)
-      halfTotal_ += (numel(p.shape) + 127) / 128 * 128;
+      halfTotal_ += (numel(p.shape) + p.halfPadding + 127) / 128 * 128;
   }
   for (const rt::ParamInfo &b : spec_.buffers) {
     bufOffset_.push_back(bufTotal_);
@@ -143,6 +143,8 @@ void DeviceModel::setup() {
   h_.assign(spec_.params.size(), nullptr);
   if (halfTotal_ > 0) {
     check(cudaMalloc(&halfBlock_, halfTotal_ * 2), "cudaMalloc(half weights)");
+    // The padding rows (rt::ParamInfo::halfPadding) stay as zeroed here.
+    check(cudaMemset(halfBlock_, 0, halfTotal_ * 2), "zero half weights");
     for (size_t p = 0; p < spec_.params.size(); ++p)
       if (spec_.params[p].halfCopy)
         h_[p] = static_cast<char *>(halfBlock_) + halfOffset_[p] * 2;

@@ -75,3 +75,27 @@ func.func @alone(%x: tensor<8x32xbf16>, %w96: tensor<96x32xbf16>,
   %dx5 = graph.matmul %d5, %w2 : tensor<8x101xbf16>, tensor<101x32xbf16> -> tensor<8x32xbf16>
   return %l0, %l1, %l2, %l3, %z3, %l4, %s4, %l5, %dx5 : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<8x101xbf16>, tensor<f32>, tensor<101xbf16>, tensor<f32>, tensor<8x32xbf16>
 }
+
+// -----
+
+// Under AMP the weight is the epilogue's half copy (an argument
+// {graph.param_copy}): the argument itself becomes the padded weight (the
+// runtime keeps zero rows after the copy), with no slice_backward; another
+// reader of the copy (here a second dX GEMM) gets its first 101 rows.
+// CHECK-LABEL: func.func @copy
+// CHECK-SAME:  %arg1: tensor<104x32xbf16> {graph.param_copy = "wte.weight"}
+// CHECK-NEXT:  %[[ROWS:.*]] = graph.slice %arg1 {limits = array<i64: 101, 32>, starts = array<i64: 0, 0>} : tensor<104x32xbf16> -> tensor<101x32xbf16>
+// CHECK-NOT:   graph.slice_backward %arg1
+// CHECK:       graph.linear %arg0, %arg1, %{{.*}} : tensor<8x32xbf16>, tensor<104x32xbf16>, tensor<104xbf16> -> tensor<8x104xbf16>
+// CHECK:       graph.matmul %{{.*}}, %arg1 : tensor<8x104xbf16>, tensor<104x32xbf16> -> tensor<8x32xbf16>
+// CHECK:       graph.matmul %arg4, %[[ROWS]] : tensor<8x101xbf16>, tensor<101x32xbf16> -> tensor<8x32xbf16>
+func.func @copy(%x: tensor<8x32xbf16>,
+                %w: tensor<101x32xbf16> {graph.param_copy = "wte.weight"},
+                %y: tensor<8xi64>, %g: tensor<f32>, %other: tensor<8x101xbf16>)
+    -> (tensor<f32>, tensor<8x32xbf16>, tensor<8x32xbf16>) {
+  %z = graph.linear %x, %w : tensor<8x32xbf16>, tensor<101x32xbf16> -> tensor<8x101xbf16>
+  %l, %dz = graph.cross_entropy_with_grad %z, %y, %g : tensor<8x101xbf16>, tensor<8xi64>, tensor<f32> -> tensor<f32>, tensor<8x101xbf16>
+  %dx = graph.matmul %dz, %w : tensor<8x101xbf16>, tensor<101x32xbf16> -> tensor<8x32xbf16>
+  %dx2 = graph.matmul %other, %w : tensor<8x101xbf16>, tensor<101x32xbf16> -> tensor<8x32xbf16>
+  return %l, %dx, %dx2 : tensor<f32>, tensor<8x32xbf16>, tensor<8x32xbf16>
+}

@@ -99,3 +99,24 @@ func.func @train_dropout(%x: tensor<64xf32>) -> tensor<64xf32> {
   %b = graph.neg %d : tensor<64xf32>
   return %b : tensor<64xf32>
 }
+
+// -----
+
+// A slice of the first rows, every later dimension whole, is its operand's
+// first bytes: an alias like a reshape (no buffer), and %a's buffer lives
+// until %n has read it through the slice, so %n cannot take its place. A
+// slice starting at row 1, or one that cuts the last dimension, is a copy.
+// CHECK-LABEL: func.func @leading_slice(
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 0>}
+// CHECK: graph.slice %{{.*}} {kernel.offsets = array<i64: -1>, limits = array<i64: 3, 16>, starts = array<i64: 0, 0>}
+// CHECK: graph.slice %{{.*}} {kernel.offsets = array<i64: 256>, limits = array<i64: 4, 16>, starts = array<i64: 1, 0>}
+// CHECK: graph.slice %{{.*}} {kernel.offsets = array<i64: 448>, limits = array<i64: 4, 8>, starts = array<i64: 0, 0>}
+// CHECK: graph.neg %{{.*}} {kernel.offsets = array<i64: 576>}
+func.func @leading_slice(%x: tensor<4x16xf32>) -> (tensor<3x16xf32>, tensor<3x16xf32>, tensor<4x8xf32>) {
+  %a = graph.exp %x : tensor<4x16xf32>
+  %s = graph.slice %a {starts = array<i64: 0, 0>, limits = array<i64: 3, 16>} : tensor<4x16xf32> -> tensor<3x16xf32>
+  %t = graph.slice %a {starts = array<i64: 1, 0>, limits = array<i64: 4, 16>} : tensor<4x16xf32> -> tensor<3x16xf32>
+  %u = graph.slice %a {starts = array<i64: 0, 0>, limits = array<i64: 4, 8>} : tensor<4x16xf32> -> tensor<4x8xf32>
+  %n = graph.neg %s : tensor<3x16xf32>
+  return %n, %t, %u : tensor<3x16xf32>, tensor<3x16xf32>, tensor<4x8xf32>
+}

@@ -106,7 +106,8 @@ public:
 
   int fbRuns = 0;             // how often the body was run (not replayed)
   int64_t *stepLog = nullptr; // device: the last dropout step seen
-  // Device: where the body copies w's half weight copy (when it has one).
+  // Device: where the body copies w's half weight copy (when it has one),
+  // with the zero padding after it.
   __nv_bfloat16 *halfLog = nullptr;
 
   // The bf16 rounding of the device master w now (without staging it,
@@ -133,7 +134,8 @@ private:
                                        weight(0), weight(1), lossScale(), loss,
                                        pred, gw, gb);
     if (halfLog)
-      cudaMemcpyAsync(halfLog, halfWeight(0), D * sizeof(__nv_bfloat16),
+      cudaMemcpyAsync(halfLog, halfWeight(0),
+                      (D + params()[0].halfPadding) * sizeof(__nv_bfloat16),
                       cudaMemcpyDeviceToDevice, stream());
     if (stepLog)
       recordStep<<<1, 1, 0, stream()>>>(dropoutStep(), stepLog);
@@ -376,29 +378,41 @@ TEST(DeviceModel, NonFiniteGradientsComeWithTheStats) {
 // which the body logs: the copy is the bf16 rounding of the master after
 // initialize, after each applied step (the epilogue writes it, in the
 // replayed graph too), unchanged by a skipped step, recast after a resume.
-rt::ModelSpec halfSpec() {
+// With |padding| zeros after the copy (graph-pad-classes; the parameter),
+// those stay zero through all of it.
+rt::ModelSpec halfSpec(int64_t padding) {
   rt::ModelSpec s = linregSpec(1);
   s.config.amp = "bf16";
   s.params[0].halfCopy = true;
+  s.params[0].halfPadding = padding;
   return s;
 }
 
-TEST(DeviceModel, HalfWeightCopiesFollowTheMasters) {
+class HalfCopies : public testing::TestWithParam<int64_t> {};
+
+TEST_P(HalfCopies, FollowTheMasters) {
   REQUIRE_GPU();
-  Linreg m(halfSpec());
-  ASSERT_EQ(cudaMalloc(&m.halfLog, D * sizeof(__nv_bfloat16)), cudaSuccess);
+  int64_t pad = GetParam();
+  Linreg m(halfSpec(pad));
+  ASSERT_EQ(cudaMalloc(&m.halfLog, (D + pad) * sizeof(__nv_bfloat16)),
+            cudaSuccess);
   rt::Hyper h = m.defaults();
   m.initialize(1, h);
   auto seen = [&] {
-    std::vector<__nv_bfloat16> c(D);
+    std::vector<__nv_bfloat16> c(D + pad);
     cudaDeviceSynchronize();
-    cudaMemcpy(c.data(), m.halfLog, D * sizeof(c[0]), cudaMemcpyDeviceToHost);
+    cudaMemcpy(c.data(), m.halfLog, c.size() * sizeof(c[0]),
+               cudaMemcpyDeviceToHost);
     std::vector<float> f;
     for (__nv_bfloat16 v : c)
       f.push_back(__bfloat162float(v));
     return f;
   };
-  auto rounded = [&] { return m.masterRounded(); };
+  auto rounded = [&] {
+    std::vector<float> w = m.masterRounded();
+    w.resize(size_t(D + pad), 0.0f);
+    return w;
+  };
   Batch clean(4), bad(4);
   bad.y[0] = INFINITY;
   for (int it = 0; it < 4; ++it) { // eager, captured, replayed twice
@@ -421,11 +435,14 @@ TEST(DeviceModel, HalfWeightCopiesFollowTheMasters) {
     st[0].data[j] = 1.0f + float(j) / 3.0f;
     want.push_back(__bfloat162float(__float2bfloat16_rn(st[0].data[j])));
   }
+  want.resize(size_t(D + pad), 0.0f);
   m.beginStep(6);
   m.forwardBackward(clean.inputs, 0);
   EXPECT_EQ(seen(), want);
   EXPECT_NE(want[1], want[0]);
   cudaFree(m.halfLog);
 }
+
+INSTANTIATE_TEST_SUITE_P(DeviceModel, HalfCopies, testing::Values(0, 5));
 
 } // namespace

@@ -50,8 +50,8 @@ public:
   uint64_t seenSeed = 0;
   int64_t seenIteration = -1, seenShard = -1;
   std::byte *seenArena = nullptr;
-  // With half weight copies: the bits of w's copy the body read, and
-  // whether b had one.
+  // With half weight copies: the bits of w's copy the body read (with the
+  // zero padding after it, if any), and whether b had one.
   std::vector<uint16_t> seenHalf;
   bool bHasCopy = false;
 
@@ -65,7 +65,7 @@ private:
     seenShard = shard();
     seenArena = arena();
     if (const auto *h = static_cast<const uint16_t *>(halfWeight(0)))
-      seenHalf.assign(h, h + 6);
+      seenHalf.assign(h, h + 6 + params()[0].halfPadding);
     bHasCopy = halfWeight(1) != nullptr;
     std::memset(arena(), 0xff, size_t(arenaBytes())); // all of it is ours
     float g[6];
@@ -221,28 +221,35 @@ TEST(HostModel, StepRunsTheEpilogue) {
   EXPECT_EQ(out, sum);
 }
 
-// Tiny whose step reads a bf16 copy of "w" (train-half-weight-copies); "b"
-// has none.
-rt::ModelSpec halfSpec() {
+// Tiny whose step reads a bf16 copy of "w" (train-half-weight-copies),
+// followed by |padding| zeros (graph-pad-classes); "b" has none.
+rt::ModelSpec halfSpec(int64_t padding = 0) {
   rt::ModelSpec s = specOf("adamw", "dynamic");
   s.config.amp = "bf16";
   s.params[0].halfCopy = true;
+  s.params[0].halfPadding = padding;
   return s;
 }
 
-std::vector<uint16_t> bf16Bits(const float *w, int n) {
+// The bf16 bits of w[0..n), then |padding| zeros.
+std::vector<uint16_t> bf16Bits(const float *w, int n, int64_t padding = 0) {
   std::vector<uint16_t> bits;
   for (int i = 0; i < n; ++i)
     bits.push_back(num::bf16(w[i]).bits);
+  bits.resize(size_t(n + padding), 0);
   return bits;
 }
 
 // The copy the step reads is the bf16 rounding of the master it would have
 // cast: after initialize, after each applied step (the epilogue writes it),
 // unchanged by a skipped step, and recast after the masters were written
-// through stateTensors() (a resume).
-TEST(HostModel, HalfWeightCopiesFollowTheMasters) {
-  Tiny m(halfSpec());
+// through stateTensors() (a resume). With zero padding after the copy
+// (the parameter), the padding stays zero through all of it.
+class HalfCopies : public testing::TestWithParam<int64_t> {};
+
+TEST_P(HalfCopies, FollowTheMasters) {
+  int64_t pad = GetParam();
+  Tiny m(halfSpec(pad));
   rt::Hyper h = m.defaults();
   m.initialize(3, h);
   // Taken before the first step: later calls would make the next step
@@ -252,13 +259,13 @@ TEST(HostModel, HalfWeightCopiesFollowTheMasters) {
   float x[6] = {0.5f, -1, 1.5f, -2, 2.5f, -3};
   const void *in[] = {x};
   m.forwardBackward(in, 0);
-  EXPECT_EQ(m.seenHalf, bf16Bits(w, 6));
+  EXPECT_EQ(m.seenHalf, bf16Bits(w, 6, pad));
   EXPECT_FALSE(m.bHasCopy);
 
-  std::vector<uint16_t> before = bf16Bits(w, 6);
+  std::vector<uint16_t> before = bf16Bits(w, 6, pad);
   ASSERT_EQ(m.step(h, 1.0f).skipped, 0);
   m.forwardBackward(in, 0);
-  EXPECT_EQ(m.seenHalf, bf16Bits(w, 6));
+  EXPECT_EQ(m.seenHalf, bf16Bits(w, 6, pad));
   EXPECT_NE(m.seenHalf, before); // lr 0.25 moved every weight
 
   // An overflowing step changes neither the masters nor the copy.
@@ -275,8 +282,10 @@ TEST(HostModel, HalfWeightCopiesFollowTheMasters) {
   for (int i = 0; i < 6; ++i)
     st[0].data[i] = 1.0f + float(i) / 3.0f;
   m.forwardBackward(in, 0);
-  EXPECT_EQ(m.seenHalf, bf16Bits(st[0].data, 6));
+  EXPECT_EQ(m.seenHalf, bf16Bits(st[0].data, 6, pad));
 }
+
+INSTANTIATE_TEST_SUITE_P(HostModel, HalfCopies, testing::Values(0, 5));
 
 } // namespace
 } // namespace ampc::cpu

@@ -313,10 +313,9 @@ LogicalResult BlockEmitter::emitBlock(Block &block) {
         TypeSwitch<Operation *, LogicalResult>(&op)
             .Case([&](kernel::FusedElementwiseOp f) { return emitFused(f); })
             .Case([&](graph::ConstantOp c) { return emitConstant(c); })
-            .Case([&](graph::ReshapeOp) { return success(); })
             .Default([&](Operation *o) -> LogicalResult {
-              if (!env.training && isa<graph::DropoutOp>(o))
-                return success();
+              if (aliasesOperand(o, !env.training))
+                return success(); // declareResults bound the operand
               if (o->getDialect() && o->getDialect()->getNamespace() == "graph")
                 return emitLibraryCall(o);
               // Kernel-level row kernels (kernel.add_layer_norm, ...) are

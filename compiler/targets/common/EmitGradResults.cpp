@@ -1,6 +1,7 @@
 //===- EmitGradResults.cpp - Where each gradient leaves the step ----------===//
 #include "compiler/targets/common/EmitGradResults.h"
 #include "compiler/targets/common/EmitModel.h"
+#include "passes/ValueAliases.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -22,8 +23,8 @@ Operation *ampc::emit::lastTouch(Value v, Block &block) {
     later(w.getDefiningOp());
     for (Operation *user : w.getUsers()) {
       later(user);
-      // A reshape is an alias of its operand's storage (no copy).
-      if (isa<graph::ReshapeOp>(user))
+      // An alias shares its operand's storage (no copy).
+      if (aliasesOperand(user, /*evaluation=*/false))
         work.push_back(user->getResult(0));
     }
   }

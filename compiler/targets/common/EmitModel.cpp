@@ -248,12 +248,22 @@ void ampc::emit::emitModelSpec(raw_indented_ostream &os, const Program &p,
        << "),\n";
   }
   os << "};\n";
-  // The half copies @grad reads (train-half-weight-copies).
+  // The half copies @grad reads (train-half-weight-copies), with the zero
+  // rows after them it reads as part of the weight.
   func::FuncOp gradFn = p.grad;
+  SmallVector<graph::ParamOp> params(model.getBlock().getOps<graph::ParamOp>());
   for (unsigned i = 0; i < gradFn.getNumArguments(); ++i)
     if (auto c = gradFn.getArgAttrOfType<StringAttr>(i, graph::kParamCopyAttr))
-      if (std::optional<size_t> index = p.indexOfParam(c.getValue()))
+      if (std::optional<size_t> index = p.indexOfParam(c.getValue())) {
         os << "s.params[" << *index << "].halfCopy = true;\n";
+        int64_t padding =
+            cast<RankedTensorType>(gradFn.getArgument(i).getType())
+                .getNumElements() -
+            cast<RankedTensorType>(params[*index].getType()).getNumElements();
+        if (padding > 0)
+          os << "s.params[" << *index << "].halfPadding = " << padding
+             << ";\n";
+      }
   if (!model.getBlock().getOps<graph::BufferOp>().empty()) {
     os << "s.buffers = {\n";
     for (auto buf : model.getBlock().getOps<graph::BufferOp>()) {
