@@ -9,7 +9,9 @@
 // pads the step instead, leaving the model, its parameters and its
 // checkpoints as written: the weight gets zero rows, the logits a bias of
 // 0 and -inf (exp(-inf) = 0, so the loss and every real class's gradient
-// are the same numbers; a padded class's gradient is 0), and the weight
+// are the same sums, with exact zeros added: equal up to the order the
+// libraries sum in, e.g. CUDA's 16-byte packs of aligned rows; a padded
+// class's gradient is exactly 0), and the weight
 // gradient is the first rows of the padded one (a leading slice: an alias,
 // no copy; passes/ValueAliases.h).
 //

@@ -34,6 +34,15 @@ int64_t bytesOf(Type type) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
 }
 
+// Element j of |a| and of |b| are the same bytes: as many elements, as wide
+// (bytesOf rounds up, so equal sizes do not say it).
+bool sameLayout(Type a, Type b) {
+  auto x = cast<RankedTensorType>(a), y = cast<RankedTensorType>(b);
+  return x.getNumElements() == y.getNumElements() &&
+         x.getElementType().getIntOrFloatBitWidth() ==
+             y.getElementType().getIntOrFloatBitWidth();
+}
+
 // Ops whose results live elsewhere: data and parameters come from the
 // runtime, train ops update persistent state in place.
 bool needsNoStorage(Operation *op) {
@@ -181,14 +190,17 @@ void planBlock(Block &block, Operation *holder, bool evaluation) {
   int64_t arenaSize = 0, noReuse = 0;
   size_t nextId = 0;
   DenseMap<Value, std::pair<int64_t, size_t>> placed; // offset, id
-  // The live buffer of |v|'s root if this op is its last use and both
-  // have exactly |size| bytes (not when |v| is a leading slice of it).
+  // The live buffer of |v|'s root if this op is its last use and it holds
+  // the result's elements where |v| has them (not a leading slice of the
+  // root, not another element width: the kernel writes element j over
+  // element j only).
   auto freeAfter = [&](Value v, size_t now,
-                       int64_t size) -> std::optional<int64_t> {
+                       Type result) -> std::optional<int64_t> {
     Value base = root(v);
     auto it = placed.find(base);
     if (it == placed.end() || end.lookup(base) != now ||
-        bytesOf(base.getType()) != size || bytesOf(v.getType()) != size ||
+        !sameLayout(base.getType(), result) ||
+        !sameLayout(v.getType(), result) ||
         !arena.isLive(it->second.first, it->second.second))
       return std::nullopt;
     return it->second.first;
@@ -213,7 +225,7 @@ void planBlock(Block &block, Operation *holder, bool evaluation) {
       noReuse += size;
       std::optional<int64_t> over;
       if (std::optional<unsigned> j = inPlaceOperand(&op, unsigned(k)))
-        over = freeAfter(op.getOperand(*j), now, size);
+        over = freeAfter(op.getOperand(*j), now, r.getType());
       int64_t offset = over ? *over : arena.fit(size);
       size_t last = end.lookup(r);
       arena.insert(Buffer{offset, size, last, nextId}); // replaces |over|'s

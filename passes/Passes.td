@@ -379,7 +379,8 @@ def GraphPadClasses : Pass<"graph-pad-classes", "mlir::ModuleOp"> {
     count whose row is not a multiple of 16 bytes (GPT-2's 50257), gets a
     weight padded with zero rows (`graph.slice_backward`) and a bias of 0
     for the classes and -inf for the padding. exp(-inf) is 0, so the loss
-    and the real classes' gradients are the same values and the padded
+    and the real classes' gradients are the same sums with exact zeros
+    added (equal up to the order the kernels sum in) and the padded
     classes' gradients are 0. The dlogits' uses follow: the dX GEMM reads
     the padded weight (its K grows by zero terms), the dW GEMM writes the
     padded rows and a `graph.slice` keeps the first ones (an alias). Every

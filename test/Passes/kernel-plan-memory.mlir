@@ -120,3 +120,18 @@ func.func @leading_slice(%x: tensor<4x16xf32>) -> (tensor<3x16xf32>, tensor<3x16
   %n = graph.neg %s : tensor<3x16xf32>
   return %n, %t, %u : tensor<3x16xf32>, tensor<3x16xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Logits and dlogits of other element widths but the same rounded size
+// (2 x 8 bf16 and f32 are both one 64-byte slot): not in place either,
+// since the kernel writes element j over element j only (f32 row 0 would
+// land on bf16 row 1 before another block has read it).
+// CHECK-LABEL: func.func @ce_other_width(
+// CHECK: graph.exp %{{.*}} {kernel.offsets = array<i64: 0>}
+// CHECK: graph.cross_entropy_with_grad %{{.*}} {kernel.offsets = array<i64: 64, 128>}
+func.func @ce_other_width(%x: tensor<2x8xbf16>, %y: tensor<2xi64>, %g: tensor<f32>) -> (tensor<f32>, tensor<2x8xf32>) {
+  %z = graph.exp %x : tensor<2x8xbf16>
+  %l, %dz = graph.cross_entropy_with_grad %z, %y, %g : tensor<2x8xbf16>, tensor<2xi64>, tensor<f32> -> tensor<f32>, tensor<2x8xf32>
+  return %l, %dz : tensor<f32>, tensor<2x8xf32>
+}
