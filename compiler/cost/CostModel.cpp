@@ -104,20 +104,20 @@ Launch copy(std::string name, double read, double written) {
 }
 
 // ColumnSums.cuh: columnPartials (float2 per chunk and column), then
-// columnFinish; one chunk: columnDirect alone. |read| is what f(r, j) loads
-// over all rows.
+// columnFinish; at most 8 rows: columnDirect alone. |read| is what f(r, j)
+// loads over all rows.
 void columnSums(int64_t m, int64_t d, double read, double written,
                 double flops, std::vector<Launch> &out) {
+  if (m <= 8) {
+    out.push_back(runtime("columnDirect", read, written, flops));
+    return;
+  }
   int64_t colBlocks = (d + 31) / 32;
   int64_t chunks =
       std::max<int64_t>(1, std::min<int64_t>(2048 / std::max<int64_t>(colBlocks, 1),
                                              (m + 7) / 8));
   int64_t per = (m + chunks - 1) / chunks;
   chunks = (m + per - 1) / per;
-  if (chunks == 1) {
-    out.push_back(runtime("columnDirect", read, written, flops));
-    return;
-  }
   double partials = double(chunks) * double(d) * 8;
   out.push_back(runtime("columnPartials", read, partials, flops));
   out.push_back(runtime("columnFinish", partials, written, double(d) * chunks));

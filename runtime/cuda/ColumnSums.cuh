@@ -103,16 +103,25 @@ void finishColumns(const float2 *partial, int64_t chunks, int64_t d,
       partial, chunks, d, divisor, a, ta, b, tb);
 }
 
+// At most one row per row lane (GPT-2's position-table gradient sums 8
+// rows of 786432): one chunk, which columnDirect sums alone. More rows keep
+// columnPartials' 8 threads a column even as one chunk (rows longer than
+// 32768): one thread a column looping over them had 8 times fewer loads in
+// flight.
+bool columnsDirect(int64_t m) { return m <= kColLanes; }
+
 // Bytes of partials columnSums needs (to be carved from the op's scratch).
 size_t columnScratch(int64_t m, int64_t d) {
+  if (columnsDirect(m))
+    return 0;
   return size_t(columnPlan(m, d).chunks * d) * sizeof(float2);
 }
 
-// One chunk (wide rows: GPT-2's position-table gradient sums 8 rows of
-// 786432): columnPartials and columnFinish in one thread per column, with
-// their arithmetic in their order (row lanes r mod kColLanes, the lanes
-// added in order, then added to a zero as the finish does), so the same
-// bits without the partials' round trip and the finish's idle lanes.
+// m <= kColLanes: columnPartials and columnFinish in one thread per
+// column, with their arithmetic in their order (row r in lane r, added to
+// the lane's zero; the lanes added in order; then added to a zero as the
+// finish does), so the same bits without the partials' round trip and the
+// finish's idle lanes. The m rows are loaded before any is added.
 template <class F>
 __global__ void columnDirect(F f, int64_t m, int64_t d, float divisor,
                              void *a, int ta, void *b, int tb) {
@@ -121,13 +130,12 @@ __global__ void columnDirect(F f, int64_t m, int64_t d, float divisor,
     return;
   float2 lane[kColLanes];
 #pragma unroll
+  for (int l = 0; l < kColLanes; ++l)
+    lane[l] = l < m ? f(l, j) : make_float2(0.0f, 0.0f);
+#pragma unroll
   for (int l = 0; l < kColLanes; ++l) {
-    lane[l] = make_float2(0.0f, 0.0f);
-    for (int64_t r = l; r < m; r += kColLanes) {
-      float2 v = f(r, j);
-      lane[l].x += v.x;
-      lane[l].y += v.y;
-    }
+    lane[l].x = 0.0f + lane[l].x; // a lane's sum starts at +0 (-0 -> +0)
+    lane[l].y = 0.0f + lane[l].y;
   }
   float2 acc = lane[0];
 #pragma unroll
@@ -147,12 +155,12 @@ __global__ void columnDirect(F f, int64_t m, int64_t d, float divisor,
 template <class F>
 void columnSums(F f, int64_t m, int64_t d, float2 *partial, float divisor,
                 void *a, int ta, void *b, int tb, cudaStream_t stream) {
-  ColumnPlan p = columnPlan(m, d);
-  if (p.chunks == 1) {
+  if (columnsDirect(m)) {
     columnDirect<<<unsigned((d + 255) / 256), 256, 0, stream>>>(
         f, m, d, divisor, a, ta, b, tb);
     return;
   }
+  ColumnPlan p = columnPlan(m, d);
   columnPartials<<<dim3(unsigned((d + 31) / 32), unsigned(p.chunks)),
                    dim3(32, kColLanes), 0, stream>>>(f, m, d, p.rowsPerChunk,
                                                      partial);

@@ -135,9 +135,11 @@ TEST(CudaKernels, ReduceOverLeadingAxesInChunks) {
             {{"axes", {0}}, {"keepdim", false}}, 1e-4f, 1e-4f);
   compareOp("graph.reduce_sum", {randoms(6 * 40 * 7)}, {{6, 40, 7}}, {6, 7},
             {{"axes", {1}}, {"keepdim", false}}, 1e-5f, 1e-5f);
-  // One chunk (columnDirect): rows of 70000, as GPT-2's position-table
-  // gradient (8 x 786432), summed and averaged.
+  // Rows of 70000, as GPT-2's position-table gradient (8 x 786432): 20
+  // rows are one chunk of columnPartials, 3 and 8 take columnDirect.
   compareOp("graph.reduce_sum", {randoms(20 * 70000)}, {{20, 70000}}, {70000},
+            {{"axes", {0}}, {"keepdim", false}}, 1e-5f, 1e-5f);
+  compareOp("graph.reduce_sum", {randoms(8 * 70000)}, {{8, 70000}}, {70000},
             {{"axes", {0}}, {"keepdim", false}}, 1e-5f, 1e-5f);
   compareOp("graph.reduce_mean", {randoms(3 * 70000)}, {{3, 70000}}, {1, 70000},
             {{"axes", {0}}, {"keepdim", true}}, 1e-5f, 1e-5f);
