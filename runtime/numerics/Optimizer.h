@@ -3,7 +3,8 @@
 // The one definition of the optimizer updates, shared by the CPU epilogue
 // (runtime/cpu/Epilogue.cpp) and the device epilogue (runtime/cuda/
 // Epilogue.cu). PyTorch's single-tensor formulas (torch.optim.SGD, Adam,
-// AdamW), evaluated operation by operation in float; the per-step scalars
+// AdamW), evaluated operation by operation in float (each multiply and add
+// rounded on its own on the device too: Rounded.h); the per-step scalars
 // are Python floats in torch, so they are computed in double and rounded
 // once where torch hands them to a float kernel.
 //
@@ -12,6 +13,7 @@
 #define AMPC_RUNTIME_NUMERICS_OPTIMIZER_H
 
 #include "runtime/numerics/HostDevice.h"
+#include "runtime/numerics/Rounded.h"
 
 #include <cmath>
 #include <cstdint>
@@ -42,15 +44,15 @@ AMPC_HD inline float sgdUpdate(float p, float g, float &buf,
                                const SgdCoeffs &c, bool firstStep) {
   float d = g;
   if (c.wd != 0.0f)
-    d = d + c.wd * p; // grad.add(param, alpha=weight_decay)
+    d = addRn(d, mulRn(c.wd, p)); // grad.add(param, alpha=weight_decay)
   if (c.mom != 0.0f) {
     // First step: torch.clone(d_p); then buf.mul_(momentum).add_(d_p,
     // alpha=1 - dampening).
-    float b = firstStep ? d : buf * c.mom + c.damp * d;
+    float b = firstStep ? d : addRn(mulRn(buf, c.mom), mulRn(c.damp, d));
     buf = b;
-    d = c.nesterov ? d + c.mom * b : b;
+    d = c.nesterov ? addRn(d, mulRn(c.mom, b)) : b;
   }
-  return p + c.negLr * d; // param.add_(d_p, alpha=-lr)
+  return addRn(p, mulRn(c.negLr, d)); // param.add_(d_p, alpha=-lr)
 }
 
 // torch.optim.Adam / AdamW's scalars for step number |step| (1 first).
@@ -85,22 +87,23 @@ AMPC_HD inline float adamUpdate(float p, float g, float &m, float &v,
                                 const AdamCoeffs &c) {
   if (c.wd != 0.0f) {
     if (c.decoupled)
-      p = p * c.decay; // param.mul_(1 - lr * weight_decay)
+      p = mulRn(p, c.decay); // param.mul_(1 - lr * weight_decay)
     else
-      g = g + c.wd * p; // grad.add(param, alpha=weight_decay)
+      g = addRn(g, mulRn(c.wd, p)); // grad.add(param, alpha=weight_decay)
   }
   // exp_avg.lerp_(grad, 1 - beta1), ATen's two-branch lerp.
   float mi = m;
-  mi = c.smallW1 ? mi + c.w1 * (g - mi) : g - (g - mi) * (1.0f - c.w1);
+  mi = c.smallW1 ? addRn(mi, mulRn(c.w1, subRn(g, mi)))
+                 : subRn(g, mulRn(subRn(g, mi), subRn(1.0f, c.w1)));
   // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-  float vi = v * c.b2;
-  vi = vi + c.w2 * g * g;
+  float vi = mulRn(v, c.b2);
+  vi = addRn(vi, mulRn(mulRn(c.w2, g), g));
   // denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-  float denom = ::sqrtf(vi) / c.bc2Sqrt + c.eps;
+  float denom = addRn(::sqrtf(vi) / c.bc2Sqrt, c.eps);
   m = mi;
   v = vi;
   // param.addcdiv_(exp_avg, denom, value=-step_size)
-  return p + c.negStepSize * mi / denom;
+  return addRn(p, mulRn(c.negStepSize, mi) / denom);
 }
 
 } // namespace ampc::num

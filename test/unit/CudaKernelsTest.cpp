@@ -472,6 +472,83 @@ TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
   EXPECT_EQ(dw[1]->get(), before);
 }
 
+// Unclipped, the device update is the CPU's bit for bit: both evaluate
+// runtime/numerics/Optimizer.h one rounded operation at a time (Rounded.h;
+// nvcc used to contract the packed and the element loops' copies into
+// different FMAs). Two steps of AdamW with weight decay, then of SGD with
+// Nesterov momentum and weight decay; tensors of 1000, 70000 and 3 take
+// the packed loop and the element tails.
+TEST(CudaEpilogue, UnclippedUpdatesAreTheCpuBitwise) {
+  REQUIRE_GPU();
+  std::vector<int64_t> sizes = {1000, 70000, 3};
+  float scale = 1024.0f;
+  auto bits = [](const std::vector<float> &x) {
+    std::vector<uint32_t> b;
+    for (float f : x)
+      b.push_back(std::bit_cast<uint32_t>(f));
+    return b;
+  };
+  for (bool sgd : {false, true}) {
+    SCOPED_TRACE(sgd ? "sgd" : "adamw");
+    rt::Hyper h;
+    h.lr = 1e-2f;
+    h.weightDecay = 0.1f;
+    h.momentum = sgd ? 0.9f : 0.0f;
+    std::vector<std::vector<float>> w, g, m, v;
+    std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
+    std::vector<cuda::EpilogueTensor> ts;
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      w.push_back(randoms(sizes[k], 1, 30 + k));
+      g.push_back(randoms(sizes[k], scale * 0.01f, 40 + k));
+      m.push_back(std::vector<float>(sizes[k], 0.0f));
+      v.push_back(std::vector<float>(sizes[k], 0.0f));
+      dw.push_back(std::make_unique<Dev>(w[k]));
+      dg.push_back(std::make_unique<Dev>(g[k]));
+      dm.push_back(std::make_unique<Dev>(m[k]));
+      dv.push_back(std::make_unique<Dev>(v[k]));
+      ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
+    }
+    cuda::EpilogueConfig cfg;
+    cfg.nesterov = sgd;
+    if (sgd)
+      cfg.optimizer = cuda::EpilogueConfig::Optimizer::Sgd;
+    cuda::Epilogue epi(ts, cfg);
+    cuda::DeviceState s0;
+    s0.scaler.scale = scale;
+    DeviceCopy<cuda::DeviceState> stateCopy({s0});
+    for (int step = 1; step <= 2; ++step) {
+      float used = stateCopy.get()[0].scaler.scale;
+      cuda::setStepInputs(stateCopy.p, h, 1.0f, nullptr);
+      epi.run(stateCopy.p, nullptr);
+      // The CPU: the same gradients unscaled, then the update.
+      std::vector<std::vector<float>> gs = g;
+      std::vector<cpu::GradBuffer> bufs;
+      for (auto &x : gs)
+        bufs.push_back({x.data(), int64_t(x.size())});
+      cpu::unscaleCheckAndNorm(bufs, num::invScale(used));
+      for (size_t k = 0; k < sizes.size(); ++k) {
+        if (sgd) {
+          cpu::SgdOptions opt;
+          opt.lr = h.lr, opt.momentum = h.momentum, opt.nesterov = true;
+          opt.weightDecay = h.weightDecay;
+          cpu::sgdStep(w[k].data(), gs[k].data(), m[k].data(), sizes[k], opt,
+                       step == 1);
+        } else {
+          cpu::AdamOptions opt; // the device's scalars: Hyper's floats
+          opt.lr = h.lr, opt.weightDecay = h.weightDecay, opt.decoupled = true;
+          opt.beta1 = h.beta1, opt.beta2 = h.beta2, opt.eps = h.eps;
+          cpu::adamStep(w[k].data(), gs[k].data(), m[k].data(), v[k].data(),
+                        sizes[k], opt, step);
+        }
+        EXPECT_EQ(bits(dw[k]->get()), bits(w[k])) << "step " << step;
+        EXPECT_EQ(bits(dm[k]->get()), bits(m[k])) << "step " << step;
+        if (!sgd)
+          EXPECT_EQ(bits(dv[k]->get()), bits(v[k])) << "step " << step;
+      }
+    }
+  }
+}
+
 // The twin of CpuEpilogue.HaltedRefusesEveryStep: the device halts on its
 // own (scale floor) and refuses every later step, clean gradients included,
 // with no host read in between; the stats stay the halting step's.
