@@ -368,11 +368,15 @@ std::string finishGraph(Plan &p, std::shared_ptr<fe::graph::Graph> g,
   return {};
 }
 
-// finishGraph, with an exception (the frontend's, or an allocation's) as
-// the reason instead of a plan cached unusable for no stated reason.
-std::string finish(Plan &p, std::shared_ptr<fe::graph::Graph> g,
-                   cudnnHandle_t h) {
+// A new graph of type |t| that |build| fills, then finishGraph, with an
+// exception (the frontend's: sdpa() throws when no implementation takes
+// the attributes; or an allocation's) as the reason instead of a plan
+// cached unusable for no stated reason.
+template <class Build>
+std::string finish(Plan &p, DType t, cudnnHandle_t h, Build build) {
   try {
+    auto g = newGraph(t);
+    build(g);
     return finishGraph(p, std::move(g), h);
   } catch (const std::exception &e) {
     return std::string("cuDNN frontend: ") + e.what();
@@ -418,22 +422,35 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
     return p;
   }
   if (pass != kBackward) {
-    auto g = newGraph(t);
-    buildForward(g, s, scale, causal, pass == kForwardStats);
-    p.why = finish(p, std::move(g), h);
+    p.why = finish(p, t, h, [&](auto &g) {
+      buildForward(g, s, scale, causal, pass == kForwardStats);
+    });
     return p;
   }
-  auto g = newGraph(t);
-  buildBackward(g, s, scale, causal, deterministic);
-  p.why = finish(p, std::move(g), h);
+  p.why = finish(p, t, h, [&](auto &g) {
+    buildBackward(g, s, scale, causal, deterministic);
+  });
   if (deterministic &&
       (!p.usable || p.workspace > kDeterministicWorkspace)) {
     Plan fallback;
-    g = newGraph(t);
-    buildBackward(g, s, scale, causal, /*deterministic=*/false);
-    fallback.why = finish(fallback, std::move(g), h);
-    if (fallback.usable || !p.usable) // else keep the deterministic plan
+    fallback.why = finish(fallback, t, h, [&](auto &g) {
+      buildBackward(g, s, scale, causal, /*deterministic=*/false);
+    });
+    if (fallback.usable || !p.usable) { // else keep the deterministic plan
+      // Once per shape (plans are cached): a run that asked for nothing
+      // would otherwise not know its backward is not deterministic.
+      if (fallback.usable)
+        std::fprintf(
+            stderr,
+            "note: %.*s: cuDNN's non-deterministic flash backward for this "
+            "shape: the deterministic one %s\n",
+            int(op.size()), op.data(),
+            p.usable ? ("needs " + std::to_string(p.workspace >> 20) +
+                        " MiB of workspace (more than 512)")
+                           .c_str()
+                     : ("was refused: " + p.why).c_str());
       p = std::move(fallback);
+    }
   }
   return p;
 }

@@ -339,7 +339,7 @@ bool gemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
     detail::fail(op, "a bias gradient needs an unbatched GEMM without a bias");
   if (g.gelu != Gelu::None)
     checkGelu(g, op);
-  if (g.m == 0 || g.n == 0)
+  if (g.m == 0 || g.n == 0 || g.batch == 0) // layout() would make it 1
     return !g.biasGrad; // empty: the separate path handles the sum
   if (g.k == 0 && declinable(g))
     return false; // an empty reduction: the separate path handles it
