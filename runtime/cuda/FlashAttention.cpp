@@ -303,8 +303,11 @@ std::shared_ptr<fe::graph::Graph> newGraph(DType t) {
   return g;
 }
 
+// |impl|: AUTO lets the frontend pick (cuDNN 9.19 takes its UNIFIED node
+// for non-causal calls, COMPOSITE for causal ones); COMPOSITE is the retry.
 void buildForward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
-                  float scale, bool causal, bool stats) {
+                  float scale, bool causal, bool stats,
+                  fe::AttentionImplementation_t impl) {
   TensorAttrs q = input(*g, "q", kQ, s.b, s.hq, s.t, s.d, s.packed);
   TensorAttrs k = input(*g, "k", kK, s.b, s.hkv, s.s, s.d, s.packed);
   TensorAttrs v = input(*g, "v", kV, s.b, s.hkv, s.s, s.e, s.packed);
@@ -312,7 +315,8 @@ void buildForward(std::shared_ptr<fe::graph::Graph> g, const Shape &s,
                    .set_name("ampc_flash_forward")
                    .set_generate_stats(stats)
                    .set_causal_mask(causal)
-                   .set_attn_scale(scale);
+                   .set_attn_scale(scale)
+                   .set_implementation(impl);
   auto [o, lse] = g->sdpa(q, k, v, attrs);
   output(o, kO, s.b, s.hq, s.t, s.e, s.packed);
   if (stats) {
@@ -422,9 +426,20 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
     return p;
   }
   if (pass != kBackward) {
-    p.why = finish(p, t, h, [&](auto &g) {
-      buildForward(g, s, scale, causal, pass == kForwardStats);
-    });
+    using Impl = fe::AttentionImplementation_t;
+    for (Impl impl : {Impl::AUTO, Impl::COMPOSITE}) {
+      // The frontend's choice first; if cuDNN has no engine for it (or the
+      // choice was COMPOSITE already and failed), COMPOSITE once more costs
+      // only a plan build, once per shape.
+      Plan tried;
+      tried.why = finish(tried, t, h, [&](auto &g) {
+        buildForward(g, s, scale, causal, pass == kForwardStats, impl);
+      });
+      if (impl == Impl::AUTO || tried.usable)
+        p = std::move(tried);
+      if (p.usable)
+        break;
+    }
     return p;
   }
   p.why = finish(p, t, h, [&](auto &g) {
