@@ -460,8 +460,9 @@ int DeviceModel::grid(int64_t n) {
 
 void DeviceModel::replay(cudaGraphExec_t &exec, int &runs,
                          const std::function<void()> &body) {
-  if (runs++ == 0) {
+  if (runs == 0) { // counted once it ran: a throw leaves it to run again
     body();
+    runs = 1;
     return;
   }
   if (!exec) {
@@ -477,6 +478,7 @@ void DeviceModel::replay(cudaGraphExec_t &exec, int &runs,
       cudaStreamEndCapture(stream_, &broken);
       if (broken)
         cudaGraphDestroy(broken);
+      (void)cudaGetLastError(); // not the next check's to report
       throw;
     }
     check(cudaStreamEndCapture(stream_, &graph),
@@ -529,12 +531,18 @@ void DeviceModel::downloadState() {
   check(cudaMemcpy(&hostState_, state_, sizeof(hostState_),
                    cudaMemcpyDeviceToHost),
         "download");
+  std::memcpy(&downloadedState_, &hostState_, sizeof(hostState_));
   stateOut_ = true;
 }
 
 // Host copies handed out (checkpoint save or load) go back before the next
 // step.
 void DeviceModel::uploadIfPending() {
+  // Nothing runs on the device between the download and here, so an
+  // unchanged host copy is the device's state still.
+  if (stateOut_ && std::memcmp(&hostState_, &downloadedState_,
+                               sizeof(hostState_)) == 0)
+    stateOut_ = false;
   if (!tensorsOut_ && !stateOut_)
     return;
   if (tensorsOut_)

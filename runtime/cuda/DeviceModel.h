@@ -186,6 +186,10 @@ private:
   std::vector<float> hostBuf_;
   DeviceState *state_ = nullptr;
   DeviceState hostState_;
+  // hostState_ as downloaded: a host copy handed out but not written (the
+  // trainer reads scaler() at every log step) goes back without an upload
+  // and a device-wide sync.
+  DeviceState downloadedState_;
   unsigned char *pinnedReport_ = nullptr; // Epilogue::report(), copied
   rt::StepStats lastStats_;
   std::vector<uint8_t> lastFlags_; // non-finite gradients of lastStats_' step

@@ -208,7 +208,7 @@ void noteApart(const detail::Gemm &g, std::string_view op, const char *why) {
                g.biasGrad ? "sum" : "GELU");
 }
 
-Plan &plan(const detail::Gemm &g, std::string_view op) {
+Plan &plan(const detail::Gemm &g, cudaStream_t stream, std::string_view op) {
   static std::map<Key, Plan> cache;
   static std::mutex mu;
   Key key = keyOf(g);
@@ -216,6 +216,10 @@ Plan &plan(const detail::Gemm &g, std::string_view op) {
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
+  // The heuristic query is a host call: the captured step must have met
+  // every GEMM on its eager first run (a run-time switch changed between
+  // the two, e.g. AMPC_CUDA_GEMM_BGRAD, would get here).
+  detail::failIfCapturing(stream, op, "a cuBLASLt plan cannot be made");
   initialize();
   Plan p;
   // cublasLt.h: the GELU matrix's leading dimension must be divisible by 8.
@@ -343,7 +347,7 @@ bool gemm(const Gemm &g, cudaStream_t stream, std::string_view op) {
     return !g.biasGrad; // empty: the separate path handles the sum
   if (g.k == 0 && declinable(g))
     return false; // an empty reduction: the separate path handles it
-  Plan &p = plan(g, op);
+  Plan &p = plan(g, stream, op);
   if (!p.found)
     return false;
   setEpiloguePointers(p.desc, g);
