@@ -56,11 +56,17 @@ DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
   g_.assign(n, nullptr);
   m_.assign(n, nullptr);
   v_.assign(n, nullptr);
-  for (const rt::ParamInfo &p : spec_.params) {
-    offset_.push_back(total_);
+  // In reverse parameter order, the order the backward finishes the
+  // gradients and DataParallel buckets them: a bucket of tensors whose
+  // sizes are multiples of 64 floats (all of GPT-2's) is one range of the
+  // gradient block, which NCCL reduces in place (GradBucketer's adjacency
+  // check) instead of through a staging copy each way.
+  offset_.assign(n, 0);
+  for (size_t p = n; p-- > 0;) {
+    offset_[p] = total_;
     // 256-byte aligned tensors (fused kernels' packed accesses rely on it:
     // compiler/targets/cuda/CudaEmitBlock.cpp, knownAlignment).
-    total_ += (numel(p.shape) + 63) / 64 * 64;
+    total_ += (numel(spec_.params[p].shape) + 63) / 64 * 64;
   }
   // Half weight copies: 256-byte aligned too (128 elements).
   for (const rt::ParamInfo &p : spec_.params) {

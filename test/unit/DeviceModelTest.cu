@@ -296,6 +296,17 @@ TEST(DeviceModel, GradReadyHookHandsOverEventsAndChangesNothing) {
 
 // A checkpoint load edits the staged host copies; the next step uploads
 // them (what --resume relies on).
+// The parameter blocks run in reverse parameter order, as DataParallel
+// lists the gradients: b (1 float, padded to 64) first, then w, right
+// after it, so a bucket of both is one range NCCL reduces in place.
+TEST(DeviceModel, GradientsLieInTheBucketOrder) {
+  REQUIRE_GPU();
+  Linreg m;
+  m.initialize(1, m.defaults());
+  EXPECT_EQ(m.grad(0), m.grad(1) + 64);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m.grad(1)) % 256, 0u);
+}
+
 TEST(DeviceModel, StagedStateGoesBackBeforeTheNextStep) {
   REQUIRE_GPU();
   Linreg m;
