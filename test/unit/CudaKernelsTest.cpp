@@ -399,6 +399,29 @@ TEST(CudaKernels, Conv2dForwardAndBackward) {
   }
 }
 
+// FP32 tensors of |sizes| for an epilogue, on the host (w, g, m, v) and
+// the device (dw, dg, dm, dv): random weights and gradients of about
+// |gradScale| (seeds from |seed|), zero moments.
+struct EpilogueFixture {
+  std::vector<std::vector<float>> w, g, m, v;
+  std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
+  std::vector<cuda::EpilogueTensor> ts;
+  EpilogueFixture(const std::vector<int64_t> &sizes, float gradScale,
+                  int seed) {
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      w.push_back(randoms(sizes[k], 1, seed + k));
+      g.push_back(randoms(sizes[k], gradScale, seed + 10 + k));
+      m.push_back(std::vector<float>(sizes[k], 0.0f));
+      v.push_back(std::vector<float>(sizes[k], 0.0f));
+      dw.push_back(std::make_unique<Dev>(w[k]));
+      dg.push_back(std::make_unique<Dev>(g[k]));
+      dm.push_back(std::make_unique<Dev>(m[k]));
+      dv.push_back(std::make_unique<Dev>(v[k]));
+      ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
+    }
+  }
+};
+
 // The device epilogue against runtime/cpu/Epilogue (AdamW, clip by norm),
 // then an overflow: skipped, scale backed off, weights unchanged.
 TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
@@ -409,20 +432,10 @@ TEST(CudaEpilogue, AdamWMatchesTheCpuAndSkipsOnOverflow) {
   h.weightDecay = 0.1f;
   h.clipNorm = 0.5f;
   float scale = 1024.0f;
-  std::vector<std::vector<float>> w, g, m, v;
-  std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
-  std::vector<cuda::EpilogueTensor> ts;
-  for (size_t k = 0; k < sizes.size(); ++k) {
-    w.push_back(randoms(sizes[k], 1, 10 + k));
-    g.push_back(randoms(sizes[k], scale * 0.01f, 20 + k));
-    m.push_back(std::vector<float>(sizes[k], 0.0f));
-    v.push_back(std::vector<float>(sizes[k], 0.0f));
-    dw.push_back(std::make_unique<Dev>(w[k]));
-    dg.push_back(std::make_unique<Dev>(g[k]));
-    dm.push_back(std::make_unique<Dev>(m[k]));
-    dv.push_back(std::make_unique<Dev>(v[k]));
-    ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
-  }
+  EpilogueFixture f(sizes, scale * 0.01f, 10);
+  auto &w = f.w, &g = f.g, &m = f.m, &v = f.v;
+  auto &dw = f.dw, &dg = f.dg, &dm = f.dm;
+  auto &ts = f.ts;
   cuda::EpilogueConfig cfg;
   cfg.clipNorm = true;
   cuda::Epilogue epi(ts, cfg);
@@ -494,25 +507,14 @@ TEST(CudaEpilogue, UnclippedUpdatesAreTheCpuBitwise) {
     h.lr = 1e-2f;
     h.weightDecay = 0.1f;
     h.momentum = sgd ? 0.9f : 0.0f;
-    std::vector<std::vector<float>> w, g, m, v;
-    std::vector<std::unique_ptr<Dev>> dw, dg, dm, dv;
-    std::vector<cuda::EpilogueTensor> ts;
-    for (size_t k = 0; k < sizes.size(); ++k) {
-      w.push_back(randoms(sizes[k], 1, 30 + k));
-      g.push_back(randoms(sizes[k], scale * 0.01f, 40 + k));
-      m.push_back(std::vector<float>(sizes[k], 0.0f));
-      v.push_back(std::vector<float>(sizes[k], 0.0f));
-      dw.push_back(std::make_unique<Dev>(w[k]));
-      dg.push_back(std::make_unique<Dev>(g[k]));
-      dm.push_back(std::make_unique<Dev>(m[k]));
-      dv.push_back(std::make_unique<Dev>(v[k]));
-      ts.push_back({dg[k]->p, dw[k]->p, dm[k]->p, dv[k]->p, nullptr, sizes[k]});
-    }
+    EpilogueFixture f(sizes, scale * 0.01f, 30);
+    auto &w = f.w, &g = f.g, &m = f.m, &v = f.v;
+    auto &dw = f.dw, &dm = f.dm, &dv = f.dv;
     cuda::EpilogueConfig cfg;
     cfg.nesterov = sgd;
     if (sgd)
       cfg.optimizer = cuda::EpilogueConfig::Optimizer::Sgd;
-    cuda::Epilogue epi(ts, cfg);
+    cuda::Epilogue epi(f.ts, cfg);
     cuda::DeviceState s0;
     s0.scaler.scale = scale;
     DeviceCopy<cuda::DeviceState> stateCopy({s0});
