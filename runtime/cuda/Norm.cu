@@ -245,12 +245,12 @@ __global__ void __launch_bounds__(kRowWarps * 32)
 
 // dx of each row of chunk blockIdx.x (one warp per row), and the chunk's
 // column sums (g * xhat, g) into partial[blockIdx.x * d + j]: each warp sums
-// its rows in row order, then the warps are added in warp order. The
-// blocks per SM each K had before the residual was loaded early (ptxas,
-// sm_90: K = 1 80 registers and 3 blocks, K = 2 128 and 2, each with a
-// few bytes of spill; K = 3 (GPT-2) 193 and K = 4 239, one block, none);
-// without the minimum K = 1 took 109 registers and K = 2 166, a block
-// fewer each.
+// its rows in row order, then the warps are added in warp order. The launch
+// bounds keep the blocks per SM each K had before the residual was loaded
+// early (ptxas, sm_90: K = 1 80 registers and 3 blocks, K = 2 128 and 2,
+// each with a few bytes of spill; K = 3 (GPT-2) 193 and K = 4 239, one
+// block, none); without the minimum K = 1 took 109 registers and K = 2
+// 166, a block fewer each.
 template <int K>
 __global__ void __launch_bounds__(kRowWarps * 32, K == 1 ? 3 : K == 2 ? 2 : 1)
     normBackwardWarp(const void *x, int tx, const void *w, int tw,
