@@ -92,7 +92,7 @@ void layerNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1), *b = optional(in, 2);
   int64_t d;
-  int64_t m = lastDimRows(op, x, d, {w, b});
+  int64_t m = normRows(op, x, y, d, {w, b});
   float eps = float(attrs.getFloat("eps", 1e-5));
   FloatIn fx(x);
   FloatOut fy(y);
@@ -151,7 +151,7 @@ void rmsNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1);
   int64_t d;
-  int64_t m = lastDimRows(op, x, d, {w});
+  int64_t m = normRows(op, x, y, d, {w});
   float eps = float(attrs.getFloat("eps", kernels::machineEpsilon(x.dtype)));
   FloatIn fx(x);
   FloatOut fy(y);

@@ -540,7 +540,7 @@ void layerNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1), *b = optional(in, 2);
   int64_t d;
-  int64_t m = kernels::detail::lastDimRows(op, x, d, {w, b});
+  int64_t m = kernels::detail::normRows(op, x, y, d, {w, b});
   if (m == 0)
     return;
   float eps = float(attrs.getFloat("eps", 1e-5));
@@ -562,7 +562,7 @@ void rmsNormKernel(std::span<const TensorRef> in,
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *w = optional(in, 1);
   int64_t d;
-  int64_t m = kernels::detail::lastDimRows(op, x, d, {w});
+  int64_t m = kernels::detail::normRows(op, x, y, d, {w});
   if (m == 0)
     return;
   float eps = float(attrs.getFloat("eps", kernels::machineEpsilon(x.dtype)));

@@ -218,6 +218,14 @@ int64_t lastDimRows(std::string_view op, const TensorRef &x, int64_t &d,
   return d ? x.numel() / d : 0;
 }
 
+int64_t normRows(std::string_view op, const TensorRef &x, const TensorRef &y,
+                 int64_t &d, std::initializer_list<const TensorRef *> params) {
+  int64_t m = lastDimRows(op, x, d, params);
+  if (y.numel() != x.numel())
+    fail(op, "the result needs x's size");
+  return m;
+}
+
 // Reads starts/limits/strides for |x| and checks |y|'s shape against them.
 SliceSpec sliceSpec(std::string_view op, const TensorRef &x,
                     const TensorRef &y, const Attrs &attrs) {
@@ -271,6 +279,7 @@ StridedCopy transposeCopy(std::string_view op, const TensorRef &x,
   auto perm = attrs.getInts("perm");
   if (int(perm.size()) != x.rank || y.rank != x.rank)
     fail(op, "perm must have one entry per dimension");
+  permOf(op, attrs, x.rank); // fails unless each axis appears once
   StridedCopy c = copyOver(y);
   int64_t xs[kMaxRank];
   strides(x, xs);

@@ -146,6 +146,9 @@ MatmulShape linearShape(std::string_view op, const TensorRef &x,
 // checks the optional [D] parameters.
 int64_t lastDimRows(std::string_view op, const TensorRef &x, int64_t &d,
                     std::initializer_list<const TensorRef *> params);
+// lastDimRows for layer_norm / rms_norm, whose result |y| has x's size.
+int64_t normRows(std::string_view op, const TensorRef &x, const TensorRef &y,
+                 int64_t &d, std::initializer_list<const TensorRef *> params);
 // layer_norm_backward / rms_norm_backward (db null): lastDimRows over the
 // weight and the optional dweight, dbias, and g and the optional dx with x's
 // size.

@@ -137,6 +137,21 @@ TEST(CpuGeometry, LastDimRows) {
   EXPECT_EQ(d, 4);
   EXPECT_EQ(errorOf([&] { lastDimRows("graph.layer_norm", x, d, {&w, &b}); }),
             "graph.layer_norm: weight/bias must be [D]");
+  // The norms' result: x's size, or the kernel would write past it.
+  TensorRef y = shaped({2, 3, 4}), small = shaped({2, 3, 3});
+  EXPECT_EQ(normRows("graph.layer_norm", x, y, d, {&w}), 6);
+  EXPECT_EQ(errorOf([&] { normRows("graph.rms_norm", x, small, d, {&w}); }),
+            "graph.rms_norm: the result needs x's size");
+}
+
+// A transpose's perm names each axis once: [0, 0] on a square matrix
+// matches the shapes but would read past the input.
+TEST(CpuGeometry, TransposePermIsAPermutation) {
+  TensorRef x = shaped({2, 2}), y = shaped({2, 2});
+  Attrs swap{{"perm", {1, 0}}}, twice{{"perm", {0, 0}}};
+  EXPECT_EQ(transposeCopy("graph.transpose", x, y, swap).src[0], 1);
+  EXPECT_EQ(errorOf([&] { transposeCopy("graph.transpose", x, y, twice); }),
+            "graph.transpose: perm is not a permutation");
 }
 
 } // namespace
