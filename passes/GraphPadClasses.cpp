@@ -11,9 +11,9 @@
 // 0 and -inf (exp(-inf) = 0, so the loss and every real class's gradient
 // are the same sums, with exact zeros added: equal up to the order the
 // libraries sum in, e.g. CUDA's 16-byte packs of aligned rows; a padded
-// class's gradient is exactly 0), and the weight
-// gradient is the first rows of the padded one (a leading slice: an alias,
-// no copy; passes/ValueAliases.h).
+// class's gradient is exactly 0), and the weight gradient is the first rows
+// of the padded one (a leading slice: an alias, no copy;
+// passes/ValueAliases.h).
 //
 // Under AMP the weight is the half copy the epilogue keeps (an argument
 // {graph.param_copy}, train-half-weight-copies). Padding it would copy 77
@@ -46,6 +46,14 @@ RankedTensorType resized(Type t, int64_t dim, int64_t size) {
   return RankedTensorType::get(shape, r.getElementType());
 }
 
+// The first rows of |full| as |rows| (a leading slice: an alias).
+Value firstRows(OpBuilder &b, Location loc, RankedTensorType rows, Value full) {
+  return SliceOp::create(
+      b, loc, rows, full,
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rows.getRank(), 0)),
+      b.getDenseI64ArrayAttr(rows.getShape()), nullptr, nullptr);
+}
+
 bool isMatrix(Value v) { return cast<RankedTensorType>(v.getType()).getRank() == 2; }
 
 // True when every use of the dlogits |d| (through reshapes that keep the
@@ -70,13 +78,13 @@ bool rewritable(Value d, Value w, int64_t classes) {
 }
 
 // Moves the uses of |d| onto the padded |dp|.
-void rewire(Value d, Value dp, Value wp, int64_t classes) {
+void rewire(Value d, Value dp, Value wp) {
   int64_t padded = cast<RankedTensorType>(dp.getType()).getShape().back();
   for (Operation *user : llvm::make_early_inc_range(d.getUsers())) {
     if (auto r = dyn_cast<ReshapeOp>(user)) {
       OpBuilder b(r);
       auto rp = ReshapeOp::create(b, r.getLoc(), resized(r.getType(), -1, padded), dp);
-      rewire(r.getResult(), rp.getResult(), wp, classes);
+      rewire(r.getResult(), rp.getResult(), wp);
       r->erase();
       continue;
     }
@@ -87,15 +95,11 @@ void rewire(Value d, Value dp, Value wp, int64_t classes) {
       continue;
     }
     // dW: the padded classes' rows are zero; the gradient is the first rows.
-    Type dw = m.getResult().getType();
+    auto dw = cast<RankedTensorType>(m.getResult().getType());
     m.getResult().setType(resized(dw, 0, padded));
     OpBuilder b(m->getBlock(), std::next(m->getIterator()));
-    int64_t cols = cast<RankedTensorType>(dw).getShape().back();
-    auto slice = SliceOp::create(b, m.getLoc(), dw, m.getResult(),
-                                 b.getDenseI64ArrayAttr({0, 0}),
-                                 b.getDenseI64ArrayAttr({classes, cols}),
-                                 nullptr, nullptr);
-    m.getResult().replaceAllUsesExcept(slice.getResult(), slice);
+    Value slice = firstRows(b, m.getLoc(), dw, m.getResult());
+    m.getResult().replaceAllUsesExcept(slice, slice.getDefiningOp());
   }
 }
 
@@ -123,12 +127,9 @@ void padInPlace(SliceBackwardOp pad) {
   if (others.empty())
     return;
   auto b = OpBuilder::atBlockBegin(copy.getOwner());
-  auto rows = SliceOp::create(
-      b, copy.getLoc(), type, copy,
-      b.getDenseI64ArrayAttr(SmallVector<int64_t>(type.getRank(), 0)),
-      b.getDenseI64ArrayAttr(type.getShape()), nullptr, nullptr);
+  Value rows = firstRows(b, copy.getLoc(), type, copy);
   for (OpOperand *use : others)
-    use->set(rows.getResult());
+    use->set(rows);
 }
 
 // linear(x, W) -> cross_entropy_with_grad, W [V, C] with V elements of the
@@ -179,7 +180,7 @@ void pad(CrossEntropyWithGradOp ce) {
                 resized(ce.getDlogits().getType(), -1, padded)},
       ValueRange{lp.getResult(), ce.getLabels(), ce.getG()}, ce->getAttrs());
   ce.getLoss().replaceAllUsesWith(cep.getLoss());
-  rewire(ce.getDlogits(), cep.getDlogits(), wp.getResult(), classes);
+  rewire(ce.getDlogits(), cep.getDlogits(), wp.getResult());
   ce->erase();
   head->erase();
   padInPlace(wp);

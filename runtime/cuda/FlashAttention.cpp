@@ -454,16 +454,16 @@ Plan &plan(Pass pass, DType t, const Shape &s, float scale, bool causal,
     if (fallback.usable || !p.usable) { // else keep the deterministic plan
       // Once per shape (plans are cached): a run that asked for nothing
       // would otherwise not know its backward is not deterministic.
-      if (fallback.usable)
-        std::fprintf(
-            stderr,
-            "note: %.*s: cuDNN's non-deterministic flash backward for this "
-            "shape: the deterministic one %s\n",
-            int(op.size()), op.data(),
-            p.usable ? ("needs " + std::to_string(p.workspace >> 20) +
-                        " MiB of workspace (more than 512)")
-                           .c_str()
-                     : ("was refused: " + p.why).c_str());
+      if (fallback.usable) {
+        std::string why = p.usable ? "needs " +
+                                         std::to_string(p.workspace >> 20) +
+                                         " MiB of workspace (more than 512)"
+                                   : "was refused: " + p.why;
+        std::fprintf(stderr,
+                     "note: %.*s: cuDNN's non-deterministic flash backward "
+                     "for this shape: the deterministic one %s\n",
+                     int(op.size()), op.data(), why.c_str());
+      }
       p = std::move(fallback);
     }
   }

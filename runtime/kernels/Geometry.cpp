@@ -284,7 +284,7 @@ StridedCopy transposeCopy(std::string_view op, const TensorRef &x,
   int64_t xs[kMaxRank];
   strides(x, xs);
   for (int i = 0; i < x.rank; ++i) {
-    if (perm[i] < 0 || perm[i] >= x.rank || y.shape[i] != x.shape[perm[i]])
+    if (y.shape[i] != x.shape[perm[i]]) // perm in range: permOf above
       fail(op, "perm does not match the shapes");
     c.src[i] = xs[perm[i]];
   }
