@@ -86,7 +86,8 @@ int main(int argc, char **argv) {
   std::vector<cuda::EpilogueTensor> ts;
   int64_t off = 0, params = 0;
   for (int64_t n : sizes) {
-    ts.push_back({g + off, w + off, m + off, v + off, h + off, n});
+    ts.push_back({g + off, w + off, m + off, v + off, h + off, n,
+                  rt::DType::F16});
     off += (n + 63) / 64 * 64;
     params += n;
   }
@@ -94,7 +95,6 @@ int main(int argc, char **argv) {
   cfg.optimizer = cuda::EpilogueConfig::Optimizer::AdamW;
   cfg.lossScale = cuda::EpilogueConfig::LossScale::Dynamic;
   cfg.clipNorm = true;
-  cfg.gradType = rt::DType::F16;
   cfg.halfType = rt::DType::F16;
   cuda::Epilogue epi(ts, cfg);
   cuda::DeviceState init, *state;

@@ -266,7 +266,7 @@ DenseSet<Value> ampc::gradsWrittenInPlace(func::FuncOp grad) {
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto r = dyn_cast<OpResult>(v);
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!r || returned[v] != 1 || !type || !type.getElementType().isF32() ||
+    if (!r || returned[v] != 1 || !type || !type.getElementType().isFloat() ||
         !grad.getResultAttr(i, graph::kGradAttr))
       continue;
     Operation *def = r.getOwner();

@@ -167,6 +167,19 @@ def TrainHalfWeightCopies : Pass<"train-half-weight-copies", "mlir::ModuleOp"> {
   }];
 }
 
+def TrainHalfGrads : Pass<"train-half-grads", "mlir::ModuleOp"> {
+  let summary = "Return weight gradients in the AMP type instead of casting them to FP32";
+  let description = [{
+    A gradient result of `@<model>_grad` that is a `graph.cast` of an f16
+    or bf16 value to f32, the cast used by nothing else, returns the half
+    value instead and the cast goes. The widening is exact, so nothing
+    changes but who does it: the fused epilogue reads the half gradient,
+    and the runtime widens it where it keeps FP32 gradients (accumulation,
+    the data-parallel all-reduce). `rt::ParamInfo::gradType` names the
+    result's type. `ampc compile --target=cuda` runs it (`--half-grads`).
+  }];
+}
+
 def TrainFuseEpilogue : Pass<"train-fuse-epilogue", "mlir::ModuleOp"> {
   let summary = "Fold the epilogue ops of @<model>_step into one train.fused_epilogue";
   let description = [{

@@ -93,6 +93,8 @@ void ampc::buildTrainingPipeline(OpPassManager &pm,
     pm.addPass(createGraphFuseBiasGrad()); // after CSE: one reshape of dY
   if (o.fuseGemmGelu)
     pm.addPass(createGraphFuseGemmGelu()); // after the bias gradients
+  if (o.halfGrads && o.amp != "off")
+    pm.addPass(createTrainHalfGrads()); // on the final casts, before fusion
   pm.addPass(createKernelFuseElementwise());
   if (o.fuseResidualNorm)
     pm.addPass(createKernelFuseResidualNorm()); // on the fused loops

@@ -104,6 +104,15 @@ struct TrainPipelineOptions
                      "-inf bias (default off; ampc compile turns it on for "
                      "the CUDA target)"),
       llvm::cl::init(false)};
+  // train-half-grads (weight gradients leave the step in the AMP type; the
+  // epilogue widens them). `ampc compile --target=cuda` turns it on; on the
+  // CPU the widening costs what the casts did.
+  Option<bool> halfGrads{
+      *this, "half-grads",
+      llvm::cl::desc("Return the half weight gradients autodiff casts to "
+                     "FP32 as they are; the runtime widens them (default "
+                     "off; ampc compile turns it on for the CUDA target)"),
+      llvm::cl::init(false)};
   // graph-fuse-gemm-gelu (the tanh GELU and its derivative in the GEMM's
   // epilogue). Off by default: it rounds once where PyTorch rounds twice.
   Option<bool> fuseGemmGelu{

@@ -53,6 +53,10 @@ struct ParamInfo {
   // the weight (graph-pad-classes' padded LM head; TrainHalfWeightCopies):
   // allocated zeroed once, never written.
   int64_t halfPadding = 0;
+  // The type the step returns the gradient in: F32, or under AMP the half
+  // type of the GEMM that computed it (passes/TrainHalfGrads.cpp), which
+  // the model widens (Model::requireFloatGrads).
+  DType gradType = DType::F32;
 };
 
 // What was fixed at compile time (`ampc compile` flags).
@@ -193,6 +197,14 @@ public:
   // memory on a GPU model): the runtime all-reduces them between
   // forwardBackward() and step().
   virtual float *grad(int param) = 0;
+  // Gradients the step returns in half precision (ParamInfo::gradType)
+  // reach grad() only after this was called: otherwise a model may keep
+  // them in half and have step() widen them as it reads them (the CUDA
+  // target does, with one micro-batch a step). The runtime calls it before
+  // training when it reads grad() between forwardBackward() and step()
+  // (data parallel, --dump-step); micro-batches accumulate in grad()
+  // anyway.
+  virtual void requireFloatGrads() {}
   // Sum of micro-batch losses since the last step(); all-reduced with the
   // gradients in data-parallel runs.
   virtual float *lossAccumulator() = 0;

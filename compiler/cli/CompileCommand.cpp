@@ -108,6 +108,12 @@ AMPC_OPT(bool, padClasses, "pad-classes",
                   "aligned GEMM kernels run; same loss and gradients "
                   "(default: on for --target=cuda, off for cpu)"),
          cl::init(true));
+AMPC_OPT(bool, halfGrads, "half-grads",
+         cl::desc("Under AMP, weight gradients leave the step in the AMP "
+                  "type and the epilogue widens them as it reads them "
+                  "(exact: same values, 96 fewer launches for GPT-2); "
+                  "default: on for --target=cuda, off for cpu"),
+         cl::init(true));
 AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
          cl::desc("A linear's tanh GELU and its backward in the GEMM's "
                   "epilogue (cuBLASLt GELU_AUX_BIAS / DGELU): one rounding "
@@ -236,6 +242,7 @@ int runCompile() {
   options.fuseCrossEntropy = fuseCrossEntropy;
   options.fuseGemmGelu = fuseGemmGelu;
   options.padClasses = ampc::cli::givenOr(padClasses, target == "cuda");
+  options.halfGrads = ampc::cli::givenOr(halfGrads, target == "cuda");
   // Only the CUDA library reads the statistics: on the CPU they would be
   // work and memory for nothing.
   options.saveAttentionStats = saveAttentionStats && target == "cuda";

@@ -78,6 +78,12 @@ AMPC_OPT(bool, padClasses, "pad-classes",
                   "aligned GEMM kernels run; same loss and gradients "
                   "(default: on for --target=cuda, off for cpu)"),
          cl::init(true));
+AMPC_OPT(bool, halfGrads, "half-grads",
+         cl::desc("Under AMP, weight gradients leave the step in the AMP "
+                  "type and the epilogue widens them as it reads them "
+                  "(exact: same values, 96 fewer launches for GPT-2); "
+                  "default: on for --target=cuda, off for cpu"),
+         cl::init(true));
 AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
          cl::desc("A linear's tanh GELU and its backward in the GEMM's "
                   "epilogue, as `ampc compile --fuse-gemm-gelu` (default "
@@ -161,6 +167,7 @@ int runCost() {
   options.fuseBiasGrad = fuseBiasGrad;
   options.fuseGemmGelu = fuseGemmGelu;
   options.padClasses = ampc::cli::givenOr(padClasses, target == "cuda");
+  options.halfGrads = ampc::cli::givenOr(halfGrads, target == "cuda");
   options.fuseEmbeddingGradSum = fuseEmbeddingGradSum;
   options.halfWeightCopies = halfWeightCopies;
   options.fusePackedAttention = fusePackedAttention;

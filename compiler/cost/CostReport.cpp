@@ -51,14 +51,15 @@ Launch hostLaunch(std::string name, std::string op, std::string where,
 }
 
 // DeviceModel::step(): setInputs, the epilogue's two passes over every
-// parameter (runtime/cuda/Epilogue.cu; FP32 gradients; |halfCopies|
-// elements also written as the half copy the next step reads), the
+// parameter (runtime/cuda/Epilogue.cu; |gradBytes| of gradients, FP32 or
+// half; |halfCopies| elements also written as the half copy the next step
+// reads), the
 // statistics copied to pinned memory (a GPU only: HostModel's are in host
 // memory already). Packed (16-byte) or element accesses move the same
 // bytes: each pass reads and writes every element once.
 void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
-                    int64_t numTensors, int64_t halfCopies, bool device,
-                    std::vector<Launch> &out) {
+                    double gradBytes, int64_t numTensors, int64_t halfCopies,
+                    bool device, std::vector<Launch> &out) {
   train::ConfigAttr config = epilogue.getConfig();
   StringRef opt = config.getOptimizer();
   int64_t chunks = 0;
@@ -74,11 +75,12 @@ void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
   // pass1: each gradient read once (unscale, non-finite check, squares);
   // per-chunk partial sums, per-tensor norms.
   out.push_back(hostLaunch("pass1", op, "unscale+check+norm", Kind::Epilogue,
-                           4 * n, 4 * double(chunks + numTensors), 3 * n, 1));
+                           gradBytes, 4 * double(chunks + numTensors), 3 * n,
+                           1));
   // pass2: gradient read, master read and written, moments read and
   // written. SGD touches its momentum buffer only when momentum != 0 (the
   // compiled-in default is what counts here).
-  double read = 8 * n, written = 4 * n, flops = 4 * n;
+  double read = gradBytes + 4 * n, written = 4 * n, flops = 4 * n;
   std::string what = opt.str();
   if (opt == "sgd") {
     double momentum = 0;
@@ -248,7 +250,10 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
   // DeviceModel's launches in each micro-batch besides the body's ops:
   // addLoss, storeGrad (emitted right after the op that finishes each
   // gradient: a copy on micro-batch 0 unless written in place, accumulate
-  // after) and the dropout step counter.
+  // after; a half gradient, train-half-grads, widened into FP32 on
+  // micro-batch 0 too when micro-batches accumulate or on the CPU) and the
+  // dropout step counter. One rank: data parallel widens half gradients as
+  // accumulation does, which is not counted here.
   int64_t accum = r.accumSteps;
   auto ret = cast<func::ReturnOp>(grad.getBody().front().getTerminator());
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
@@ -259,23 +264,42 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
                                     accum));
   }
   int64_t numTensors = 0;
+  double gradBytes = 0; // what the epilogue reads
   // Micro-batch 0 writes most gradients in place: no copy for them.
   DenseSet<Value> inPlace = gradsWrittenInPlace(grad);
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto param = grad.getResultAttrOfType<StringAttr>(i, graph::kGradAttr);
     if (!param)
       continue;
-    double n = double(cast<RankedTensorType>(v.getType()).getNumElements());
+    auto type = cast<RankedTensorType>(v.getType());
+    double n = double(type.getNumElements());
     ++numTensors;
     r.parameters += int64_t(n);
-    if (!inPlace.contains(v))
-      launches.push_back(hostLaunch(copyName, "storeGrad",
-                                    param.getValue().str(), Kind::Copy, 4 * n,
-                                    4 * n, 0, 1));
-    if (accum > 1)
-      launches.push_back(hostLaunch("accumulate", "storeGrad",
-                                    param.getValue().str(), Kind::Runtime,
-                                    8 * n, 4 * n, n, accum - 1));
+    const std::string name = param.getValue().str();
+    if (type.getElementType().isF32()) {
+      if (!inPlace.contains(v))
+        launches.push_back(hostLaunch(copyName, "storeGrad", name, Kind::Copy,
+                                      4 * n, 4 * n, 0, 1));
+      if (accum > 1)
+        launches.push_back(hostLaunch("accumulate", "storeGrad", name,
+                                      Kind::Runtime, 8 * n, 4 * n, n,
+                                      accum - 1));
+      gradBytes += 4 * n;
+    } else if (accum > 1 || target != Target::Cuda) {
+      // Widened into FP32 by storeGrad (HostModel always: its epilogue
+      // reads FP32).
+      launches.push_back(hostLaunch("widenGrad", "storeGrad", name,
+                                    Kind::Runtime, 2 * n, 4 * n, 0, 1));
+      launches.push_back(hostLaunch("widenGrad (add)", "storeGrad", name,
+                                    Kind::Runtime, 6 * n, 4 * n, n,
+                                    accum - 1));
+      gradBytes += 4 * n;
+    } else { // the epilogue reads it where the step left it
+      if (!inPlace.contains(v))
+        launches.push_back(hostLaunch(copyName, "storeGrad", name, Kind::Copy,
+                                      2 * n, 2 * n, 0, 1));
+      gradBytes += 2 * n;
+    }
   }
   if (dropout)
     launches.push_back(hostLaunch("advance", "dropout step", "", Kind::Runtime,
@@ -294,7 +318,7 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     if (auto name = grad.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
                                                       graph::kParamCopyAttr))
       halfCopies += masterSize.lookup(name.getValue());
-  appendEpilogue(epilogue, r.parameters, numTensors, halfCopies,
+  appendEpilogue(epilogue, r.parameters, gradBytes, numTensors, halfCopies,
                  target == Target::Cuda, launches);
 
   for (Launch &l : launches) {

@@ -1,6 +1,7 @@
 //===- HostModel.cpp - The fixed half of a generated CPU model ------------===//
 #include "runtime/cpu/HostModel.h"
 
+#include "runtime/cpu/HalfBlocks.h"
 #include "runtime/numerics/Init.h"
 #include "runtime/numerics/Philox.h"
 
@@ -70,6 +71,8 @@ HostModel::allocate(const rt::ModelSpec &spec) {
         tensors[p].v.assign(n, 0.0f);
       if (spec.params[p].halfCopy) // zero padding rows after the copy
         tensors[p].h.assign(n + size_t(spec.params[p].halfPadding), 0);
+      if (spec.params[p].gradType != rt::DType::F32)
+        tensors[p].hg.assign(n, 0);
     }
   } catch (const std::exception &) { // bad_alloc, length_error
     outOfMemory(spec, "parameters");
@@ -154,6 +157,22 @@ void HostModel::storeGrad(int param, const float *grad, int micro) {
   }
   for (size_t i = 0; i < g.size(); ++i)
     g[i] += grad[i];
+}
+
+void HostModel::storeGrad(int param, const num::half *grad, int micro) {
+  std::vector<float> &g = tensors_[param].g;
+  if (micro == 0) {
+    halfToFloat(grad, g.data(), int64_t(g.size()));
+    return;
+  }
+  for (size_t i = 0; i < g.size(); ++i)
+    g[i] += float(grad[i]);
+}
+
+void HostModel::storeGrad(int param, const num::bf16 *grad, int micro) {
+  std::vector<float> &g = tensors_[param].g;
+  for (size_t i = 0; i < g.size(); ++i)
+    g[i] = micro == 0 ? float(grad[i]) : g[i] + float(grad[i]);
 }
 
 std::vector<rt::StateTensor> HostModel::stateTensors() {

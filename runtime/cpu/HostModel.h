@@ -18,6 +18,7 @@
 
 #include "runtime/SpecModel.h"
 #include "runtime/cpu/Epilogue.h"
+#include "runtime/numerics/Half.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -90,6 +91,14 @@ protected:
   // 0 (nothing to copy when |grad| is grad(param) itself: the step wrote it
   // in place), added by the others.
   void storeGrad(int param, const float *grad, int micro);
+  // A half gradient (rt::ParamInfo::gradType): widened into the FP32
+  // gradient (micro-batch 0) or added to it (the others). Exact, so the
+  // epilogue sees the values the step's cast to FP32 gave.
+  void storeGrad(int param, const num::half *grad, int micro);
+  void storeGrad(int param, const num::bf16 *grad, int micro);
+  // Where micro-batch 0 writes a half gradient in place
+  // (passes/GradInPlace.h) before storeGrad widens it.
+  void *halfGrad(int param) { return tensors_[param].hg.data(); }
   // Parameter |param|'s gradient is final for this micro-batch (the
   // generated code calls it right after its last use): tells the
   // data-parallel hook, if any (Model::setGradReadyHook).
@@ -102,6 +111,7 @@ private:
   struct Tensors {
     std::vector<float> w, g, m, v; // master, gradient, moments (v: Adam)
     std::vector<uint16_t> h;       // half copy of w (F16 or BF16 bits)
+    std::vector<uint16_t> hg;      // half gradient (gradType F16 or BF16)
   };
 
   std::vector<Tensors> tensors_; // sized once: the epilogue keeps pointers

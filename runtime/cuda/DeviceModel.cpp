@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -30,6 +31,8 @@ void launchAddLoss(float *acc, const __half *loss, cudaStream_t stream);
 void launchAddLoss(float *acc, const __nv_bfloat16 *loss, cudaStream_t stream);
 void launchCastToHalf(const float *w, void *h, int64_t n, bool bf16, int grid,
                       cudaStream_t stream);
+void launchWidenGrad(float *g, const void *h, int64_t n, bool bf16, bool add,
+                     int grid, cudaStream_t stream);
 } // namespace detail
 
 namespace {
@@ -74,6 +77,12 @@ DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
     if (p.halfCopy)
       halfTotal_ += (numel(p.shape) + p.halfPadding + 127) / 128 * 128;
   }
+  for (const rt::ParamInfo &p : spec_.params) {
+    halfGradOffset_.push_back(halfGradTotal_);
+    if (p.gradType != rt::DType::F32)
+      halfGradTotal_ += (numel(p.shape) + 127) / 128 * 128;
+  }
+  floatGrads_ = spec_.config.accumSteps > 1;
   for (const rt::ParamInfo &b : spec_.buffers) {
     bufOffset_.push_back(bufTotal_);
     bufTotal_ += (numel(b.shape) + 63) / 64 * 64;
@@ -96,6 +105,7 @@ DeviceModel::~DeviceModel() {
     cudaFree(b);
   cudaFree(bufBlock_);
   cudaFree(halfBlock_);
+  cudaFree(halfGradBlock_);
   cudaFree(arena_);
   cudaFree(state_);
   cudaFree(dropStep_);
@@ -155,6 +165,16 @@ void DeviceModel::setup() {
       if (spec_.params[p].halfCopy)
         h_[p] = static_cast<char *>(halfBlock_) + halfOffset_[p] * 2;
   }
+  hg_.assign(spec_.params.size(), nullptr);
+  if (halfGradTotal_ > 0) {
+    check(cudaMalloc(&halfGradBlock_, halfGradTotal_ * 2),
+          "cudaMalloc(half gradients)");
+    check(cudaMemset(halfGradBlock_, 0, halfGradTotal_ * 2),
+          "zero half gradients");
+    for (size_t p = 0; p < spec_.params.size(); ++p)
+      if (spec_.params[p].gradType != rt::DType::F32)
+        hg_[p] = static_cast<char *>(halfGradBlock_) + halfGradOffset_[p] * 2;
+  }
   hostBuf_.assign(bufTotal_, 0.0f);
   hostW_.assign(total_, 0.0f);
   hostM_.assign(total_, 0.0f);
@@ -183,14 +203,7 @@ void DeviceModel::setup() {
     check(cudaMemcpy(constants_[i], c.data, c.bytes, cudaMemcpyHostToDevice),
           "constant");
   }
-  // The epilogue's tensors.
-  EpilogueConfig ec = EpilogueConfig::fromCompileConfig(spec_.config);
-  ec.gradType = rt::DType::F32; // @grad returns FP32 gradients
-  std::vector<EpilogueTensor> ts;
-  for (size_t p = 0; p < spec_.params.size(); ++p)
-    ts.push_back(
-        {g_[p], w_[p], m_[p], v_[p], h_[p], numel(spec_.params[p].shape)});
-  epilogue_ = std::make_unique<Epilogue>(std::move(ts), ec);
+  makeEpilogue();
   // The step's statistics and non-finite flags (Epilogue::report()).
   check(cudaMallocHost(&pinnedReport_, epilogue_->reportBytes()),
         "cudaMallocHost");
@@ -198,6 +211,40 @@ void DeviceModel::setup() {
   // legacy stream: they may return before the DMA lands, and stream_ does
   // not wait for it.
   check(cudaDeviceSynchronize(), "setup");
+}
+
+// The epilogue reads each gradient where the step leaves it: a half one in
+// hg_ unless it is widened into g_ (floatGrads_).
+void DeviceModel::makeEpilogue() {
+  std::vector<EpilogueTensor> ts;
+  for (size_t p = 0; p < spec_.params.size(); ++p) {
+    EpilogueTensor e{g_[p], w_[p], m_[p], v_[p], h_[p],
+                     numel(spec_.params[p].shape)};
+    if (hg_[p] && !floatGrads_) {
+      e.grad = hg_[p];
+      e.gradType = spec_.params[p].gradType;
+    }
+    ts.push_back(e);
+  }
+  epilogue_.reset(); // its device table first
+  epilogue_ = std::make_unique<Epilogue>(
+      std::move(ts), EpilogueConfig::fromCompileConfig(spec_.config));
+}
+
+void DeviceModel::requireFloatGrads() {
+  if (floatGrads_)
+    return;
+  floatGrads_ = true;
+  if (!ready_ || halfGradTotal_ == 0)
+    return; // setup() builds the epilogue on grad()
+  // The captured graphs keep the half gradients and read them.
+  dropForwardBackwardGraphs(); // waits for the stream
+  if (stepExec_)
+    check(cudaGraphExecDestroy(stepExec_), "cudaGraphExecDestroy");
+  stepExec_ = nullptr;
+  stepRuns_ = 0;
+  makeEpilogue();
+  check(cudaDeviceSynchronize(), "epilogue table"); // a pageable upload
 }
 
 void DeviceModel::initialize(uint64_t seed, const rt::Hyper &hyper) {
@@ -449,6 +496,35 @@ void DeviceModel::storeGrad(int param, const float *g, int micro) {
             "grad");
   } else
     detail::launchAccumulate(g_[param], g, n, grid(n), stream_);
+}
+
+void DeviceModel::storeGrad(int param, const __half *g, int micro) {
+  storeHalfGrad(param, g, micro, false);
+}
+void DeviceModel::storeGrad(int param, const __nv_bfloat16 *g, int micro) {
+  storeHalfGrad(param, g, micro, true);
+}
+
+void DeviceModel::storeHalfGrad(int param, const void *g, int micro,
+                                bool bf16) {
+  int64_t n = numel(spec_.params[param].shape);
+  if (floatGrads_) {
+    detail::launchWidenGrad(g_[param], g, n, bf16, micro > 0, grid(n),
+                            stream_);
+    check(cudaGetLastError(), "widen gradient");
+    return;
+  }
+  if (micro > 0) // floatGrads_ holds whenever a step has micro-batches
+    throw std::logic_error("a half gradient accumulated without "
+                           "requireFloatGrads()");
+  if (!hg_[param])
+    throw std::logic_error("storeGrad: a half gradient for parameter " +
+                           spec_.params[param].name +
+                           ", whose ParamInfo::gradType is F32");
+  if (g != hg_[param])
+    check(cudaMemcpyAsync(hg_[param], g, n * 2, cudaMemcpyDeviceToDevice,
+                          stream_),
+          "grad");
 }
 
 Kernel DeviceModel::kernel(const char *name) {

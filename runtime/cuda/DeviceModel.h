@@ -8,7 +8,8 @@
 // Every tensor stays on the device: FP32 masters, gradients and moments in
 // one allocation each (each tensor 256-byte aligned in it), the half weight
 // copies the step reads (passes/TrainHalfWeightCopies.cpp) in another,
-// written by the epilogue and recast after each upload, intermediates
+// written by the epilogue and recast after each upload, the half gradients
+// the step returns (passes/TrainHalfGrads.cpp) in a third, intermediates
 // in one arena (the memory plan), the scaler, step counter and statistics
 // in a DeviceState (runtime/cuda/Epilogue.h). Host copies exist only for
 // checkpoints (stateTensors/scaler/optimizerStep stage them; the next step
@@ -68,6 +69,12 @@ public:
   void setDataShard(int rank, int) override;
   void forwardBackward(const void *const *inputs, int micro) override;
   float *grad(int param) override { return g_[param]; } // device
+  // Half gradients (rt::ParamInfo::gradType) are widened into grad() from
+  // now on; before, with one micro-batch a step, the epilogue reads them
+  // as the step left them. Call it before training: after the first step
+  // it drops the captured graphs and rebuilds the epilogue (its overflow
+  // counts start again).
+  void requireFloatGrads() override;
   float *lossAccumulator() override;                    // device
   // NCCL orders the gradient all-reduce after the work queued here.
   void *computeStream() override;
@@ -121,6 +128,16 @@ protected:
   // |g| is grad(param) itself: the step wrote it in place), added after
   // (accumulation over micro-batches).
   void storeGrad(int param, const float *g, int micro);
+  // A half gradient (rt::ParamInfo::gradType, passes/TrainHalfGrads.cpp):
+  // kept in halfGrad(param) for the epilogue to widen (copied there unless
+  // written in place), or, once FP32 gradients are required or with more
+  // than one micro-batch, widened into grad(param) (micro-batch 0) or added
+  // to it.
+  void storeGrad(int param, const __half *g, int micro);
+  void storeGrad(int param, const __nv_bfloat16 *g, int micro);
+  // Where micro-batch 0 writes a half gradient in place
+  // (passes/GradInPlace.h).
+  void *halfGrad(int param) const { return hg_[param]; }
   // Parameter |param|'s gradient is final for this micro-batch (called
   // right after its last kernel): with a data-parallel hook set, records
   // its ready event on stream(). Nothing otherwise.
@@ -159,6 +176,9 @@ private:
   void downloadState();
   void uploadIfPending();
   void castHalfCopies();
+  void storeHalfGrad(int param, const void *g, int micro, bool bf16);
+  // The epilogue over the current gradient buffers (half or FP32).
+  void makeEpilogue();
   bool sgd() const { return spec_.config.optimizer == "sgd"; }
 
   std::vector<Constant> hostConstants_;
@@ -178,6 +198,14 @@ private:
   int64_t halfTotal_ = 0;
   void *halfBlock_ = nullptr;
   float *blocks_[4] = {};
+  // Half gradients (rt::ParamInfo::gradType): one block, element offsets
+  // 128-element aligned. floatGrads_: they are widened into g_ (more than
+  // one micro-batch, or requireFloatGrads()), else the epilogue reads them.
+  std::vector<void *> hg_;
+  std::vector<int64_t> halfGradOffset_;
+  int64_t halfGradTotal_ = 0;
+  void *halfGradBlock_ = nullptr;
+  bool floatGrads_ = false;
   std::vector<float> hostW_, hostM_, hostV_;
   // Buffers (spec_.buffers): one block, staged with the parameters.
   std::vector<int64_t> bufOffset_;

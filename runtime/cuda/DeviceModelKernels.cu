@@ -1,8 +1,9 @@
 //===- DeviceModelKernels.cu - The tiny kernels of DeviceModel ------------===//
 //
 // What DeviceModel enqueues besides the generated bodies and the epilogue:
-// gradient accumulation over micro-batches, the dropout step counter and
-// the loss accumulator, each captured into the forward+backward graph; and
+// gradient accumulation over micro-batches (half gradients widened), the
+// dropout step counter and the loss accumulator, each captured into the
+// forward+backward graph; and
 // the recast of the half weight copies after the masters were uploaded
 // (eager, outside any graph).
 //
@@ -41,6 +42,15 @@ __global__ void castToHalf(const float *w, T *h, int64_t n) {
     h[i] = T(w[i]);
 }
 
+// A half gradient widened into the FP32 one (micro-batch 0) or added to it:
+// exact, as the graph.cast it replaces (passes/TrainHalfGrads.cpp).
+template <typename T>
+__global__ void widenGrad(float *g, const T *h, int64_t n, bool add) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    g[i] = add ? g[i] + float(h[i]) : float(h[i]);
+}
+
 } // namespace
 
 void launchAccumulate(float *g, const float *x, int64_t n, int grid,
@@ -69,6 +79,16 @@ void launchCastToHalf(const float *w, void *h, int64_t n, bool bf16, int grid,
                                          n);
   else
     castToHalf<<<grid, 256, 0, stream>>>(w, static_cast<__half *>(h), n);
+}
+
+void launchWidenGrad(float *g, const void *h, int64_t n, bool bf16, bool add,
+                     int grid, cudaStream_t stream) {
+  if (bf16)
+    widenGrad<<<grid, 256, 0, stream>>>(
+        g, static_cast<const __nv_bfloat16 *>(h), n, add);
+  else
+    widenGrad<<<grid, 256, 0, stream>>>(g, static_cast<const __half *>(h), n,
+                                        add);
 }
 
 } // namespace ampc::cuda::detail

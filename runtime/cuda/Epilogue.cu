@@ -51,10 +51,10 @@ __global__ void __launch_bounds__(kThreads)
                   ? num::invScale(s->scaler.scale)
                   : float(1.0 / (double(s->scaler.scale) *
                                  double(s->gradDivisor)));
-  int dt = int(cfg.gradType);
   for (int ci = blockIdx.x; ci < t.numChunks; ci += gridDim.x) {
     const Chunk c = t.chunks[ci];
     const EpilogueTensor &e = t.tensors[c.tensor];
+    const int dt = int(e.gradType);
     float sum = 0.0f;
     bool bad = false;
     const int64_t vecEnd = packedEnd(c, t.packed);
@@ -204,10 +204,11 @@ __global__ void __launch_bounds__(kThreads)
   u.ak = s->adam;
   // Which state the optimizer reads and writes besides the master.
   const bool useM = !u.sgd || u.momentum, useV = !u.sgd;
-  const int dt = int(cfg.gradType), ht = int(cfg.halfType);
+  const int ht = int(cfg.halfType);
   for (int ci = blockIdx.x; ci < t.numChunks; ci += gridDim.x) {
     const Chunk c = t.chunks[ci];
     const EpilogueTensor &e = t.tensors[c.tensor];
+    const int dt = int(e.gradType);
     const int64_t vecEnd = packedEnd(c, t.packed);
     for (int64_t i = c.begin + int64_t(threadIdx.x) * kPack; i < vecEnd;
          i += int64_t(blockDim.x) * kPack) {
@@ -276,7 +277,7 @@ bool scalarForced() {
 bool allPacked(const std::vector<EpilogueTensor> &ts,
                const EpilogueConfig &cfg) {
   for (const EpilogueTensor &e : ts)
-    if (!packedOk(e.grad, cfg.gradType) || !packedOk(e.param, DType::F32) ||
+    if (!packedOk(e.grad, e.gradType) || !packedOk(e.param, DType::F32) ||
         (e.m && !packedOk(e.m, DType::F32)) ||
         (e.v && !packedOk(e.v, DType::F32)) ||
         (e.half && !packedOk(e.half, cfg.halfType)))

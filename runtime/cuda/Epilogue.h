@@ -79,8 +79,9 @@ struct DeviceState {
   uint32_t blocksDone = 0; // pass 1's completion counter (back to 0 after)
 };
 
-// One parameter: gradient (gradType), FP32 master, moments (exp_avg or the
-// momentum buffer; exp_avg_sq), the optional half copy (halfType).
+// One parameter: gradient (of gradType: FP32, or a half gradient the step
+// returned, passes/TrainHalfGrads.cpp), FP32 master, moments (exp_avg or
+// the momentum buffer; exp_avg_sq), the optional half copy (halfType).
 struct EpilogueTensor {
   const void *grad = nullptr;
   float *param = nullptr;
@@ -88,6 +89,7 @@ struct EpilogueTensor {
   float *v = nullptr;
   void *half = nullptr;
   int64_t n = 0;
+  rt::DType gradType = rt::DType::F32;
 };
 
 using kernels::EpilogueConfig;

@@ -22,11 +22,10 @@ struct EpilogueConfig {
   enum class LossScale : int32_t { None, Static, Dynamic } lossScale =
       LossScale::Dynamic;
   bool clipNorm = false, clipValue = false, nesterov = false;
-  // The device epilogue's gradient type (the CPU epilogue takes FP32
-  // gradients) and the type of the half weight copies both write
+  // The type of the half weight copies both epilogues write
   // (CompileConfig::amp's; a tensor has one when its EpilogueTensor::half
-  // is set).
-  rt::DType gradType = rt::DType::F32;
+  // is set). The device epilogue's gradient types are per tensor
+  // (cuda::EpilogueTensor::gradType); the CPU epilogue's are FP32.
   rt::DType halfType = rt::DType::F16;
 
   // From the compiled-in configuration (rt::CompileConfig's spellings);

@@ -57,6 +57,8 @@ DataParallel::DataParallel(Model &model, const DataParallelOptions &o)
   rank_ = comm_->rank();
   world_ = comm_->size();
   model_.setDataShard(rank_, world_);
+  if (world_ > 1) // the all-reduce sums FP32 gradients
+    model_.requireFloatGrads();
 }
 
 DataParallel::~DataParallel() {

@@ -47,8 +47,11 @@ struct Named {
 
 class StepDumper final : public Model {
 public:
+  // The dump reads grad() before the step.
   StepDumper(Model &inner, std::string path)
-      : m(inner), path(std::move(path)) {}
+      : m(inner), path(std::move(path)) {
+    m.requireFloatGrads();
+  }
 
   const std::string &name() const override { return m.name(); }
   const std::vector<TensorInfo> &inputs() const override { return m.inputs(); }
@@ -84,6 +87,7 @@ public:
     m.forwardBackward(in, micro);
   }
   float *grad(int param) override { return m.grad(param); }
+  void requireFloatGrads() override { m.requireFloatGrads(); }
   float *lossAccumulator() override { return m.lossAccumulator(); }
   // The wrapper is the Model the loop sees: pass everything through.
   void setDataShard(int rank, int worldSize) override {

@@ -216,6 +216,7 @@ EpiTensors makeTensors(const std::vector<int64_t> &sizes, DType gt, DType ht,
     }
     t.half = add(bytesOf(std::vector<float>(n, 0.0f), ht));
     t.n = sizes[k];
+    t.gradType = gt;
     e.ts.push_back(t);
   }
   return e;
@@ -261,7 +262,6 @@ TEST(CudaEpilogue, PackedAdamWMatchesScalarBitwise) {
   h.lr = 1e-2f;
   h.weightDecay = 0.1f;
   cuda::EpilogueConfig cfg;
-  cfg.gradType = DType::BF16;
   cfg.halfType = DType::BF16;
   EpiTensors a = makeTensors(kSizes, DType::BF16, DType::BF16, 10.0f, true);
   EpiTensors b = makeTensors(kSizes, DType::BF16, DType::BF16, 10.0f, true);
@@ -283,8 +283,7 @@ TEST(CudaEpilogue, PackedClippedAndSgdMatchScalar) {
     h.clipNorm = 0.5f;
     cuda::EpilogueConfig cfg;
     cfg.clipNorm = true;
-    cfg.gradType = DType::F32;
-    cfg.halfType = DType::F16;
+      cfg.halfType = DType::F16;
     EpiTensors a = makeTensors(kSizes, DType::F32, DType::F16, 100.0f, true);
     EpiTensors b = makeTensors(kSizes, DType::F32, DType::F16, 100.0f, true);
     cuda::DeviceState sa = runSteps(a, cfg, h, {true, 2}, true, 1);
@@ -309,8 +308,7 @@ TEST(CudaEpilogue, PackedClippedAndSgdMatchScalar) {
     h.momentum = 0.9f;
     cuda::EpilogueConfig cfg;
     cfg.optimizer = cuda::EpilogueConfig::Optimizer::Sgd;
-    cfg.gradType = DType::F16;
-    cfg.halfType = DType::F16;
+      cfg.halfType = DType::F16;
     EpiTensors a = makeTensors(kSizes, DType::F16, DType::F16, 10.0f, true);
     EpiTensors b = makeTensors(kSizes, DType::F16, DType::F16, 10.0f, true);
     runSteps(a, cfg, h, {true, 4}, true, 2);

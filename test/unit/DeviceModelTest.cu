@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,17 @@ __global__ void linregKernel(const float *x, const float *y, const float *w,
       gw[j] = dw[j];
     *gb = db;
   }
+}
+
+// A gradient rounded to bf16: into |h| (what a GEMM's half result is), or
+// in place, through bf16 and back (the half result cast to FP32).
+__global__ void toBf16(const float *g, __nv_bfloat16 *h, int n) {
+  for (int i = 0; i < n; ++i)
+    h[i] = __float2bfloat16_rn(g[i]);
+}
+__global__ void throughBf16(float *g, int n) {
+  for (int i = 0; i < n; ++i)
+    g[i] = __bfloat162float(__float2bfloat16_rn(g[i]));
 }
 
 // Records the dropout step the device holds, as graph.dropout reads it.
@@ -109,6 +121,10 @@ public:
   // Device: where the body copies w's half weight copy (when it has one),
   // with the zero padding after it.
   __nv_bfloat16 *halfLog = nullptr;
+  // The gradients rounded to bf16 and stored as FP32 (the cast the
+  // train-half-grads pass removes); with gradType BF16 in the spec they
+  // are stored as bf16 instead (w's written in place on micro-batch 0).
+  bool roundGrads = false;
 
   // The bf16 rounding of the device master w now (without staging it,
   // which would make the next step recast the copies).
@@ -140,6 +156,22 @@ private:
     if (stepLog)
       recordStep<<<1, 1, 0, stream()>>>(dropoutStep(), stepLog);
     addLoss(loss);
+    if (params()[0].gradType == rt::DType::BF16) {
+      auto *hw = micro == 0 ? static_cast<__nv_bfloat16 *>(halfGrad(0))
+                            : reinterpret_cast<__nv_bfloat16 *>(a + 1024);
+      auto *hb = reinterpret_cast<__nv_bfloat16 *>(a + 1280);
+      toBf16<<<1, 1, 0, stream()>>>(gw, hw, D);
+      toBf16<<<1, 1, 0, stream()>>>(gb, hb, 1);
+      storeGrad(0, hw, micro);
+      gradReady(0);
+      storeGrad(1, hb, micro);
+      gradReady(1);
+      return;
+    }
+    if (roundGrads) {
+      throughBf16<<<1, 1, 0, stream()>>>(gw, D);
+      throughBf16<<<1, 1, 0, stream()>>>(gb, 1);
+    }
     storeGrad(0, gw, micro);
     gradReady(0);
     storeGrad(1, gb, micro);
@@ -455,5 +487,73 @@ TEST_P(HalfCopies, FollowTheMasters) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DeviceModel, HalfCopies, testing::Values(0, 5));
+
+// Gradients the step returns in bf16 (train-half-grads): the epilogue reads
+// them as they are (one micro-batch), or they are widened into grad()
+// (requireFloatGrads(): before setup, before the first step, or after two
+// steps; two micro-batches). Each way trains bitwise like a body that rounds them and
+// stores FP32 (the cast the pass removed), through a skipped step (inf)
+// and its attribution.
+rt::ModelSpec halfGradSpec(int accum, bool half) {
+  rt::ModelSpec s = linregSpec(accum);
+  s.config.amp = "bf16";
+  s.arenaBytes = 6 * 256; // + w's and b's bf16 gradients
+  if (half)
+    s.params[0].gradType = s.params[1].gradType = rt::DType::BF16;
+  return s;
+}
+
+TEST(DeviceModel, HalfGradientsTrainAsTheirWidening) {
+  REQUIRE_GPU();
+  std::vector<Batch> batches = {Batch(7), Batch(8), Batch(9)};
+  batches[2].y[1] = INFINITY;
+  // Step 3's first micro-batch overflows.
+  auto train = [&](Linreg &m, int accum, int requireAfter) {
+    rt::Hyper h = m.defaults();
+    if (requireAfter == -2) // before the model is set up
+      m.requireFloatGrads();
+    m.initialize(1, h);
+    std::vector<rt::StepStats> stats;
+    std::vector<std::vector<uint8_t>> flags;
+    for (int s = 0; s < 6; ++s) {
+      if (s == requireAfter)
+        m.requireFloatGrads();
+      m.beginStep(s);
+      for (int micro = 0; micro < accum; ++micro)
+        m.forwardBackward(batches[s == 3 && micro == 0 ? 2 : micro].inputs,
+                          micro);
+      m.setStatsWanted(true);
+      stats.push_back(m.step(h, float(accum)));
+      flags.push_back(m.nonFiniteGrads());
+    }
+    std::vector<float> state;
+    for (const rt::StateTensor &t : m.stateTensors()) {
+      int64_t n = 1;
+      for (int64_t d : t.shape)
+        n *= d;
+      state.insert(state.end(), t.data, t.data + n);
+    }
+    return std::make_tuple(stats, flags, state);
+  };
+  for (int accum : {1, 2}) {
+    Linreg ref(halfGradSpec(accum, false));
+    ref.roundGrads = true;
+    auto [rs, rf, rw] = train(ref, accum, -1);
+    ASSERT_EQ(rs[3].skipped, 1);
+    ASSERT_EQ(rf[3], (std::vector<uint8_t>{1, 1}));
+    for (int requireAfter : {-1, -2, 0, 2}) {
+      Linreg m(halfGradSpec(accum, true));
+      auto [ms, mf, mw] = train(m, accum, requireAfter);
+      for (size_t s = 0; s < rs.size(); ++s) {
+        EXPECT_EQ(ms[s].gradNorm, rs[s].gradNorm) << "step " << s;
+        EXPECT_EQ(ms[s].loss, rs[s].loss) << "step " << s;
+        EXPECT_EQ(ms[s].skipped, rs[s].skipped) << "step " << s;
+        EXPECT_EQ(mf[s], rf[s]) << "step " << s;
+      }
+      EXPECT_EQ(mw, rw) << "accum " << accum << ", FP32 gradients required "
+                        << "from step " << requireAfter;
+    }
+  }
+}
 
 } // namespace

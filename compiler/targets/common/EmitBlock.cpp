@@ -291,7 +291,11 @@ LogicalResult BlockEmitter::declareResults(Operation *op) {
              << "has no memory plan (run kernel-plan-memory first)";
     auto inPlace = env.inPlace.find(r);
     if (inPlace != env.inPlace.end()) {
-      os << type << " *" << name << " = micro == 0 ? " << inPlace->second
+      // A half gradient's buffer is untyped (halfGrad(i)).
+      std::string where = type == "float" ? inPlace->second
+                                          : "static_cast<" + type + " *>(" +
+                                                inPlace->second + ")";
+      os << type << " *" << name << " = micro == 0 ? " << where
          << " : reinterpret_cast<" << type << " *>(arena + " << offsets[i]
          << ");  // written in place, no storeGrad copy\n";
       continue;

@@ -264,6 +264,13 @@ void ampc::emit::emitModelSpec(raw_indented_ostream &os, const Program &p,
           os << "s.params[" << *index << "].halfPadding = " << padding
              << ";\n";
       }
+  // The gradients @grad returns in half precision (train-half-grads).
+  for (unsigned i = 0; i < gradFn.getNumResults(); ++i)
+    if (auto g = gradFn.getResultAttrOfType<StringAttr>(i, graph::kGradAttr))
+      if (std::optional<size_t> index = p.indexOfParam(g.getValue());
+          index && !getElementTypeOrSelf(gradFn.getResultTypes()[i]).isF32())
+        os << "s.params[" << *index << "].gradType = ampc::rt::"
+           << dtypeOf(gradFn.getResultTypes()[i]) << ";\n";
   if (!model.getBlock().getOps<graph::BufferOp>().empty()) {
     os << "s.buffers = {\n";
     for (auto buf : model.getBlock().getOps<graph::BufferOp>()) {
@@ -454,9 +461,10 @@ LogicalResult ampc::emit::forEachGradResult(
     auto g = fn.getResultAttrOfType<StringAttr>(i, graph::kGradAttr);
     std::optional<size_t> index =
         g ? p.indexOfParam(g.getValue()) : std::nullopt;
-    if (!index || cppElementType(v.getType()) != "float")
+    std::string type = cppElementType(v.getType());
+    if (!index || (type != "float" && type != "half" && type != "bf16"))
       return fn.emitError() << "result " << i
-                            << " is neither an output nor the FP32 "
+                            << " is neither an output nor the float "
                                "gradient of a parameter";
     int64_t count = cast<RankedTensorType>(v.getType()).getNumElements();
     grad(v, *index, count, g.getValue());
@@ -475,6 +483,8 @@ void ampc::emit::bindGradsInPlace(const Program &p, BlockEnv &env) {
     std::optional<size_t> index =
         g ? p.indexOfParam(g.getValue()) : std::nullopt;
     if (index && inPlace.contains(v))
-      env.inPlace[v] = "grad(" + std::to_string(*index) + ")";
+      env.inPlace[v] = (cppElementType(v.getType()) == "float" ? "grad("
+                                                                : "halfGrad(") +
+                       std::to_string(*index) + ")";
   }
 }

@@ -65,7 +65,8 @@ void bindModelValues(const Program &p, BlockEnv &env,
                      mlir::raw_indented_ostream &os, const TargetSyntax &t,
                      InputPrinter input);
 // Checks the results of @grad: |loss| gets the output named "loss", |grad|
-// each FP32 gradient with its parameter index, element count and name.
+// each gradient (FP32, or half: train-half-grads) with its parameter index,
+// element count and name.
 mlir::LogicalResult forEachGradResult(
     const Program &p, llvm::function_ref<void(mlir::Value)> loss,
     llvm::function_ref<void(mlir::Value, size_t param, int64_t count,
@@ -73,7 +74,8 @@ mlir::LogicalResult forEachGradResult(
         grad);
 
 // Binds the gradients that micro-batch 0 writes straight into the runtime's
-// gradient buffers (passes/GradInPlace.h) to `grad(i)` in |env|.
+// gradient buffers (passes/GradInPlace.h) to `grad(i)` in |env|, a half
+// gradient to `halfGrad(i)`.
 void bindGradsInPlace(const Program &p, BlockEnv &env);
 
 } // namespace ampc::emit

@@ -189,8 +189,8 @@ private:
 
   // Names that generated locals must not take.
   void reserve(BlockEnv &env) {
-    for (StringRef n : {"arena", "inputs", "outputs", "micro", "scale",
-                        "in", "out", "attrs", "i", "grad", "gradReady"})
+    for (StringRef n : {"arena", "inputs", "outputs", "micro", "scale", "in",
+                        "out", "attrs", "i", "grad", "halfGrad", "gradReady"})
       env.used.insert(n);
   }
 };

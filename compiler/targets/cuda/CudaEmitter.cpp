@@ -213,7 +213,7 @@ private:
     for (StringRef n : {"arena", "outputs", "micro", "in", "out", "attrs", "i",
                         "input", "weight", "lossScale", "iteration", "addLoss",
                         "storeGrad", "grid", "call", "fill", "kernel",
-                        "grad", "gradReady"})
+                        "grad", "halfGrad", "gradReady"})
       env.used.insert(n);
   }
 };

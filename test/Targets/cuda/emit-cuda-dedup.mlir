@@ -1,10 +1,10 @@
 // Fused regions with the same kernel text (the layers of a deep model, the
 // evaluation pass repeating the training forward) are emitted once and
 // launched by one name: nvcc's time grows with the kernel count. The weight
-// casts are the example, so the step keeps them (--half-weight-copies=false;
+// casts are the example, so the step keeps them (--half-weight-copies=false --half-grads=false;
 // by default it reads the epilogue's half copies instead).
-// RUN: ampc compile %S/Inputs/two_layers.mlir --target=cuda --amp=fp16 --half-weight-copies=false --emit=cpp -o - 2>/dev/null | FileCheck %s
-// RUN: ampc compile %S/Inputs/two_layers.mlir --target=cuda --amp=fp16 --half-weight-copies=false --emit=cpp -o - 2>/dev/null | grep -c __launch_bounds__ | FileCheck %s --check-prefix=COUNT
+// RUN: ampc compile %S/Inputs/two_layers.mlir --target=cuda --amp=fp16 --half-weight-copies=false --half-grads=false --emit=cpp -o - 2>/dev/null | FileCheck %s
+// RUN: ampc compile %S/Inputs/two_layers.mlir --target=cuda --amp=fp16 --half-weight-copies=false --half-grads=false --emit=cpp -o - 2>/dev/null | grep -c __launch_bounds__ | FileCheck %s --check-prefix=COUNT
 
 // The two 8x8 weight casts share fused_1; the x cast (32 elements) is its own.
 // CHECK: // fused_0: cast
@@ -39,7 +39,7 @@
 
 // `ampc cost` names each fused launch as the emitted file does, so its rows
 // line up with ncu's kernels.
-// RUN: ampc cost %S/Inputs/two_layers.mlir --amp=fp16 --half-weight-copies=false | FileCheck %s --check-prefix=COST
+// RUN: ampc cost %S/Inputs/two_layers.mlir --amp=fp16 --half-weight-copies=false --half-grads=false | FileCheck %s --check-prefix=COST
 // COST: 0 fused fused_0 kernel.fused_elementwise %0
 // COST-NEXT: 1 fused fused_1 kernel.fused_elementwise %1
 // COST-NEXT: 2 fused fused_1 kernel.fused_elementwise %2
