@@ -44,7 +44,8 @@
 #       vs PyTorch eager and torch.compile (AdamW fused in both); when it
 #       fails, again on the previous CUDA paths and each newer one alone
 #       (b3_paths); then, time permitting, with --pad-classes=false, with
-#       AMPC_CUDA_ATTENTION_BACKWARD=fast and with --fuse-gemm-gelu;
+#       AMPC_CUDA_ATTENTION_BACKWARD=fast, with --fuse-gemm-gelu and with
+#       AMPC_CUDA_HALF_GRADS=widen;
 #   B4  FP32 sum all-reduce (NCCL, device buffers) 1..256 MiB at world
 #       size 1, and at all GPUs via mpirun when there are more.
 # PyTorch: medians of >= 30 steps after warm-up, timed with CUDA events on
@@ -342,7 +343,8 @@ SAFE_PATHS="AMPC_CUDA_ATTENTION=math AMPC_CUDA_PACKED_ATTENTION=copies
   AMPC_CUDA_ATTENTION_STATS=recompute AMPC_CUDA_NORM=rows
   AMPC_CUDA_FUSED_RESIDUAL_NORM=off AMPC_CUDA_EPILOGUE=scalar
   AMPC_CUDA_CE_BACKWARD=rows AMPC_CUDA_CROSS_ENTROPY=separate AMPC_CUDA_CE_ROWS=elements
-  AMPC_CUDA_GEMM_BGRAD=separate AMPC_CUDA_GEMM_GELU=separate AMPC_CUDA_CONCAT=copies"
+  AMPC_CUDA_GEMM_BGRAD=separate AMPC_CUDA_GEMM_GELU=separate AMPC_CUDA_CONCAT=copies
+  AMPC_CUDA_HALF_GRADS=widen"
 
 section_b3() {
   fits 150 "B3" || return 0
@@ -360,6 +362,11 @@ section_b3() {
     time_ampc b3_ampc_fastbwd 120 "$work/models/gpt2" "$tokens" 60
   [[ -x "$work/models/gpt2_gelu" ]] && fits 60 "B3 --fuse-gemm-gelu" || return 0
   time_ampc b3_ampc_gelu 120 "$work/models/gpt2_gelu" "$tokens" 60
+  # The half weight gradients widened as they are stored (what the casts
+  # before train-half-grads cost), against the epilogue reading them.
+  fits 60 "B3 AMPC_CUDA_HALF_GRADS=widen" || return 0
+  RUN_ENV=AMPC_CUDA_HALF_GRADS=widen \
+    time_ampc b3_ampc_widen 120 "$work/models/gpt2" "$tokens" 60
 }
 
 # B3 failed as built. One GPU run may be all there is, so it still yields a

@@ -111,6 +111,7 @@ def variant(name, label):
 a3n = variant("b3_ampc_nopad.txt", "B3 ampc --pad-classes=false, tokens/s")
 a3f = variant("b3_ampc_fastbwd.txt", "B3 ampc non-deterministic attention bwd, tok/s")
 a3g = variant("b3_ampc_gelu.txt", "B3 ampc --fuse-gemm-gelu (opt-in), tokens/s")
+a3w = variant("b3_ampc_widen.txt", "B3 ampc half gradients widened, tokens/s")
 # B3 failed as built (bench/gpu.sh b3_paths): its time on the previous
 # paths, and which newer path failed alone.
 a3s = variant("b3_ampc_safe.txt", "B3 ampc on the previous CUDA paths, tokens/s")
@@ -122,7 +123,7 @@ if os.path.exists(os.path.join(res, "b3_paths.txt")):
         len(paths) - len(failing), ", ".join(failing) or "none"))
 summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "ampc_nopad_ms": a3n,
                  "ampc_fast_attention_backward_ms": a3f,
-                 "ampc_gelu_ms": a3g,
+                 "ampc_gelu_ms": a3g, "ampc_half_grads_widened_ms": a3w,
                  "ampc_safe_ms": a3s, "paths": paths or None,
                  "ampc_gelu_tokens_s": tokens(a3g), "torch_eager_ms": e3,
                  "torch_eager_tokens_s": tokens(e3), "torch_compile_ms": c3,

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/DeviceModel.h"
+#include "runtime/kernels/EnvSwitch.h"
 #include "runtime/numerics/Init.h"
 #include "runtime/numerics/Philox.h"
 
@@ -82,7 +83,11 @@ DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
     if (p.gradType != rt::DType::F32)
       halfGradTotal_ += (numel(p.shape) + 127) / 128 * 128;
   }
-  floatGrads_ = spec_.config.accumSteps > 1;
+  // AMPC_CUDA_HALF_GRADS=widen: widened as they are stored, as the casts
+  // did before train-half-grads (A/B timing; bench/gpu.sh's safe paths).
+  floatGrads_ = spec_.config.accumSteps > 1 ||
+                kernels::envChoice("AMPC_CUDA_HALF_GRADS",
+                                   {"epilogue", "widen"}) == 1;
   for (const rt::ParamInfo &b : spec_.buffers) {
     bufOffset_.push_back(bufTotal_);
     bufTotal_ += (numel(b.shape) + 63) / 64 * 64;
