@@ -287,5 +287,64 @@ TEST_P(HalfCopies, FollowTheMasters) {
 
 INSTANTIATE_TEST_SUITE_P(HostModel, HalfCopies, testing::Values(0, 5));
 
+// Gradients the step returns in half (rt::ParamInfo::gradType,
+// train-half-grads): w's in f16, written in place into halfGrad(0) as
+// generated code does on micro-batch 0, b's in bf16 from the arena. The
+// model widens them into grad() (micro-batch 0) and adds them (micro-batch
+// 1), exactly: grad() holds what the casts to FP32 gave.
+class HalfGrads final : public HostModel {
+public:
+  HalfGrads() : HostModel(spec()) {}
+  static rt::ModelSpec spec() {
+    rt::ModelSpec s = specOf("sgd", "none");
+    s.config.amp = "fp16";
+    s.config.accumSteps = 2;
+    s.params[0].gradType = rt::DType::F16;
+    s.params[1].gradType = rt::DType::BF16;
+    return s;
+  }
+
+private:
+  void runForwardBackward(const void *const *inputs, int micro) override {
+    const float *x = static_cast<const float *>(inputs[0]);
+    auto *w = micro == 0 ? static_cast<num::half *>(halfGrad(0))
+                         : reinterpret_cast<num::half *>(arena());
+    auto *b = reinterpret_cast<num::bf16 *>(arena() + 64);
+    for (int i = 0; i < 6; ++i)
+      w[i] = num::half(x[i]);
+    for (int i = 0; i < 3; ++i)
+      b[i] = num::bf16(x[i]);
+    addLoss(x[0]);
+    storeGrad(0, w, micro);
+    storeGrad(1, b, micro);
+  }
+  void runEvaluate(const void *const *, void *const *) override {}
+};
+
+TEST(HostModel, HalfGradientsAreWidenedAndAdded) {
+  HalfGrads m;
+  m.initialize(1, m.defaults());
+  EXPECT_NE(m.grad(0), nullptr);
+  // 1/3 and 0.1 round differently in f16 and bf16; 70000 overflows f16.
+  float x0[6] = {1.0f / 3, 0.1f, -2.5f, 70000.0f, 1e-3f, -7.0f};
+  float x1[6] = {0.1f, 1.0f / 3, 0.5f, -1.0f, 3.0f, 2.0f};
+  const void *in0[] = {x0}, *in1[] = {x1};
+  m.forwardBackward(in0, 0);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(m.grad(0)[i], float(num::half(x0[i]))) << i;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(m.grad(1)[i], float(num::bf16(x0[i]))) << i;
+  EXPECT_TRUE(std::isinf(m.grad(0)[3]));
+  m.forwardBackward(in1, 1);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(m.grad(0)[i], float(num::half(x0[i])) + float(num::half(x1[i])))
+        << i;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(m.grad(1)[i], float(num::bf16(x0[i])) + float(num::bf16(x1[i])))
+        << i;
+  // The inf skips the step, as it would have as an FP32 cast.
+  EXPECT_EQ(m.step(m.defaults(), 2.0f).skipped, 1);
+}
+
 } // namespace
 } // namespace ampc::cpu
