@@ -241,7 +241,7 @@ void DeviceModel::requireFloatGrads() {
     return;
   floatGrads_ = true;
   if (!ready_ || halfGradTotal_ == 0)
-    return; // setup() builds the epilogue on grad()
+    return; // setup() will build the epilogue on the FP32 gradients
   // The captured graphs keep the half gradients and read them.
   dropForwardBackwardGraphs(); // waits for the stream
   if (stepExec_)
@@ -249,6 +249,15 @@ void DeviceModel::requireFloatGrads() {
   stepExec_ = nullptr;
   stepRuns_ = 0;
   makeEpilogue();
+  // Called between forwardBackward() and step(), the step's gradients are
+  // in hg_ still: widened, the epilogue reads them in grad().
+  for (size_t p = 0; p < spec_.params.size(); ++p)
+    if (hg_[p]) {
+      int64_t n = numel(spec_.params[p].shape);
+      bool bf16 = spec_.params[p].gradType == rt::DType::BF16;
+      detail::launchWidenGrad(g_[p], hg_[p], n, bf16, false, grid(n), stream_);
+    }
+  check(cudaGetLastError(), "widen gradients");
   check(cudaDeviceSynchronize(), "epilogue table"); // a pageable upload
 }
 

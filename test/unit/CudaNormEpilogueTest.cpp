@@ -197,9 +197,12 @@ struct EpiTensors {
   std::vector<cuda::EpilogueTensor> ts;
 };
 
-// Gradients in |gt| (seeded), FP32 master/moments, a |ht| half copy.
+// Gradients in |gt| (seeded), FP32 master/moments, a |ht| half copy. With
+// |types|, gradient k is stored as types[k] instead (its values still
+// |gt|'s: a half gradient, or its exact widening).
 EpiTensors makeTensors(const std::vector<int64_t> &sizes, DType gt, DType ht,
-                       float gradScale, bool moments, size_t offset = 0) {
+                       float gradScale, bool moments, size_t offset = 0,
+                       const std::vector<DType> &types = {}) {
   EpiTensors e;
   for (size_t k = 0; k < sizes.size(); ++k) {
     size_t n = size_t(sizes[k]);
@@ -208,7 +211,9 @@ EpiTensors makeTensors(const std::vector<int64_t> &sizes, DType gt, DType ht,
       return e.bufs.back()->p;
     };
     cuda::EpilogueTensor t;
-    t.grad = add(bytesOf(randoms(n, gradScale, 100 + k), gt));
+    std::vector<float> g = floatsOf(bytesOf(randoms(n, gradScale, 100 + k), gt), gt);
+    DType stored = types.empty() ? gt : types[k];
+    t.grad = add(bytesOf(g, stored));
     t.param = static_cast<float *>(add(bytesOf(randoms(n, 1.0f, 200 + k), DType::F32)));
     if (moments) {
       t.m = static_cast<float *>(add(bytesOf(randoms(n, 0.01f, 300 + k), DType::F32)));
@@ -216,7 +221,7 @@ EpiTensors makeTensors(const std::vector<int64_t> &sizes, DType gt, DType ht,
     }
     t.half = add(bytesOf(std::vector<float>(n, 0.0f), ht));
     t.n = sizes[k];
-    t.gradType = gt;
+    t.gradType = stored;
     e.ts.push_back(t);
   }
   return e;
@@ -283,7 +288,7 @@ TEST(CudaEpilogue, PackedClippedAndSgdMatchScalar) {
     h.clipNorm = 0.5f;
     cuda::EpilogueConfig cfg;
     cfg.clipNorm = true;
-      cfg.halfType = DType::F16;
+    cfg.halfType = DType::F16;
     EpiTensors a = makeTensors(kSizes, DType::F32, DType::F16, 100.0f, true);
     EpiTensors b = makeTensors(kSizes, DType::F32, DType::F16, 100.0f, true);
     cuda::DeviceState sa = runSteps(a, cfg, h, {true, 2}, true, 1);
@@ -308,12 +313,46 @@ TEST(CudaEpilogue, PackedClippedAndSgdMatchScalar) {
     h.momentum = 0.9f;
     cuda::EpilogueConfig cfg;
     cfg.optimizer = cuda::EpilogueConfig::Optimizer::Sgd;
-      cfg.halfType = DType::F16;
+    cfg.halfType = DType::F16;
     EpiTensors a = makeTensors(kSizes, DType::F16, DType::F16, 10.0f, true);
     EpiTensors b = makeTensors(kSizes, DType::F16, DType::F16, 10.0f, true);
     runSteps(a, cfg, h, {true, 4}, true, 2);
     runSteps(b, cfg, h, {false, 0}, false, 2);
     expectSameTensors(a, b);
+  }
+}
+
+// One epilogue over bf16 and FP32 gradients (a model's linears and its
+// norms: cuda::EpilogueTensor::gradType per tensor), packed and
+// element-wise, updates and norms bitwise those of the same values all
+// widened to FP32 (what DeviceModel runs with FP32 gradients required):
+// every tensor's loads, packed or not, take its elements in one order.
+TEST(CudaEpilogue, MixedGradientTypesAreTheirWidening) {
+  REQUIRE_GPU();
+  rt::Hyper h;
+  h.lr = 1e-2f;
+  h.weightDecay = 0.1f;
+  h.clipNorm = 0.5f;
+  cuda::EpilogueConfig cfg;
+  cfg.clipNorm = true;
+  cfg.halfType = DType::BF16;
+  std::vector<DType> mixed, widened(kSizes.size(), DType::F32);
+  for (size_t k = 0; k < kSizes.size(); ++k)
+    mixed.push_back(k % 2 ? DType::F32 : DType::BF16);
+  for (bool packed : {true, false}) {
+    EpiTensors a = makeTensors(kSizes, DType::BF16, DType::BF16, 10.0f, true,
+                               0, mixed);
+    EpiTensors b = makeTensors(kSizes, DType::BF16, DType::BF16, 10.0f, true,
+                               0, widened);
+    cuda::DeviceState sa = runSteps(a, cfg, h, {packed, 0}, packed, 2);
+    cuda::DeviceState sb = runSteps(b, cfg, h, {packed, 0}, packed, 2);
+    EXPECT_EQ(sa.stats.gradNorm, sb.stats.gradNorm) << "packed " << packed;
+    EXPECT_EQ(sa.stats.clipCoef, sb.stats.clipCoef) << "packed " << packed;
+    EXPECT_LT(sa.stats.clipCoef, 1.0f);
+    for (size_t i = 0; i < a.bufs.size(); ++i)
+      if (i % 5 != 0) // the gradients: inputs, stored differently
+        EXPECT_TRUE(a.bufs[i]->get() == b.bufs[i]->get())
+            << "buffer " << i << ", packed " << packed;
   }
 }
 

@@ -193,6 +193,10 @@ private:
 
 struct Batch {
   std::vector<float> x = std::vector<float>(B * D), y = std::vector<float>(B);
+  // A copy points |inputs| at its own vectors (the implicit one would keep
+  // the original's, freed with it: `std::vector<Batch> b = {Batch(1)}`).
+  Batch(const Batch &o) : x(o.x), y(o.y) {}
+  Batch &operator=(const Batch &) = delete;
   explicit Batch(unsigned seed) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> d;
@@ -490,8 +494,8 @@ INSTANTIATE_TEST_SUITE_P(DeviceModel, HalfCopies, testing::Values(0, 5));
 
 // Gradients the step returns in bf16 (train-half-grads): the epilogue reads
 // them as they are (one micro-batch), or they are widened into grad()
-// (requireFloatGrads(): before setup, before the first step, or after two
-// steps; two micro-batches). Each way trains bitwise like a body that rounds them and
+// (requireFloatGrads(): before setup, before the first step, after two
+// steps, or between step 2's backward and its update; two micro-batches). Each way trains bitwise like a body that rounds them and
 // stores FP32 (the cast the pass removed), through a skipped step (inf)
 // and its attribution.
 rt::ModelSpec halfGradSpec(int accum, bool half) {
@@ -522,6 +526,8 @@ TEST(DeviceModel, HalfGradientsTrainAsTheirWidening) {
       for (int micro = 0; micro < accum; ++micro)
         m.forwardBackward(batches[s == 3 && micro == 0 ? 2 : micro].inputs,
                           micro);
+      if (requireAfter == s + 10) // between the backward and the step
+        m.requireFloatGrads();
       m.setStatsWanted(true);
       stats.push_back(m.step(h, float(accum)));
       flags.push_back(m.nonFiniteGrads());
@@ -541,7 +547,7 @@ TEST(DeviceModel, HalfGradientsTrainAsTheirWidening) {
     auto [rs, rf, rw] = train(ref, accum, -1);
     ASSERT_EQ(rs[3].skipped, 1);
     ASSERT_EQ(rf[3], (std::vector<uint8_t>{1, 1}));
-    for (int requireAfter : {-1, -2, 0, 2}) {
+    for (int requireAfter : {-1, -2, 0, 2, 12}) {
       Linreg m(halfGradSpec(accum, true));
       auto [ms, mf, mw] = train(m, accum, requireAfter);
       for (size_t s = 0; s < rs.size(); ++s) {
