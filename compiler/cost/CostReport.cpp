@@ -290,9 +290,10 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
       // reads FP32).
       launches.push_back(hostLaunch("widenGrad", "storeGrad", name,
                                     Kind::Runtime, 2 * n, 4 * n, 0, 1));
-      launches.push_back(hostLaunch("widenGrad (add)", "storeGrad", name,
-                                    Kind::Runtime, 6 * n, 4 * n, n,
-                                    accum - 1));
+      if (accum > 1)
+        launches.push_back(hostLaunch("widenGrad (add)", "storeGrad", name,
+                                      Kind::Runtime, 6 * n, 4 * n, n,
+                                      accum - 1));
       gradBytes += 4 * n;
     } else { // the epilogue reads it where the step left it
       if (!inPlace.contains(v))
