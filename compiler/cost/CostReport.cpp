@@ -53,10 +53,9 @@ Launch hostLaunch(std::string name, std::string op, std::string where,
 // DeviceModel::step(): setInputs, the epilogue's two passes over every
 // parameter (runtime/cuda/Epilogue.cu; |gradBytes| of gradients, FP32 or
 // half; |halfCopies| elements also written as the half copy the next step
-// reads), the
-// statistics copied to pinned memory (a GPU only: HostModel's are in host
-// memory already). Packed (16-byte) or element accesses move the same
-// bytes: each pass reads and writes every element once.
+// reads), the statistics copied to pinned memory (a GPU only: HostModel's
+// are in host memory already). Packed (16-byte) or element accesses move
+// the same bytes: each pass reads and writes every element once.
 void appendEpilogue(train::FusedEpilogueOp epilogue, int64_t params,
                     double gradBytes, int64_t numTensors, int64_t halfCopies,
                     bool device, std::vector<Launch> &out) {

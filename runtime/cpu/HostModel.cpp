@@ -33,15 +33,19 @@ int64_t numElements(const std::vector<int64_t> &shape) {
 [[noreturn]] void outOfMemory(const rt::ModelSpec &spec, const char *what) {
   bool adam = spec.config.optimizer != "sgd";
   int copies = adam ? 4 : 3;
-  uint64_t params = 0, half = 0;
+  uint64_t params = 0, half = 0, halfGrads = 0;
   for (const rt::ParamInfo &p : spec.params) {
     params += uint64_t(numElements(p.shape)) * 4;
     if (p.halfCopy)
       half += uint64_t(numElements(p.shape) + p.halfPadding) * 2;
+    if (p.gradType != rt::DType::F32)
+      halfGrads += uint64_t(numElements(p.shape)) * 2;
   }
   uint64_t arena = uint64_t(spec.arenaBytes);
   std::string halfPart =
-      half ? "; half weight copies " + std::to_string(half) : "";
+      (half ? "; half weight copies " + std::to_string(half) : "") +
+      (halfGrads ? "; half gradients " + std::to_string(halfGrads) : "");
+  half += halfGrads;
   std::fprintf(stderr,
                "error: out of memory: model '%s' needs %llu bytes "
                "(parameters %llu x %d: FP32 masters, gradients and %s%s; "

@@ -72,8 +72,8 @@ public:
   // Half gradients (rt::ParamInfo::gradType) are widened into grad() from
   // now on; before, with one micro-batch a step, the epilogue reads them
   // as the step left them. Call it before training: after the first step
-  // it drops the captured graphs and rebuilds the epilogue (its overflow
-  // counts start again).
+  // it drops the captured graphs, rebuilds the epilogue (its overflow
+  // counts start again) and widens what the last backward left.
   void requireFloatGrads() override;
   float *lossAccumulator() override;                    // device
   // NCCL orders the gradient all-reduce after the work queued here.
