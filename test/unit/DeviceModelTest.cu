@@ -495,9 +495,10 @@ INSTANTIATE_TEST_SUITE_P(DeviceModel, HalfCopies, testing::Values(0, 5));
 // Gradients the step returns in bf16 (train-half-grads): the epilogue reads
 // them as they are (one micro-batch), or they are widened into grad()
 // (requireFloatGrads(): before setup, before the first step, after two
-// steps, or between step 2's backward and its update; two micro-batches). Each way trains bitwise like a body that rounds them and
-// stores FP32 (the cast the pass removed), through a skipped step (inf)
-// and its attribution.
+// steps, or between step 2's backward and its update; two micro-batches).
+// Each way trains bitwise like a body that rounds them and stores FP32
+// (the cast the pass removed), through a skipped step (inf) and its
+// attribution.
 rt::ModelSpec halfGradSpec(int accum, bool half) {
   rt::ModelSpec s = linregSpec(accum);
   s.config.amp = "bf16";
