@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
+#include "passes/GradFunctions.h"
 #include "passes/Passes.h"
 #include "passes/ValueAliases.h"
 
@@ -32,12 +33,8 @@ namespace {
 struct KernelHoistGradsPass
     : ampc::impl::KernelHoistGradsBase<KernelHoistGradsPass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    for (graph::ModelOp model : module.getOps<graph::ModelOp>())
-      if (auto grad = module.lookupSymbol<func::FuncOp>(
-              (model.getSymName() + "_grad").str());
-          grad && !grad.isExternal())
-        hoist(grad);
+    for (func::FuncOp grad : definedGradFunctions(getOperation()))
+      hoist(grad);
   }
 
   static void hoist(func::FuncOp grad) {

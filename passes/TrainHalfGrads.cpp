@@ -1,9 +1,10 @@
 //===- TrainHalfGrads.cpp - Weight gradients returned in half precision ---===//
 //
-// Under autocast a GEMM's weight gradient comes out in the AMP type and
-// autodiff casts it to FP32 (the master's type) as @<model>_grad's result:
-// one launch per weight (96 for GPT-2 small) reading 2 and writing 4 bytes
-// per parameter, before the fused epilogue reads the 4 bytes twice. The
+// Under autocast a GEMM's weight and bias gradients come out in the AMP
+// type and autodiff casts them to FP32 (the master's type) as
+// @<model>_grad's results: one launch per weight and bias (96 for GPT-2
+// small), reading 2 and writing 4 bytes per parameter, before the fused
+// epilogue reads the 4 bytes twice. The
 // widening is exact, so a gradient whose only use is that cast can leave
 // the step in half precision: the fused epilogue widens it as it reads it
 // (runtime/cuda/Epilogue.h), and the runtime widens it itself where it must
@@ -15,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Graph/GraphOps.h"
+#include "passes/GradFunctions.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,12 +35,8 @@ namespace {
 struct TrainHalfGradsPass
     : ampc::impl::TrainHalfGradsBase<TrainHalfGradsPass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    for (graph::ModelOp model : module.getOps<graph::ModelOp>())
-      if (auto grad = module.lookupSymbol<func::FuncOp>(
-              (model.getSymName() + "_grad").str());
-          grad && !grad.isExternal())
-        narrow(grad);
+    for (func::FuncOp grad : definedGradFunctions(getOperation()))
+      narrow(grad);
   }
 
   static void narrow(func::FuncOp grad) {
