@@ -93,8 +93,11 @@ def reprice(report, name):
     for r in report["kernels"]:
         mem = (r["bytes_read"] + r["bytes_written"]) / dev["bytes_per_second"]
         peak = dev["half_flops_per_second" if r["half_math"] else "fp32_flops_per_second"]
-        r["time_s"] = max(mem, r["flops"] / peak)
-        r["bound"] = "memory" if mem >= r["flops"] / peak else "compute"
+        comp = r["flops"] / peak
+        link = r.get("link_bytes", 0) / dev.get("link_bytes_per_second", 1)
+        r["time_s"] = max(mem, comp, link)
+        r["bound"] = ("link" if link > max(mem, comp)
+                      else "memory" if mem >= comp else "compute")
 
 
 def main():

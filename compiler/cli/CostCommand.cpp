@@ -14,6 +14,7 @@
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -116,6 +117,25 @@ AMPC_OPT(bool, fuseCrossEntropy, "fuse-cross-entropy",
                   "logits (default on; =false: the step before "
                   "graph-fuse-cross-entropy)"),
          cl::init(true));
+AMPC_OPT(int, worldSize, "world-size",
+         cl::desc("Data-parallel ranks (as `mpirun -np N`): one rank's step "
+                  "with the bucketed gradient all-reduce, ring algorithm on "
+                  "the device's link (default 1: one process)"),
+         cl::init(1));
+AMPC_OPT(double, bucketMb, "bucket-mb",
+         cl::desc("FP32 gradient MiB per all-reduce bucket, as the training "
+                  "binary's --bucket-mb (default 25)"),
+         cl::init(25.0));
+AMPC_OPT(std::string, reduceDtype, "reduce-dtype",
+         cl::desc("The all-reduce's type, as the training binary's "
+                  "--reduce-dtype: fp32 (default), fp16 or bf16 (the CPU "
+                  "target only)"),
+         cl::init("fp32"));
+AMPC_OPT(bool, overlapAllreduce, "overlap-allreduce",
+         cl::desc("Buckets start as the backward finishes their gradients, "
+                  "as the training binary's --overlap-allreduce (default "
+                  "on; the CUDA target)"),
+         cl::init(true));
 AMPC_OPT(bool, listDevices, "list-devices",
          cl::desc("Print the device table with its sources and exit"),
          cl::init(false));
@@ -131,6 +151,27 @@ int runCost() {
   }
   if (target != "cuda" && target != "cpu") {
     errs() << "ampc cost: --target=" << target << ": expected cuda or cpu\n";
+    return 2;
+  }
+  if (worldSize < 1) {
+    errs() << "ampc cost: --world-size=" << worldSize
+           << ": expected at least 1\n";
+    return 2;
+  }
+  if (!(bucketMb > 0)) {
+    errs() << "ampc cost: --bucket-mb="
+           << llvm::format("%g", bucketMb.getValue()) << ": must be positive\n";
+    return 2;
+  }
+  if (reduceDtype != "fp32" && reduceDtype != "fp16" && reduceDtype != "bf16") {
+    errs() << "ampc cost: --reduce-dtype=" << reduceDtype
+           << ": expected fp32, fp16 or bf16\n";
+    return 2;
+  }
+  // As the training binary (runtime/train/DataParallel.cpp).
+  if (reduceDtype != "fp32" && target == "cuda") {
+    errs() << "ampc cost: --reduce-dtype=" << reduceDtype
+           << ": the CUDA target sums gradients in fp32 only\n";
     return 2;
   }
   if (format != "text" && format != "json") {
@@ -192,10 +233,15 @@ int runCost() {
   ampc::buildTrainingPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
+  ampc::cost::DataParallelSpec dp;
+  dp.worldSize = worldSize;
+  dp.bucketBytes = bucketMb * 1048576.0;
+  dp.reduceDtype = reduceDtype;
+  dp.overlap = overlapAllreduce;
   auto report = ampc::cli::costReportOf(
       *module,
       target == "cuda" ? ampc::cost::Target::Cuda : ampc::cost::Target::Cpu,
-      *spec);
+      *spec, dp);
   if (failed(report))
     return 1;
   if (format == "json")
@@ -208,7 +254,8 @@ int runCost() {
 
 mlir::FailureOr<ampc::cost::CostReport>
 ampc::cli::costReportOf(mlir::ModuleOp module, cost::Target target,
-                        const cost::DeviceSpec &device) {
+                        const cost::DeviceSpec &device,
+                        const cost::DataParallelSpec &dp) {
   std::vector<std::string> names;
   if (target == cost::Target::Cuda) {
     auto emitted = cudaFusedKernelNames(module);
@@ -216,5 +263,5 @@ ampc::cli::costReportOf(mlir::ModuleOp module, cost::Target target,
       return mlir::failure();
     names = std::move(*emitted);
   }
-  return cost::buildCostReport(module, target, device, names);
+  return cost::buildCostReport(module, target, device, names, dp);
 }

@@ -12,9 +12,10 @@
 
 namespace ampc::cli {
 
-mlir::FailureOr<cost::CostReport> costReportOf(mlir::ModuleOp module,
-                                               cost::Target target,
-                                               const cost::DeviceSpec &device);
+mlir::FailureOr<cost::CostReport>
+costReportOf(mlir::ModuleOp module, cost::Target target,
+             const cost::DeviceSpec &device,
+             const cost::DataParallelSpec &dp = {});
 
 } // namespace ampc::cli
 

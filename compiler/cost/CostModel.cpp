@@ -868,3 +868,18 @@ void ampc::cost::appendLaunches(Operation *op, RuleState &state,
   out.resize(first);
   out.push_back(merged);
 }
+
+Launch ampc::cost::hostLaunch(std::string name, std::string op,
+                              std::string where, Kind kind, double read,
+                              double written, double flops, int64_t count) {
+  Launch l;
+  l.name = std::move(name);
+  l.op = std::move(op);
+  l.where = std::move(where);
+  l.kind = kind;
+  l.bytesRead = read;
+  l.bytesWritten = written;
+  l.flops = flops;
+  l.count = count;
+  return l;
+}

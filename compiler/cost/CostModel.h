@@ -26,7 +26,7 @@ enum class Kind {
   Fused,      // a generated kernel.fused_elementwise kernel
   Runtime,    // a kernel of the runtime library (norms, losses, copies...)
   Epilogue,   // the fused optimizer epilogue's passes
-  Collective, // data-parallel all-reduce (none in a one-process step)
+  Collective, // data-parallel all-reduce (--world-size > 1)
   Copy,       // cudaMemcpyAsync / cudaMemsetAsync (graph nodes, not kernels)
 };
 llvm::StringRef kindName(Kind kind);
@@ -37,6 +37,9 @@ struct Launch {
   std::string op;    // what it comes from ("graph.linear", "storeGrad", ...)
   std::string where; // the IR value or parameter, for people
   double bytesRead = 0, bytesWritten = 0, flops = 0;
+  // Bytes this rank sends over the interconnect (a collective; it receives
+  // as many).
+  double linkBytes = 0;
   bool halfMath = false; // FLOPs run on half tensor cores (half GEMMs)
   // A cublasLtMatmul with a matrix whose rows are not a multiple of 16
   // bytes: cuBLASLt cannot use its TMA kernels (sm90) for it; the roofline
@@ -60,6 +63,12 @@ struct RuleState {
 // inputs and parameters).
 void appendLaunches(mlir::Operation *op, RuleState &state,
                     std::vector<Launch> &out);
+
+// A launch the runtime makes around @m_grad's ops (DeviceModel's hand-over,
+// the epilogue, the all-reduce), counted |count| times a step.
+Launch hostLaunch(std::string name, std::string op, std::string where,
+                  Kind kind, double read, double written, double flops,
+                  int64_t count);
 
 // Bytes of a ranked tensor value (i1 counts one byte, as stored).
 double tensorBytes(mlir::Value v);

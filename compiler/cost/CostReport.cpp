@@ -1,15 +1,18 @@
 //===- CostReport.cpp - The step's launches, roofline, text and JSON -------===//
 #include "compiler/cost/CostReport.h"
+#include "compiler/cost/DataParallelCost.h"
 
 #include "compiler/ModelLoader.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Kernel/KernelOps.h"
 #include "dialects/Train/TrainOps.h"
 #include "passes/GradInPlace.h"
+#include "passes/GradReady.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -23,6 +26,15 @@ using namespace mlir;
 using namespace ampc;
 using namespace ampc::cost;
 
+llvm::StringRef ampc::cost::boundName(Bound bound) {
+  switch (bound) {
+  case Bound::Memory: return "memory";
+  case Bound::Compute: return "compute";
+  case Bound::Link: return "link";
+  }
+  return "memory";
+}
+
 namespace {
 
 // Epilogue.cu: blocks of kEpilogueChunk elements.
@@ -35,20 +47,6 @@ std::string nameOf(Value v, AsmState &state) {
   return s;
 }
 
-Launch hostLaunch(std::string name, std::string op, std::string where,
-                  Kind kind, double read, double written, double flops,
-                  int64_t count) {
-  Launch l;
-  l.name = std::move(name);
-  l.op = std::move(op);
-  l.where = std::move(where);
-  l.kind = kind;
-  l.bytesRead = read;
-  l.bytesWritten = written;
-  l.flops = flops;
-  l.count = count;
-  return l;
-}
 
 // DeviceModel::step(): setInputs, the epilogue's two passes over every
 // parameter (runtime/cuda/Epilogue.cu; |gradBytes| of gradients, FP32 or
@@ -114,9 +112,13 @@ void roofline(Row &row, const DeviceSpec &d) {
   double mem = (l.bytesRead + l.bytesWritten) / d.bytesPerSecond;
   double comp =
       l.flops / (l.halfMath ? d.halfFlopsPerSecond : d.fp32FlopsPerSecond);
-  row.seconds = std::max(mem, comp);
-  row.memoryBound = mem >= comp;
+  double link = l.linkBytes / d.linkBytesPerSecond;
+  row.seconds = std::max({mem, comp, link});
+  row.bound = link > std::max(mem, comp) ? Bound::Link
+              : mem >= comp              ? Bound::Memory
+                                         : Bound::Compute;
 }
+
 
 std::vector<size_t> topRows(const CostReport &r, unsigned top) {
   std::vector<size_t> idx(r.rows.size());
@@ -171,6 +173,7 @@ std::vector<Group> groups(const CostReport &r, unsigned top, bool byOp) {
   return gs;
 }
 
+
 } // namespace
 
 // True when a matrix (rank >= 2) operand or result of |op| has rows that
@@ -193,7 +196,8 @@ static bool rowsMisaligned(Operation *op) {
 FailureOr<CostReport>
 ampc::cost::buildCostReport(ModuleOp module, Target target,
                             const DeviceSpec &device,
-                            ArrayRef<std::string> fusedKernelNames) {
+                            ArrayRef<std::string> fusedKernelNames,
+                            const DataParallelSpec &dp) {
   graph::ModelOp model = getModel(module);
   if (!model)
     return module.emitError("the cost report needs a graph.model"), failure();
@@ -227,45 +231,38 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
   // The host twin (cpu::HostModel) copies with memcpy.
   std::string copyName = target == Target::Cuda ? "cudaMemcpyAsync" : "memcpy";
 
-  std::vector<Launch> launches;
-  RuleState state;
-  state.target = target;
-  state.fusedNames = fusedKernelNames;
-  AsmState asmState(grad);
-  bool dropout = false;
-  for (Operation &op : grad.getBody().front().without_terminator()) {
-    size_t first = launches.size();
-    appendLaunches(&op, state, launches);
-    dropout |= isa<graph::DropoutOp>(op);
-    bool misaligned = rowsMisaligned(&op);
-    for (size_t i = first; i < launches.size(); ++i) {
-      launches[i].count = r.accumSteps;
-      launches[i].misaligned =
-          misaligned && launches[i].name == "cublasLtMatmul";
-      if (op.getNumResults())
-        launches[i].where = nameOf(op.getResult(0), asmState);
-    }
+  // Model::params() order, and the gradient buffers' sizes.
+  SmallVector<int64_t> paramSizes;
+  SmallVector<std::string> paramNames;
+  llvm::StringMap<size_t> paramIndex;
+  for (auto p : model.getBlock().getOps<graph::ParamOp>()) {
+    paramIndex.try_emplace(p.getName(), paramSizes.size());
+    paramSizes.push_back(cast<RankedTensorType>(p.getType()).getNumElements());
+    paramNames.push_back(p.getName().str());
   }
-  // DeviceModel's launches in each micro-batch besides the body's ops:
-  // addLoss, storeGrad (emitted right after the op that finishes each
-  // gradient: a copy on micro-batch 0 unless written in place, accumulate
-  // after; a half gradient, train-half-grads, widened into FP32 on
-  // micro-batch 0 too when micro-batches accumulate or on the CPU) and the
-  // dropout step counter. One rank: data parallel widens half gradients as
-  // accumulation does, which is not counted here.
-  int64_t accum = r.accumSteps;
-  auto ret = cast<func::ReturnOp>(grad.getBody().front().getTerminator());
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    if (auto out = grad.getResultAttrOfType<StringAttr>(i, graph::kOutputAttr);
-        out && out.getValue() == "loss")
-      launches.push_back(hostLaunch("addLoss", "addLoss", "loss",
-                                    Kind::Runtime, tensorBytes(v) + 4, 4, 1,
-                                    accum));
-  }
+  const int64_t accum = r.accumSteps;
+  const int64_t world = std::max<int64_t>(1, dp.worldSize);
+  Block &body = grad.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+
+  // DeviceModel's hand-over of each gradient (storeGrad), printed right
+  // after the op that finishes it (passes/GradReady.h): a copy on
+  // micro-batch 0 unless written in place, accumulate after; a half
+  // gradient (train-half-grads) widened into FP32 when micro-batches
+  // accumulate, ranks sum FP32 (Model::requireFloatGrads) or on the CPU
+  // (HostModel's epilogue reads FP32); otherwise the epilogue reads it where
+  // the step left it.
+  struct Stores {
+    std::vector<Launch> launches;
+    std::vector<bool> firstOnly; // micro-batch 0 only
+    std::vector<size_t> params;  // whose gradients are final after them
+  };
+  llvm::MapVector<Operation *, Stores> stores; // null: after the body
+  const bool widen = accum > 1 || target != Target::Cuda || world > 1;
   int64_t numTensors = 0;
   double gradBytes = 0; // what the epilogue reads
-  // Micro-batch 0 writes most gradients in place: no copy for them.
   DenseSet<Value> inPlace = gradsWrittenInPlace(grad);
+  DenseMap<Value, Operation *> touch;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto param = grad.getResultAttrOfType<StringAttr>(i, graph::kGradAttr);
     if (!param)
@@ -275,35 +272,102 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     ++numTensors;
     r.parameters += int64_t(n);
     const std::string name = param.getValue().str();
+    auto [t, fresh] = touch.try_emplace(v, nullptr);
+    if (fresh)
+      t->second = lastTouch(v, body);
+    Stores &s = stores[t->second];
+    if (auto idx = paramIndex.find(param.getValue()); idx != paramIndex.end())
+      s.params.push_back(idx->second);
+    auto add = [&](Launch l, bool firstOnly) {
+      s.launches.push_back(std::move(l));
+      s.firstOnly.push_back(firstOnly);
+    };
     if (type.getElementType().isF32()) {
       if (!inPlace.contains(v))
-        launches.push_back(hostLaunch(copyName, "storeGrad", name, Kind::Copy,
-                                      4 * n, 4 * n, 0, 1));
+        add(hostLaunch(copyName, "storeGrad", name, Kind::Copy, 4 * n, 4 * n,
+                       0, 1),
+            true);
       if (accum > 1)
-        launches.push_back(hostLaunch("accumulate", "storeGrad", name,
-                                      Kind::Runtime, 8 * n, 4 * n, n,
-                                      accum - 1));
+        add(hostLaunch("accumulate", "storeGrad", name, Kind::Runtime, 8 * n,
+                       4 * n, n, accum - 1),
+            false);
       gradBytes += 4 * n;
-    } else if (accum > 1 || target != Target::Cuda) {
-      // Widened into FP32 by storeGrad (HostModel always: its epilogue
-      // reads FP32).
-      launches.push_back(hostLaunch("widenGrad", "storeGrad", name,
-                                    Kind::Runtime, 2 * n, 4 * n, 0, 1));
+    } else if (widen) {
+      add(hostLaunch("widenGrad", "storeGrad", name, Kind::Runtime, 2 * n,
+                     4 * n, 0, 1),
+          true);
       if (accum > 1)
-        launches.push_back(hostLaunch("widenGrad (add)", "storeGrad", name,
-                                      Kind::Runtime, 6 * n, 4 * n, n,
-                                      accum - 1));
+        add(hostLaunch("widenGrad (add)", "storeGrad", name, Kind::Runtime,
+                       6 * n, 4 * n, n, accum - 1),
+            false);
       gradBytes += 4 * n;
-    } else { // the epilogue reads it where the step left it
+    } else {
       if (!inPlace.contains(v))
-        launches.push_back(hostLaunch(copyName, "storeGrad", name, Kind::Copy,
-                                      2 * n, 2 * n, 0, 1));
+        add(hostLaunch(copyName, "storeGrad", name, Kind::Copy, 2 * n, 2 * n,
+                       0, 1),
+            true);
       gradBytes += 2 * n;
     }
   }
-  if (dropout)
+
+  std::vector<Launch> launches;
+  std::vector<bool> firstOnly;               // parallel to |launches|
+  std::vector<std::pair<size_t, size_t>> readyAt; // (param, next row)
+  auto appendStores = [&](Operation *op) {
+    auto it = stores.find(op);
+    if (it == stores.end())
+      return;
+    llvm::append_range(launches, it->second.launches);
+    llvm::append_range(firstOnly, it->second.firstOnly);
+    for (size_t p : it->second.params)
+      readyAt.push_back({p, launches.size()});
+  };
+  RuleState state;
+  state.target = target;
+  state.fusedNames = fusedKernelNames;
+  AsmState asmState(grad);
+  bool dropout = false;
+  for (Operation &op : body.without_terminator()) {
+    size_t first = launches.size();
+    appendLaunches(&op, state, launches);
+    dropout |= isa<graph::DropoutOp>(op);
+    bool misaligned = rowsMisaligned(&op);
+    for (size_t i = first; i < launches.size(); ++i) {
+      launches[i].count = accum;
+      launches[i].misaligned =
+          misaligned && launches[i].name == "cublasLtMatmul";
+      if (op.getNumResults())
+        launches[i].where = nameOf(op.getResult(0), asmState);
+    }
+    firstOnly.resize(launches.size(), false);
+    appendStores(&op);
+  }
+  // After the body: addLoss, the gradients no op produces, the dropout
+  // step counter.
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (auto out = grad.getResultAttrOfType<StringAttr>(i, graph::kOutputAttr);
+        out && out.getValue() == "loss") {
+      launches.push_back(hostLaunch("addLoss", "addLoss", "loss",
+                                    Kind::Runtime, tensorBytes(v) + 4, 4, 1,
+                                    accum));
+      firstOnly.push_back(false);
+    }
+  }
+  appendStores(nullptr);
+  if (dropout) {
     launches.push_back(hostLaunch("advance", "dropout step", "", Kind::Runtime,
                                   8, 8, 0, accum));
+    firstOnly.push_back(false);
+  }
+  const size_t bodyEnd = launches.size();
+
+  // The all-reduce of this rank (world > 1).
+  std::vector<std::vector<size_t>> bucketParams;
+  r.dataParallel.worldSize = world;
+  if (world > 1)
+    appendAllReduce(dp, target, paramSizes, paramNames, launches,
+                    r.dataParallel, bucketParams);
+
   // Half weight copies the epilogue writes (train-half-weight-copies): the
   // masters' elements, not the zero rows a padded copy has after them
   // (graph-pad-classes).
@@ -334,10 +398,14 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     t.bytesRead += c * row.launch.bytesRead;
     t.bytesWritten += c * row.launch.bytesWritten;
     t.flops += c * row.launch.flops;
+    t.linkBytes += c * row.launch.linkBytes;
     t.seconds += c * row.seconds;
-    (row.memoryBound ? t.memorySeconds : t.computeSeconds) += c * row.seconds;
+    (row.bound == Bound::Memory    ? t.memorySeconds
+     : row.bound == Bound::Compute ? t.computeSeconds
+                                   : t.linkSeconds) += c * row.seconds;
     r.rows.push_back(std::move(row));
   }
+  overlapAllReduce(r, dp, firstOnly, bodyEnd, readyAt, bucketParams);
   return r;
 }
 
@@ -350,7 +418,7 @@ static void printRow(size_t i, const Row &row, llvm::raw_ostream &os) {
                       i, kindName(l.kind), l.name, l.op, l.where, l.count,
                       integer(l.bytesRead), integer(l.bytesWritten),
                       integer(l.flops), row.seconds * 1e9,
-                      row.memoryBound ? "memory" : "compute");
+                      boundName(row.bound));
 }
 
 void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
@@ -359,16 +427,24 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
   os << "cost of one training step of @" << r.model << ": target "
      << (r.target == Target::Cuda ? "cuda" : "cpu") << ", amp " << r.amp
      << ", optimizer " << r.optimizer << ", " << r.accumSteps
-     << " micro-batch(es), " << r.parameters << " parameters\n";
+     << " micro-batch(es), " << r.parameters << " parameters";
+  if (r.dataParallel.worldSize > 1)
+    os << ", one of " << r.dataParallel.worldSize << " data-parallel ranks";
+  os << "\n";
   os << llvm::formatv("device {0} ({1}): {2:F1} GB/s, FP32 {3:F1} TFLOP/s, "
-                      "FP16/BF16 tensor {4:F1} TFLOP/s\n  source: {5}\n",
+                      "FP16/BF16 tensor {4:F1} TFLOP/s",
                       d.name, d.description, d.bytesPerSecond / 1e9,
-                      d.fp32FlopsPerSecond / 1e12, d.halfFlopsPerSecond / 1e12,
-                      d.source);
+                      d.fp32FlopsPerSecond / 1e12, d.halfFlopsPerSecond / 1e12);
+  if (r.dataParallel.worldSize > 1)
+    os << llvm::formatv(", link {0:F1} GB/s each way",
+                        d.linkBytesPerSecond / 1e9);
+  os << "\n  source: " << d.source << "\n";
   os << "memory plan of @" << r.model << "_grad: arena " << r.arenaBytes
      << " bytes (" << r.arenaBytesNoReuse << " without reuse)\n";
-  os << "roofline per launch: max(bytes / bandwidth, FLOPs / peak); bytes "
-        "are device-memory traffic, each tensor once\n\n";
+  os << "roofline per launch: max(bytes / bandwidth, FLOPs / peak";
+  if (r.dataParallel.worldSize > 1)
+    os << ", link bytes / link bandwidth";
+  os << "); bytes are device-memory traffic, each tensor once\n\n";
   os << llvm::formatv("{0,5} {1,-10} {2,-36} {3,-28} {4,-20} {5,5} {6,13} "
                       "{7,13} {8,16} {9,12} {10}\n",
                       "#", "kind", "kernel", "op", "value", "calls",
@@ -390,9 +466,50 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
   os << llvm::formatv("  floor time: {0:F3} us ({1:F3} ms)\n", t.seconds * 1e6,
                       t.seconds * 1e3);
   double share = t.seconds > 0 ? t.memorySeconds / t.seconds : 0;
-  os << llvm::formatv("  memory-bound: {0:F1}% of the time, compute-bound: "
-                      "{1:F1}%\n",
-                      100 * share, t.seconds > 0 ? 100 * (1 - share) : 0.0);
+  if (t.linkSeconds > 0) {
+    auto pct = [&](double x) {
+      return t.seconds > 0 ? 100 * x / t.seconds : 0.0;
+    };
+    os << llvm::formatv("  memory-bound: {0:F1}% of the time, compute-bound: "
+                        "{1:F1}%, interconnect-bound: {2:F1}%\n",
+                        pct(t.memorySeconds), pct(t.computeSeconds),
+                        pct(t.linkSeconds));
+  } else {
+    os << llvm::formatv("  memory-bound: {0:F1}% of the time, compute-bound: "
+                        "{1:F1}%\n",
+                        100 * share, t.seconds > 0 ? 100 * (1 - share) : 0.0);
+  }
+  const DataParallelCost &dp = r.dataParallel;
+  if (dp.worldSize > 1) {
+    os << llvm::formatv("  data parallel: {0} ranks, ring all-reduce of {1} "
+                        "bucket(s) ({2} staged) and the loss: {3} bytes sent "
+                        "a rank, {4:F3} us\n",
+                        dp.worldSize, dp.buckets, dp.stagedBuckets,
+                        integer(dp.linkBytes), dp.collectiveSeconds * 1e6);
+    if (dp.overlap)
+      os << llvm::formatv("  with the overlap (buckets start as the backward "
+                          "finishes their gradients): floor {0:F3} us, {1:F3} "
+                          "us of the all-reduce hidden behind the backward\n",
+                          dp.overlappedSeconds * 1e6,
+                          (t.seconds - dp.overlappedSeconds) * 1e6);
+    else
+      os << "  no overlap: " << (r.target == Target::Cpu
+                                     ? "MPI progresses the buckets inside "
+                                       "finish(), after the backward"
+                                     : "--overlap-allreduce=false")
+         << "; the floor is the rows' sum\n";
+    os << llvm::formatv("  {0,6} {1,6} {2,12} {3,6} {4,15} {5,12} {6,12} "
+                        "{7,12}\n",
+                        "bucket", "pieces", "bytes", "staged",
+                        "ready after row", "ready us", "start us", "end us");
+    for (auto [b, c] : llvm::enumerate(dp.bucketCosts))
+      os << llvm::formatv("  {0,6} {1,6} {2,12} {3,6} {4,15} {5,12:F3} "
+                          "{6,12:F3} {7,12:F3}\n",
+                          b, c.pieces, integer(c.bytes),
+                          c.staged ? "yes" : "no", c.readyAfterRow,
+                          c.readySeconds * 1e6, c.startSeconds * 1e6,
+                          c.endSeconds * 1e6);
+  }
   os << "\ntop " << top << " kernels by estimated time (time x calls):\n";
   for (size_t i : topRows(r, top)) {
     const Row &row = r.rows[i];
@@ -401,7 +518,7 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
                         "{5,5:F1}%  {6}\n",
                         i, row.launch.name, row.launch.op, row.launch.where,
                         s * 1e6, t.seconds > 0 ? 100 * s / t.seconds : 0.0,
-                        row.memoryBound ? "memory" : "compute");
+                        boundName(row.bound));
   }
   os << "\ntop " << top << " kernels summed over the step (same kernel, same "
         "op):\n";
@@ -430,6 +547,7 @@ static llvm::json::Object deviceJson(const DeviceSpec &d) {
       {"bytes_per_second", d.bytesPerSecond},
       {"fp32_flops_per_second", d.fp32FlopsPerSecond},
       {"half_flops_per_second", d.halfFlopsPerSecond},
+      {"link_bytes_per_second", d.linkBytesPerSecond},
       {"source", d.source}};
 }
 
@@ -450,7 +568,8 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
         {"flops", l.flops},
         {"half_math", l.halfMath},
         {"time_s", row.seconds},
-        {"bound", row.memoryBound ? "memory" : "compute"}});
+        {"link_bytes", l.linkBytes},
+        {"bound", boundName(row.bound)}});
   }
   llvm::json::Array topIdx;
   for (size_t i : topRows(r, top))
@@ -487,7 +606,32 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
       {"time_s", t.seconds},
       {"memory_bound_time_s", t.memorySeconds},
       {"compute_bound_time_s", t.computeSeconds},
-      {"memory_bound_share", t.seconds > 0 ? t.memorySeconds / t.seconds : 0.0}};
+      {"memory_bound_share", t.seconds > 0 ? t.memorySeconds / t.seconds : 0.0},
+      {"link_bytes", t.linkBytes},
+      {"link_bound_time_s", t.linkSeconds}};
+  const DataParallelCost &dp = r.dataParallel;
+  llvm::json::Array buckets;
+  for (const BucketCost &c : dp.bucketCosts)
+    buckets.push_back(llvm::json::Object{{"first_row", c.firstRow},
+                                         {"end_row", c.endRow},
+                                         {"pieces", c.pieces},
+                                         {"elements", c.elements},
+                                         {"bytes", c.bytes},
+                                         {"staged", c.staged},
+                                         {"ready_after_row", c.readyAfterRow},
+                                         {"ready_s", c.readySeconds},
+                                         {"start_s", c.startSeconds},
+                                         {"end_s", c.endSeconds}});
+  llvm::json::Object dataParallel{
+      {"world_size", dp.worldSize},
+      {"buckets", dp.buckets},
+      {"staged_buckets", dp.stagedBuckets},
+      {"link_bytes", dp.linkBytes},
+      {"collective_time_s", dp.collectiveSeconds},
+      {"overlap", dp.overlap},
+      {"backward_time_s", dp.backwardSeconds},
+      {"overlapped_time_s", dp.overlappedSeconds},
+      {"bucket_list", std::move(buckets)}};
   llvm::json::Object root{
       {"model", r.model},
       {"target", r.target == Target::Cuda ? "cuda" : "cpu"},
@@ -500,6 +644,7 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
       {"device", deviceJson(*r.device)},
       {"kernels", std::move(rows)},
       {"totals", std::move(totals)},
+      {"data_parallel", std::move(dataParallel)},
       {"top", std::move(topIdx)},
       {"top_by_kernel", std::move(byKernel)},
       {"by_op", std::move(byOp)},
@@ -508,12 +653,12 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
 }
 
 void ampc::cost::printDeviceTable(llvm::raw_ostream &os) {
-  os << llvm::formatv("{0,-10} {1,-6} {2,10} {3,12} {4,12}  {5}\n", "device",
-                      "target", "GB/s", "FP32 TFLOP/s", "half TFLOP/s",
-                      "source");
+  os << llvm::formatv("{0,-10} {1,-6} {2,10} {3,12} {4,12} {5,10}  {6}\n",
+                      "device", "target", "GB/s", "FP32 TFLOP/s",
+                      "half TFLOP/s", "link GB/s", "source");
   for (const DeviceSpec &d : deviceTable())
-    os << llvm::formatv("{0,-10} {1,-6} {2,10:F1} {3,12:F3} {4,12:F3}  {5}\n",
-                        d.name, d.target, d.bytesPerSecond / 1e9,
-                        d.fp32FlopsPerSecond / 1e12,
-                        d.halfFlopsPerSecond / 1e12, d.source);
+    os << llvm::formatv(
+        "{0,-10} {1,-6} {2,10:F1} {3,12:F3} {4,12:F3} {5,10:F2}  {6}\n",
+        d.name, d.target, d.bytesPerSecond / 1e9, d.fp32FlopsPerSecond / 1e12,
+        d.halfFlopsPerSecond / 1e12, d.linkBytesPerSecond / 1e9, d.source);
 }

@@ -2,9 +2,11 @@
 //
 // Reads a module after the training pipeline (kernel level, memory plan)
 // and lists every launch of one optimizer step in order: @m_grad's body
-// once per micro-batch, the loss and gradient hand-over of DeviceModel, and
-// the fused epilogue. Each row gets a roofline time on one device of the
-// table. The report reads the IR; it changes nothing.
+// once per micro-batch with each gradient's hand-over (storeGrad) after
+// the op that finishes it, the loss, the data-parallel all-reduce of one
+// rank when there are several, and the fused epilogue. Each row gets a
+// roofline time on one device of the table. The report reads the IR; it
+// changes nothing.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_COMPILER_COST_COSTREPORT_H
@@ -16,19 +18,60 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+
 namespace ampc::cost {
+
+// What limits a launch: device memory, arithmetic, or the interconnect.
+enum class Bound { Memory, Compute, Link };
+llvm::StringRef boundName(Bound bound);
 
 struct Row {
   Launch launch;
-  double seconds = 0; // per launch: max(bytes / bandwidth, flops / peak)
-  bool memoryBound = true;
+  // Per launch: max(bytes / bandwidth, flops / peak, link bytes / link).
+  double seconds = 0;
+  Bound bound = Bound::Memory;
 };
 
 struct Totals {
   int64_t launches = 0, kernels = 0, copies = 0;
   int64_t misalignedGemms = 0; // launches (Launch::misaligned)
-  double bytesRead = 0, bytesWritten = 0, flops = 0;
-  double seconds = 0, memorySeconds = 0, computeSeconds = 0;
+  double bytesRead = 0, bytesWritten = 0, flops = 0, linkBytes = 0;
+  double seconds = 0, memorySeconds = 0, computeSeconds = 0, linkSeconds = 0;
+};
+
+// Data parallelism as the training binary runs it under `mpirun -np N`
+// (runtime/train/DataParallel.cpp, the flags of the same names).
+struct DataParallelSpec {
+  int64_t worldSize = 1;
+  double bucketBytes = 25.0 * 1048576; // FP32 gradient bytes per bucket
+  std::string reduceDtype = "fp32";    // fp16, bf16: the CPU target only
+  bool overlap = true; // buckets start during the last micro-batch's backward
+};
+
+// The all-reduce of one rank's step, and how much of it the backward can
+// hide (CUDA target with overlap: each bucket starts on the communication
+// stream once its gradients are final and the bucket before it is done).
+struct BucketCost {
+  int64_t firstRow = 0, endRow = 0; // its rows: [firstRow, endRow)
+  int64_t pieces = 0;               // gradient pieces (GradBucketer segments)
+  double elements = 0, bytes = 0;  // on the wire (--reduce-dtype)
+  bool staged = false; // packed into a staging buffer and back
+  // The row after which all its gradients are final in the last
+  // micro-batch (the backward's last row without the overlap), and when it
+  // is ready, starts and ends on the communication stream.
+  int64_t readyAfterRow = 0;
+  double readySeconds = 0, startSeconds = 0, endSeconds = 0;
+};
+
+struct DataParallelCost {
+  int64_t worldSize = 1, buckets = 0, stagedBuckets = 0;
+  std::vector<BucketCost> bucketCosts;
+  double linkBytes = 0;         // sent by this rank (gradients and loss)
+  double collectiveSeconds = 0; // the all-reduce rows, packing included
+  double backwardSeconds = 0;   // the micro-batches' rows, all of them
+  double overlappedSeconds = 0; // the step's floor with the overlap
+  bool overlap = false;         // false: the rows run after the backward
 };
 
 struct CostReport {
@@ -41,6 +84,7 @@ struct CostReport {
   const DeviceSpec *device = nullptr;
   std::vector<Row> rows; // step order
   Totals totals;         // every row times its count
+  DataParallelCost dataParallel;
 };
 
 // Fails (with a diagnostic on the module) unless the module went through
@@ -48,9 +92,11 @@ struct CostReport {
 // |fusedKernelNames|: the kernel each fused region of @<model>_grad launches,
 // in order, as the emitter names them (cudaFusedKernelNames); empty: fused_0,
 // fused_1, ... in order.
+// |dp|: one rank of a data-parallel run (worldSize 1: one process).
 mlir::FailureOr<CostReport>
 buildCostReport(mlir::ModuleOp module, Target target, const DeviceSpec &device,
-                llvm::ArrayRef<std::string> fusedKernelNames = {});
+                llvm::ArrayRef<std::string> fusedKernelNames = {},
+                const DataParallelSpec &dp = {});
 
 void printCostText(const CostReport &report, llvm::raw_ostream &os,
                    unsigned top = 10);

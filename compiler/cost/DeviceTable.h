@@ -24,6 +24,9 @@ struct DeviceSpec {
   double bytesPerSecond;      // peak device-memory bandwidth
   double fp32FlopsPerSecond;  // non-tensor FP32 (elementwise, FP32 GEMMs)
   double halfFlopsPerSecond;  // dense FP16/BF16 tensor-core, FP32 accumulate
+  // Interconnect bandwidth each way per device (NVLink; MPI's bus bandwidth
+  // on the CPU): what a ring all-reduce's bus bandwidth can reach.
+  double linkBytesPerSecond;
   llvm::StringRef source;     // where the numbers come from
 };
 

@@ -51,26 +51,17 @@ GradBucketer::GradBucketer(Communicator &comm, std::vector<GradBuffer> buffers,
     comm_.abort("gradient bucketing on the device supports only the FP32 sum "
                 "(average=false, precision=F32); Model::step divides by accum * world");
 
-  // Cut the concatenation of all buffers into pieces of at most |cap|
-  // elements; a bucket closes when full.
-  size_t cap = std::max<size_t>(1, opts_.bucketBytes / sizeof(float));
-  Bucket cur;
-  auto close = [&] {
-    if (cur.count)
-      buckets_.push_back(std::move(cur));
-    cur = Bucket();
-  };
-  for (size_t t = 0; t < buffers_.size(); ++t) {
-    for (size_t off = 0; off < buffers_[t].count;) {
-      size_t n = std::min(cap - cur.count, buffers_[t].count - off);
-      cur.segments.push_back({t, off, n});
-      cur.count += n;
-      off += n;
-      if (cur.count == cap)
-        close();
-    }
+  std::vector<size_t> counts;
+  for (const GradBuffer &b : buffers_)
+    counts.push_back(b.count);
+  for (auto &segments :
+       bucketLayout(counts, opts_.bucketBytes / sizeof(float))) {
+    Bucket b;
+    for (const Segment &s : segments)
+      b.count += s.count;
+    b.segments = std::move(segments);
+    buckets_.push_back(std::move(b));
   }
-  close();
 
   size_t elem = commTypeSize(wireType(opts_.precision));
   for (size_t b = 0; b < buckets_.size(); ++b) {

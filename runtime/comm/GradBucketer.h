@@ -2,7 +2,8 @@
 //
 // Groups the FP32 gradient buffers, in the order given, into buckets of at
 // most BucketOptions::bucketBytes of FP32 gradient (a buffer larger than a
-// bucket is split across several), and all-reduces bucket by bucket. The
+// bucket is split across several; runtime/comm/BucketLayout.h), and
+// all-reduces bucket by bucket. The
 // bucket layout depends only on the buffer sizes and the options, so it is
 // the same on every rank and every step; buckets are always launched in
 // index order, so collectives match across ranks and results are
@@ -43,6 +44,7 @@
 #ifndef AMPC_RUNTIME_COMM_GRADBUCKETER_H
 #define AMPC_RUNTIME_COMM_GRADBUCKETER_H
 
+#include "runtime/comm/BucketLayout.h"
 #include "runtime/comm/Communicator.h"
 
 #include <cstddef>
@@ -66,12 +68,7 @@ struct GradBuffer {
 
 class GradBucketer {
 public:
-  // A contiguous piece of one buffer.
-  struct Segment {
-    size_t buffer;
-    size_t offset;
-    size_t count;
-  };
+  using Segment = BucketSegment; // runtime/comm/BucketLayout.h
 
   GradBucketer(Communicator &comm, std::vector<GradBuffer> buffers, BucketOptions options = {});
   ~GradBucketer();

@@ -64,7 +64,8 @@ DeviceModel::DeviceModel(rt::ModelSpec spec, std::vector<Constant> constants,
   // gradients and DataParallel buckets them: a bucket of tensors whose
   // sizes are multiples of 64 floats (all of GPT-2's) is one range of the
   // gradient block, which NCCL reduces in place (GradBucketer's adjacency
-  // check) instead of through a staging copy each way.
+  // check) instead of through a staging copy each way. The cost report
+  // (compiler/cost/DataParallelCost.cpp) assumes this padding.
   offset_.assign(n, 0);
   for (size_t p = n; p-- > 0;) {
     offset_[p] = total_;

@@ -1,35 +1,13 @@
 //===- EmitGradResults.cpp - Where each gradient leaves the step ----------===//
 #include "compiler/targets/common/EmitGradResults.h"
 #include "compiler/targets/common/EmitModel.h"
-#include "passes/ValueAliases.h"
+#include "passes/GradReady.h"
 
 #include "llvm/ADT/SmallVector.h"
 
 using namespace mlir;
 using namespace ampc;
 using namespace ampc::emit;
-
-Operation *ampc::emit::lastTouch(Value v, Block &block) {
-  Operation *last = nullptr;
-  auto later = [&](Operation *op) {
-    op = op ? block.findAncestorOpInBlock(*op) : nullptr;
-    if (op && !op->hasTrait<OpTrait::IsTerminator>() &&
-        (!last || last->isBeforeInBlock(op)))
-      last = op;
-  };
-  SmallVector<Value> work = {v};
-  while (!work.empty()) {
-    Value w = work.pop_back_val();
-    later(w.getDefiningOp());
-    for (Operation *user : w.getUsers()) {
-      later(user);
-      // An alias shares its operand's storage (no copy).
-      if (aliasesOperand(user, /*evaluation=*/false))
-        work.push_back(user->getResult(0));
-    }
-  }
-  return last;
-}
 
 LogicalResult ampc::emit::emitGradBodyAndResults(
     const Program &p, BlockEnv &env, raw_indented_ostream &os,

@@ -3,12 +3,12 @@
 // Both targets print forwardBackward()'s results the same way: every
 // gradient's `storeGrad(i, ptr, micro);` (copy on micro-batch 0 unless
 // written in place, accumulation after) and `gradReady(i);` right after the
-// op of the body after which that gradient is final and no longer read: its
-// producer, or its last reader, through reshape aliases. From there the
-// data-parallel runtime may all-reduce it while the backward goes on
-// (Model::setGradReadyHook); an all-reduce runs in place, so no later op may
-// read the buffer. The loss (and a gradient that no op produces) follows
-// the body.
+// op of the body after which that gradient is final and no longer read
+// (passes/GradReady.h: its producer, or its last reader, through aliases).
+// From there the data-parallel runtime may all-reduce it while the backward
+// goes on (Model::setGradReadyHook); an all-reduce runs in place, so no
+// later op may read the buffer. The loss (and a gradient that no op
+// produces) follows the body.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_COMPILER_TARGETS_COMMON_EMITGRADRESULTS_H
@@ -20,11 +20,6 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace ampc::emit {
-
-// The op of |block| after which |v| is final and unread (its producer or
-// its last reader other than the terminator, following graph.reshape
-// aliases); null when no op of |block| produces or reads it.
-mlir::Operation *lastTouch(mlir::Value v, mlir::Block &block);
 
 // Prints @grad's body with |emitBody| (which walks it with |env|), the
 // gradients placed as above, then |resultsComment| (a // line), the loss

@@ -1,0 +1,55 @@
+//===- BucketLayout.h - Which gradient pieces each bucket holds --*- C++
+//-*-===//
+//
+// The bucket layout of GradBucketer, on its own so that `ampc cost` can
+// count the same buckets without the runtime: the buffers, in the order
+// given, are concatenated and cut into buckets of at most |capElems|
+// elements; a buffer larger than what is left of a bucket is split across
+// buckets. It depends only on the sizes, so every rank gets the same layout.
+// Header only (no communicator, no allocation beyond the vectors).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AMPC_RUNTIME_COMM_BUCKETLAYOUT_H
+#define AMPC_RUNTIME_COMM_BUCKETLAYOUT_H
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace ampc::rt {
+
+// A contiguous piece of one buffer.
+struct BucketSegment {
+  size_t buffer;
+  size_t offset;
+  size_t count;
+};
+
+// The segments of each bucket, buckets in index order. Empty buffers are
+// in no bucket.
+inline std::vector<std::vector<BucketSegment>>
+bucketLayout(const std::vector<size_t> &counts, size_t capElems) {
+  const size_t cap = std::max<size_t>(1, capElems);
+  std::vector<std::vector<BucketSegment>> buckets;
+  std::vector<BucketSegment> cur;
+  size_t filled = 0;
+  for (size_t t = 0; t < counts.size(); ++t)
+    for (size_t off = 0; off < counts[t];) {
+      size_t n = std::min(cap - filled, counts[t] - off);
+      cur.push_back({t, off, n});
+      filled += n;
+      off += n;
+      if (filled == cap) { // a bucket closes when full
+        buckets.push_back(std::move(cur));
+        cur.clear();
+        filled = 0;
+      }
+    }
+  if (filled)
+    buckets.push_back(std::move(cur));
+  return buckets;
+}
+
+} // namespace ampc::rt
+
+#endif
