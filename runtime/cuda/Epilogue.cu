@@ -93,14 +93,23 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   if (!last)
     return;
-  // The last block: finalise in a fixed order.
+  // The last block: finalise in a fixed order. A warp per tensor, each
+  // lane adding every 32nd chunk sum in order, then a butterfly: the same
+  // adds every step (deterministic), and no thread walks a large tensor's
+  // hundreds of chunk sums alone (GPT-2's token table has 590).
   __threadfence();
   // Read before thread 0 below may set it.
   const bool refused = s->scaler.halted != 0;
-  for (int k = threadIdx.x; k < t.numTensors; k += blockDim.x) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = blockDim.x >> 5;
+  for (int k = warp; k < t.numTensors; k += warps) {
     float ss = 0.0f;
-    for (int j = t.tensorFirst[k]; j < t.tensorFirst[k + 1]; ++j)
+    for (int j = t.tensorFirst[k] + lane; j < t.tensorFirst[k + 1]; j += 32)
       ss += t.partials[j];
+    for (int o = 16; o > 0; o >>= 1)
+      ss += __shfl_xor_sync(0xffffffffu, ss, o);
+    if (lane != 0)
+      continue;
     t.tensorNorms[k] = sqrtf(ss);
     // Overflow attribution; a refused step keeps the halting step's report.
     volatile int32_t *flag = &t.flags[k];
@@ -111,11 +120,18 @@ __global__ void __launch_bounds__(kThreads)
     *flag = 0;
   }
   __syncthreads();
-  if (threadIdx.x != 0)
+  if (warp != 0)
     return;
+  // The norm of the tensors' norms (clip_grad_norm_'s), the same way.
   float total = 0.0f;
-  for (int k = 0; k < t.numTensors; ++k)
-    total += t.tensorNorms[k] * t.tensorNorms[k];
+  for (int k = lane; k < t.numTensors; k += 32) {
+    float n = t.tensorNorms[k];
+    total += n * n;
+  }
+  for (int o = 16; o > 0; o >>= 1)
+    total += __shfl_xor_sync(0xffffffffu, total, o);
+  if (lane != 0)
+    return;
   float norm = sqrtf(total);
   volatile int32_t *skipFlag = &s->skip;
   bool foundInf = *skipFlag != 0;

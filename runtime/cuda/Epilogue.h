@@ -5,7 +5,9 @@
 //   pass 1  reads each gradient once: unscale (by inv_scale, or by
 //           1/(scale * gradDivisor) after accumulation/all-reduce), the
 //           non-finite flag, per-chunk sums of squares. The last block to
-//           finish (a device-wide counter) finalises, in a fixed order: per
+//           finish (a device-wide counter) finalises, in a fixed order (a
+//           warp per tensor over its chunk sums, lanes strided, then a
+//           butterfly): per
 //           tensor norms, the global norm (torch foreach clip_grad_norm_:
 //           sqrt of the sum of squared per-tensor norms), the clip
 //           coefficient (num::clipCoef), the skip flag, the step counter,

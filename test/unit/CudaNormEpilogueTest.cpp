@@ -398,4 +398,53 @@ TEST(CudaEpilogue, MisalignedFallsBackAndOverflowStillSkips) {
   EXPECT_TRUE(b.bufs[1 * 5 + 1]->get() == before);
 }
 
+// The finaliser (the last block of pass 1) over more tensors than it has
+// warps (40 against 16) and a tensor of more chunks than a warp has lanes
+// (3 M elements: 46 chunks of 65536): the global norm is the double
+// reference's, and the overflow of a tensor in the second round of warps
+// (index 37) is attributed to it alone.
+TEST(CudaEpilogue, ManyTensorsAndChunksFinaliseToTheNorm) {
+  REQUIRE_GPU();
+  std::vector<int64_t> sizes;
+  for (int k = 0; k < 40; ++k)
+    sizes.push_back(k == 3 ? 3000000 : 1 + 997 * (k % 7));
+  rt::Hyper h;
+  h.lr = 0.1f;
+  cuda::EpilogueConfig cfg;
+  cfg.optimizer = cuda::EpilogueConfig::Optimizer::Sgd;
+  EpiTensors e = makeTensors(sizes, DType::F32, DType::F16, 10.0f, true);
+  double total = 0;
+  for (const cuda::EpilogueTensor &t : e.ts) {
+    std::vector<float> g(size_t(t.n));
+    cuda::check(cudaMemcpy(g.data(), t.grad, g.size() * 4,
+                           cudaMemcpyDeviceToHost),
+                "grad");
+    double ss = 0;
+    for (float x : g)
+      ss += double(x / 1024.0f) * double(x / 1024.0f); // runSteps' scale
+    total += ss;
+  }
+  cuda::DeviceState s = runSteps(e, cfg, h, {true, 0}, true, 1);
+  EXPECT_EQ(s.stats.skipped, 0);
+  EXPECT_NEAR(s.stats.gradNorm, std::sqrt(total), 1e-5 * std::sqrt(total));
+
+  float inf = INFINITY;
+  float *g37 = static_cast<float *>(const_cast<void *>(e.ts[37].grad));
+  cuda::check(cudaMemcpy(g37 + 1, &inf, 4, cudaMemcpyHostToDevice), "inf");
+  cuda::Epilogue epi(e.ts, cfg, {true, 0});
+  cuda::DeviceState s0;
+  s0.scaler.scale = 1024.0f;
+  DeviceCopy<cuda::DeviceState> stateCopy({s0});
+  cuda::setStepInputs(stateCopy.p, h, 1.0f, nullptr);
+  epi.run(stateCopy.p, nullptr);
+  std::vector<unsigned char> report(epi.reportBytes());
+  cuda::check(cudaMemcpy(report.data(), epi.report(), report.size(),
+                         cudaMemcpyDeviceToHost),
+              "report");
+  EXPECT_EQ(stateCopy.get()[0].stats.skipped, 1);
+  std::vector<uint8_t> want(sizes.size(), 0);
+  want[37] = 1;
+  EXPECT_EQ(cuda::reportFlags(report.data(), int(sizes.size())), want);
+}
+
 } // namespace
