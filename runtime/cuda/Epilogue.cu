@@ -18,6 +18,7 @@ using namespace detail;
 namespace {
 
 constexpr int kThreads = 512;
+static_assert(kThreads % 32 == 0, "the finaliser works in whole warps");
 
 struct Chunk {
   int32_t tensor;

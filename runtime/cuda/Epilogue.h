@@ -5,9 +5,7 @@
 //   pass 1  reads each gradient once: unscale (by inv_scale, or by
 //           1/(scale * gradDivisor) after accumulation/all-reduce), the
 //           non-finite flag, per-chunk sums of squares. The last block to
-//           finish (a device-wide counter) finalises, in a fixed order (a
-//           warp per tensor over its chunk sums, lanes strided, then a
-//           butterfly): per
+//           finish (a device-wide counter) finalises, in a fixed order: per
 //           tensor norms, the global norm (torch foreach clip_grad_norm_:
 //           sqrt of the sum of squared per-tensor norms), the clip
 //           coefficient (num::clipCoef), the skip flag, the step counter,
@@ -44,8 +42,10 @@
 // kernels' loads). The updates are the same per element either way; only
 // the order of a chunk's sum of squares differs (which thread adds what).
 //
-// Determinism: chunk partial sums are block sums in a fixed order and are
-// combined in chunk order, so the norm is the same run to run (it is not
+// Determinism: chunk partial sums are block sums in a fixed order; the
+// finaliser combines a tensor's with one warp (lane l adds chunks l, l+32,
+// ... in order, then a butterfly) and the tensors' squared norms the same
+// way, so the norm is the same run to run and for any grid size (it is not
 // bit-equal to the CPU target's pairwise order).
 //
 //===----------------------------------------------------------------------===//

@@ -399,15 +399,17 @@ TEST(CudaEpilogue, MisalignedFallsBackAndOverflowStillSkips) {
 }
 
 // The finaliser (the last block of pass 1) over more tensors than it has
-// warps (40 against 16) and a tensor of more chunks than a warp has lanes
-// (3 M elements: 46 chunks of 65536): the global norm is the double
-// reference's, and the overflow of a tensor in the second round of warps
-// (index 37) is attributed to it alone.
+// warps (41 against 16) and a tensor of more chunks than a warp has lanes
+// (3 M elements: 46 chunks of 65536), an empty one among them: the global
+// norm is the double reference's and the same bits on any grid; the
+// overflow of tensor 37 (warp 5's third tensor) is attributed to it alone,
+// counted once, and its flag cleared for the next, clean step.
 TEST(CudaEpilogue, ManyTensorsAndChunksFinaliseToTheNorm) {
   REQUIRE_GPU();
   std::vector<int64_t> sizes;
   for (int k = 0; k < 40; ++k)
     sizes.push_back(k == 3 ? 3000000 : 1 + 997 * (k % 7));
+  sizes.push_back(0);
   rt::Hyper h;
   h.lr = 0.1f;
   cuda::EpilogueConfig cfg;
@@ -427,24 +429,37 @@ TEST(CudaEpilogue, ManyTensorsAndChunksFinaliseToTheNorm) {
   cuda::DeviceState s = runSteps(e, cfg, h, {true, 0}, true, 1);
   EXPECT_EQ(s.stats.skipped, 0);
   EXPECT_NEAR(s.stats.gradNorm, std::sqrt(total), 1e-5 * std::sqrt(total));
+  // A grid of 3 blocks adds each chunk's sum the same way: same bits.
+  EXPECT_EQ(runSteps(e, cfg, h, {true, 3}, true, 1).stats.gradNorm,
+            s.stats.gradNorm);
 
-  float inf = INFINITY;
+  float inf = INFINITY, was = 0;
   float *g37 = static_cast<float *>(const_cast<void *>(e.ts[37].grad));
+  cuda::check(cudaMemcpy(&was, g37 + 1, 4, cudaMemcpyDeviceToHost), "read");
   cuda::check(cudaMemcpy(g37 + 1, &inf, 4, cudaMemcpyHostToDevice), "inf");
   cuda::Epilogue epi(e.ts, cfg, {true, 0});
   cuda::DeviceState s0;
   s0.scaler.scale = 1024.0f;
   DeviceCopy<cuda::DeviceState> stateCopy({s0});
-  cuda::setStepInputs(stateCopy.p, h, 1.0f, nullptr);
-  epi.run(stateCopy.p, nullptr);
-  std::vector<unsigned char> report(epi.reportBytes());
-  cuda::check(cudaMemcpy(report.data(), epi.report(), report.size(),
-                         cudaMemcpyDeviceToHost),
-              "report");
-  EXPECT_EQ(stateCopy.get()[0].stats.skipped, 1);
+  auto step = [&] {
+    cuda::setStepInputs(stateCopy.p, h, 1.0f, nullptr);
+    epi.run(stateCopy.p, nullptr);
+    std::vector<unsigned char> report(epi.reportBytes());
+    cuda::check(cudaMemcpy(report.data(), epi.report(), report.size(),
+                           cudaMemcpyDeviceToHost),
+                "report");
+    return cuda::reportFlags(report.data(), int(sizes.size()));
+  };
   std::vector<uint8_t> want(sizes.size(), 0);
   want[37] = 1;
-  EXPECT_EQ(cuda::reportFlags(report.data(), int(sizes.size())), want);
+  EXPECT_EQ(step(), want);
+  EXPECT_EQ(stateCopy.get()[0].stats.skipped, 1);
+  cuda::check(cudaMemcpy(g37 + 1, &was, 4, cudaMemcpyHostToDevice), "back");
+  EXPECT_EQ(step(), std::vector<uint8_t>(sizes.size(), 0));
+  EXPECT_EQ(stateCopy.get()[0].stats.skipped, 0);
+  std::vector<int64_t> counts(sizes.size(), 0);
+  counts[37] = 1;
+  EXPECT_EQ(epi.nonFiniteCounts(nullptr), counts);
 }
 
 } // namespace
