@@ -255,7 +255,9 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
   struct Stores {
     std::vector<Launch> launches;
     std::vector<bool> firstOnly; // micro-batch 0 only
-    std::vector<size_t> params;  // whose gradients are final after them
+    // A parameter, and how many of |launches| hand its gradient over (its
+    // gradReady follows them).
+    std::vector<std::pair<size_t, size_t>> params;
   };
   llvm::MapVector<Operation *, Stores> stores; // null: after the body
   const bool widen = accum > 1 || target != Target::Cuda || world > 1;
@@ -276,8 +278,6 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     if (fresh)
       t->second = lastTouch(v, body);
     Stores &s = stores[t->second];
-    if (auto idx = paramIndex.find(param.getValue()); idx != paramIndex.end())
-      s.params.push_back(idx->second);
     auto add = [&](Launch l, bool firstOnly) {
       s.launches.push_back(std::move(l));
       s.firstOnly.push_back(firstOnly);
@@ -308,6 +308,8 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
             true);
       gradBytes += 2 * n;
     }
+    if (auto idx = paramIndex.find(param.getValue()); idx != paramIndex.end())
+      s.params.push_back({idx->second, s.launches.size()});
   }
 
   std::vector<Launch> launches;
@@ -317,10 +319,11 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
     auto it = stores.find(op);
     if (it == stores.end())
       return;
+    size_t base = launches.size();
     llvm::append_range(launches, it->second.launches);
     llvm::append_range(firstOnly, it->second.firstOnly);
-    for (size_t p : it->second.params)
-      readyAt.push_back({p, launches.size()});
+    for (auto [p, handedOver] : it->second.params)
+      readyAt.push_back({p, base + handedOver});
   };
   RuleState state;
   state.target = target;
@@ -614,6 +617,8 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
   for (const BucketCost &c : dp.bucketCosts)
     buckets.push_back(llvm::json::Object{{"first_row", c.firstRow},
                                          {"end_row", c.endRow},
+                                         {"unpack_row", c.unpackRow},
+                                         {"unpack_end_row", c.unpackEndRow},
                                          {"pieces", c.pieces},
                                          {"elements", c.elements},
                                          {"bytes", c.bytes},

@@ -53,7 +53,10 @@ struct DataParallelSpec {
 // hide (CUDA target with overlap: each bucket starts on the communication
 // stream once its gradients are final and the bucket before it is done).
 struct BucketCost {
-  int64_t firstRow = 0, endRow = 0; // its rows: [firstRow, endRow)
+  // Its staging copies and collective [firstRow, endRow), and its
+  // unpacking copies [unpackRow, unpackEndRow): GradBucketer::finish()
+  // queues every bucket's after the last collective.
+  int64_t firstRow = 0, endRow = 0, unpackRow = 0, unpackEndRow = 0;
   int64_t pieces = 0;               // gradient pieces (GradBucketer segments)
   double elements = 0, bytes = 0;  // on the wire (--reduce-dtype)
   bool staged = false; // packed into a staging buffer and back

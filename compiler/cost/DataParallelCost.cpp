@@ -31,6 +31,9 @@ void ampc::cost::appendAllReduce(
       rt::bucketLayout(counts, size_t(std::max(4.0, dp.bucketBytes) / 4));
   std::string collective =
       target == Target::Cuda ? "ncclAllReduce" : "MPI_Iallreduce";
+  // The unpacking of every staged bucket, queued by finish() once all
+  // buckets have started.
+  std::vector<std::vector<Launch>> unpacks;
   for (auto [b, segments] : llvm::enumerate(layout)) {
     std::string where = llvm::formatv("bucket {0} of {1}", b, layout.size());
     // DeviceModel lays the FP32 gradients out in this order, each padded
@@ -66,10 +69,11 @@ void ampc::cost::appendAllReduce(
                           elem * count, elem * count, (w - 1) / w * count, 1);
     l.linkBytes = 2 * (w - 1) / w * elem * count;
     out.push_back(std::move(l));
+    std::vector<Launch> &unpack = unpacks.emplace_back();
     if (!adjacent)
       for (const rt::BucketSegment &seg : segments) {
         double c = double(seg.count);
-        out.push_back(
+        unpack.push_back(
             half ? hostLaunch("unpackHalf", "allreduce (unpack)", segName(seg),
                               Kind::Runtime, 2 * c, 4 * c, c, 1)
                  : hostLaunch(copyName, "allreduce (unpack)", segName(seg),
@@ -87,6 +91,11 @@ void ampc::cost::appendAllReduce(
     cost.stagedBuckets += !adjacent;
   }
   cost.buckets = int64_t(layout.size());
+  for (auto [b, unpack] : llvm::enumerate(unpacks)) {
+    cost.bucketCosts[b].unpackRow = int64_t(out.size());
+    llvm::append_range(out, unpack);
+    cost.bucketCosts[b].unpackEndRow = int64_t(out.size());
+  }
   // reduceLoss: the loss accumulator, one float.
   Launch l = hostLaunch(collective, "reduceLoss", "loss", Kind::Collective, 4,
                         4, (w - 1) / w, 1);
@@ -97,9 +106,10 @@ void ampc::cost::appendAllReduce(
 // The step with the overlap (DataParallelCost): the compute stream runs
 // the micro-batches' rows in order; a bucket becomes ready when the last
 // micro-batch has handed over all its gradients, and the communication
-// stream runs the buckets in index order, each once it is ready and the
-// one before is done. finish() waits for the last; the loss all-reduce and
-// the epilogue follow. Without the overlap (or on the CPU, where MPI
+// stream runs the buckets (staging copies and collective) in index order,
+// each once it is ready and the one before is done. finish() then queues
+// the unpacking copies, waits for them, and the loss all-reduce and the
+// epilogue follow. Without the overlap (or on the CPU, where MPI
 // progresses the reductions inside finish()) every bucket is ready when
 // the backward ends: the serial sum of the rows. Contention between the
 // two streams (NCCL's SMs, memory bandwidth) is not modelled.
@@ -145,10 +155,16 @@ void ampc::cost::overlapAllReduce(
     cost.endSeconds = commEnd = cost.startSeconds + seconds;
     dpc.collectiveSeconds += seconds;
   }
+  size_t afterBuckets = bodyEnd;
+  for (const BucketCost &cost : dpc.bucketCosts) {
+    for (int64_t i = cost.unpackRow; i < cost.unpackEndRow; ++i) {
+      commEnd += total(size_t(i));
+      dpc.collectiveSeconds += total(size_t(i));
+    }
+    afterBuckets = size_t(cost.unpackEndRow);
+  }
   // reduceLoss and the epilogue, after finish().
   double after = 0;
-  size_t afterBuckets =
-      dpc.bucketCosts.empty() ? bodyEnd : size_t(dpc.bucketCosts.back().endRow);
   for (size_t i = afterBuckets; i < r.rows.size(); ++i) {
     after += total(i);
     if (r.rows[i].launch.kind == Kind::Collective)

@@ -18,10 +18,11 @@
 namespace ampc::cost {
 
 // Appends the all-reduce of one of dp.worldSize (> 1) ranks to |out|: per
-// bucket its staging copies (when its pieces are not one range of memory),
-// the collective, and the unpacking; then the loss's. Fills |cost|'s
-// buckets (rows as indices of |out|) and, per bucket, |bucketParams|: the
-// parameters (indices of |paramSizes|, Model::params() order) in it.
+// bucket its staging copies (when its pieces are not one range of memory)
+// and the collective; then every staged bucket's unpacking (finish()) and
+// the loss's all-reduce. Fills |cost|'s buckets (rows as indices of |out|)
+// and, per bucket, |bucketParams|: the parameters (indices of |paramSizes|,
+// Model::params() order) in it.
 void appendAllReduce(const DataParallelSpec &dp, Target target,
                      llvm::ArrayRef<int64_t> paramSizes,
                      llvm::ArrayRef<std::string> paramNames,
@@ -31,7 +32,8 @@ void appendAllReduce(const DataParallelSpec &dp, Target target,
 // With the rows priced: the buckets' ready, start and end times and the
 // floor with the overlap (r.dataParallel). Rows [0, bodyEnd) are the
 // micro-batches' (|firstOnly|: micro-batch 0's alone); |readyAt| pairs a
-// parameter with the row after its gradient's hand-over.
+// parameter with the row after its gradient's hand-over (storeGrad), where
+// the generated step calls gradReady.
 void overlapAllReduce(CostReport &r, const DataParallelSpec &dp,
                       const std::vector<bool> &firstOnly, size_t bodyEnd,
                       llvm::ArrayRef<std::pair<size_t, size_t>> readyAt,

@@ -48,9 +48,9 @@ if times != sorted(times, reverse=True) or len(r["top"]) != min(10, len(rows)):
 if times and max(k["count"] * k["time_s"] for k in rows) != times[0]:
     fail("top does not start with the longest row")
 # One rank of a data-parallel step: the buckets' times on the
-# communication stream, recomputed from the rows (one micro-batch).
+# communication stream, recomputed from the rows.
 dp = r["data_parallel"]
-if dp["world_size"] > 1:
+if dp["world_size"] > 1 and dp["buckets"] > 0:
     if not close(dp["link_bytes"], t["link_bytes"]):
         fail("data_parallel.link_bytes is not the rows' link bytes")
     coll = [k for k in rows if k["kind"] == "collective"]
@@ -61,12 +61,20 @@ if dp["world_size"] > 1:
     backward = sum(k["count"] * k["time_s"] for k in rows[:first])
     if not close(backward, dp["backward_time_s"]):
         fail("backward_time_s is not the rows before the first bucket")
+
+    # The last micro-batch runs each body row once and, with micro-batches,
+    # the accumulating hand-overs (micro-batch 0 copies or widens).
+    def in_last(k):
+        return (k["op"] != "storeGrad" or r["accum_steps"] == 1
+                or k["name"] in ("accumulate", "widenGrad (add)"))
+    last = sum(k["time_s"] for k in rows[:first] if in_last(k))
+    before = backward - last
     end, coll_time = 0.0, 0.0
     for i, b in enumerate(buckets):
-        if r["accum_steps"] == 1:
-            ready = sum(k["count"] * k["time_s"] for k in rows[:b["ready_after_row"] + 1])
-            if not close(ready, b["ready_s"]):
-                fail("bucket %d: ready_s is not the time through its ready row" % i)
+        upto = rows[:b["ready_after_row"] + 1]
+        ready = before + sum(k["time_s"] for k in upto if in_last(k))
+        if not close(ready, b["ready_s"]):
+            fail("bucket %d: ready_s is not the time through its ready row" % i)
         if not dp["overlap"] and b["ready_after_row"] != first - 1:
             fail("bucket %d: without the overlap it must wait for the backward" % i)
         if not close(b["start_s"], max(end, b["ready_s"])):
@@ -75,17 +83,30 @@ if dp["world_size"] > 1:
         took = sum(k["count"] * k["time_s"] for k in span)
         if not close(b["end_s"], b["start_s"] + took):
             fail("bucket %d: end_s is not start_s plus its rows" % i)
-        if sum(k["kind"] == "collective" for k in span) != 1:
-            fail("bucket %d: not one collective among its rows" % i)
+        if sum(k["kind"] == "collective" for k in span) != 1 or span[-1]["kind"] != "collective":
+            fail("bucket %d: its rows do not end with its one collective" % i)
         end, coll_time = b["end_s"], coll_time + took
-        ready_row = rows[b["ready_after_row"]]
-        print("bucket %d: rows %d-%d, %d piece(s), %d elements, %d bytes, staged %s, ready after row %d (%s %s %s)" % (
-            i, b["first_row"], b["end_row"] - 1, b["pieces"], b["elements"], b["bytes"],
-            "yes" if b["staged"] else "no", b["ready_after_row"], ready_row["name"],
-            ready_row["op"], ready_row["value"]))
-    after = sum(k["count"] * k["time_s"] for k in rows[buckets[-1]["end_row"]:])
-    coll_time += sum(k["count"] * k["time_s"] for k in rows[buckets[-1]["end_row"]:]
-                     if k["kind"] == "collective")
+        ready_row = rows[b["ready_after_row"]] if b["ready_after_row"] >= 0 else None
+        unpack = ("rows %d-%d" % (b["unpack_row"], b["unpack_end_row"] - 1)
+                  if b["unpack_end_row"] > b["unpack_row"] else "none")
+        print("bucket %d: rows %d-%d, %d piece(s), %d elements, %d bytes, staged %s (unpack %s), ready after row %d (%s)" % (
+            i, b["first_row"], b["end_row"] - 1,
+            b["pieces"], b["elements"], b["bytes"], "yes" if b["staged"] else "no", unpack,
+            b["ready_after_row"],
+            "%s %s %s" % (ready_row["name"], ready_row["op"], ready_row["value"])
+            if ready_row else "before the step"))
+    # finish(): every staged bucket's unpacking, after the last collective.
+    if buckets[0]["unpack_row"] != buckets[-1]["end_row"]:
+        fail("the unpacking does not follow the last bucket's collective")
+    for b in buckets:
+        for k in rows[b["unpack_row"]:b["unpack_end_row"]]:
+            if k["op"] != "allreduce (unpack)":
+                fail("an unpack row is %s" % k["op"])
+            end += k["count"] * k["time_s"]
+            coll_time += k["count"] * k["time_s"]
+    rest = rows[buckets[-1]["unpack_end_row"]:]
+    after = sum(k["count"] * k["time_s"] for k in rest)
+    coll_time += sum(k["count"] * k["time_s"] for k in rest if k["kind"] == "collective")
     if not close(coll_time, dp["collective_time_s"]):
         fail("collective_time_s is not the buckets' rows and the loss")
     if not close(dp["overlapped_time_s"], max(backward, end) + after):
