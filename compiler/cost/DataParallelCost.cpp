@@ -36,13 +36,13 @@ void ampc::cost::appendAllReduce(
   std::vector<std::vector<Launch>> unpacks;
   for (auto [b, segments] : llvm::enumerate(layout)) {
     std::string where = llvm::formatv("bucket {0} of {1}", b, layout.size());
-    // DeviceModel lays the FP32 gradients out in this order, each padded
-    // to 64 floats, so a bucket is one range when every piece but the
-    // last ends a gradient whose size is a multiple of 64; HostModel's
-    // gradients are vectors of their own. Half wires always pack.
+    // DeviceModel and HostModel lay the FP32 gradients out in this order,
+    // DeviceModel padding each to 64 floats: a bucket is one range unless
+    // a piece before the last ends a gradient whose size is not a multiple
+    // of 64 on the CUDA target. Half wires always pack.
     bool adjacent = !half;
     for (size_t i = 0; i + 1 < segments.size() && adjacent; ++i)
-      adjacent = target == Target::Cuda && counts[segments[i].buffer] % 64 == 0;
+      adjacent = target == Target::Cpu || counts[segments[i].buffer] % 64 == 0;
     double count = 0;
     std::vector<size_t> params;
     for (const rt::BucketSegment &seg : segments) {

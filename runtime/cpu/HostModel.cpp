@@ -61,15 +61,23 @@ int64_t numElements(const std::vector<int64_t> &shape) {
 } // namespace
 
 std::vector<HostModel::Tensors>
-HostModel::allocate(const rt::ModelSpec &spec) {
+HostModel::allocate(const rt::ModelSpec &spec, std::vector<float> &grads) {
   bool adam = spec.config.optimizer != "sgd";
   std::vector<Tensors> tensors;
   try {
     tensors.resize(spec.params.size());
+    size_t total = 0;
+    for (const rt::ParamInfo &p : spec.params)
+      total += size_t(numElements(p.shape));
+    grads.assign(total, 0.0f);
+    for (size_t p = spec.params.size(), at = 0; p-- > 0;) {
+      size_t n = size_t(numElements(spec.params[p].shape));
+      tensors[p].g = std::span<float>(grads.data() + at, n);
+      at += n;
+    }
     for (size_t p = 0; p < spec.params.size(); ++p) {
       size_t n = size_t(numElements(spec.params[p].shape));
       tensors[p].w.assign(n, 0.0f);
-      tensors[p].g.assign(n, 0.0f);
       tensors[p].m.assign(n, 0.0f);
       if (adam)
         tensors[p].v.assign(n, 0.0f);
@@ -94,7 +102,7 @@ std::vector<EpilogueTensor> HostModel::epilogueTensors() {
 }
 
 HostModel::HostModel(rt::ModelSpec spec)
-    : SpecModel(std::move(spec)), tensors_(allocate(spec_)),
+    : SpecModel(std::move(spec)), tensors_(allocate(spec_, grads_)),
       epilogue_(epilogueTensors(),
                 EpilogueConfig::fromCompileConfig(spec_.config)) {
   // One arena for every intermediate tensor (zeroed, like a fresh vector).
@@ -152,7 +160,7 @@ void HostModel::forwardBackward(const void *const *inputs, int micro) {
 }
 
 void HostModel::storeGrad(int param, const float *grad, int micro) {
-  std::vector<float> &g = tensors_[param].g;
+  std::span<float> g = tensors_[param].g;
   if (micro == 0) {
     // The step may have written it in place (passes/GradInPlace.h).
     if (grad != g.data())
@@ -164,7 +172,7 @@ void HostModel::storeGrad(int param, const float *grad, int micro) {
 }
 
 void HostModel::storeGrad(int param, const num::half *grad, int micro) {
-  std::vector<float> &g = tensors_[param].g;
+  std::span<float> g = tensors_[param].g;
   if (micro == 0) {
     halfToFloat(grad, g.data(), int64_t(g.size()));
     return;
@@ -174,7 +182,7 @@ void HostModel::storeGrad(int param, const num::half *grad, int micro) {
 }
 
 void HostModel::storeGrad(int param, const num::bf16 *grad, int micro) {
-  std::vector<float> &g = tensors_[param].g;
+  std::span<float> g = tensors_[param].g;
   for (size_t i = 0; i < g.size(); ++i)
     g[i] = micro == 0 ? float(grad[i]) : g[i] + float(grad[i]);
 }

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,11 +110,17 @@ protected:
 
 private:
   struct Tensors {
-    std::vector<float> w, g, m, v; // master, gradient, moments (v: Adam)
-    std::vector<uint16_t> h;       // half copy of w (F16 or BF16 bits)
-    std::vector<uint16_t> hg;      // half gradient (gradType F16 or BF16)
+    std::vector<float> w, m, v; // master, moments (v: Adam)
+    std::span<float> g;         // gradient, in grads_
+    std::vector<uint16_t> h;    // half copy of w (F16 or BF16 bits)
+    std::vector<uint16_t> hg;   // half gradient (gradType F16 or BF16)
   };
 
+  // Every FP32 gradient in one block, in reverse parameter order: the order
+  // the backward finishes them and DataParallel buckets them, so a bucket
+  // is one range that MPI reduces in place (GradBucketer's adjacency
+  // check), without a staging copy each way (as cuda::DeviceModel).
+  std::vector<float> grads_;
   std::vector<Tensors> tensors_; // sized once: the epilogue keeps pointers
   std::vector<std::vector<float>> buffers_; // spec_.buffers, in order
   Epilogue epilogue_;
@@ -129,7 +136,8 @@ private:
   std::byte *arena_ = nullptr;
   GradReadyHook gradHook_; // data-parallel overlap; empty otherwise
 
-  static std::vector<Tensors> allocate(const rt::ModelSpec &spec);
+  static std::vector<Tensors> allocate(const rt::ModelSpec &spec,
+                                       std::vector<float> &grads);
   std::vector<EpilogueTensor> epilogueTensors();
 };
 

@@ -99,6 +99,14 @@ TEST(HostModel, MetadataComesFromTheSpec) {
   EXPECT_EQ(m.computeStream(), nullptr);
 }
 
+// One block in reverse parameter order, the order DataParallel buckets the
+// gradients: b's 3 floats, then w's 6, so a bucket of both is one range
+// that MPI reduces in place (no staging copies).
+TEST(HostModel, GradientsLieInTheBucketOrder) {
+  Tiny m;
+  EXPECT_EQ(m.grad(0), m.grad(1) + 3);
+}
+
 TEST(HostModel, InitializeFillsMastersAndResetsState) {
   Tiny m;
   rt::Hyper h;
