@@ -1,5 +1,4 @@
-//===- GradReady.h - Where a gradient of the step is final -------*- C++
-//-*-===//
+//===- GradReady.h - Where a gradient of the step is final ---*- C++ -*-===//
 //
 // The op of @<model>_grad's body after which a gradient result is final
 // and no longer read: its producer, or its last reader other than the

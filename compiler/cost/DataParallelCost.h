@@ -1,5 +1,4 @@
-//===- DataParallelCost.h - One rank's all-reduce in the cost report -*- C++
-//-*-===//
+//===- DataParallelCost.h - One rank's all-reduce, priced ---*- C++ -*-===//
 //
 // `ampc cost --world-size=N`: the rows of one rank's bucketed gradient
 // all-reduce (runtime/comm/GradBucketer, with the runtime's own layout,

@@ -1,5 +1,4 @@
-//===- BucketLayout.h - Which gradient pieces each bucket holds --*- C++
-//-*-===//
+//===- BucketLayout.h - The gradient pieces of each bucket ---*- C++ -*-===//
 //
 // The bucket layout of GradBucketer, on its own so that `ampc cost` can
 // count the same buckets without the runtime: the buffers, in the order
