@@ -487,8 +487,8 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
     os << llvm::formatv("  data parallel: {0} ranks, ring all-reduce of {1} "
                         "bucket(s) ({2} staged) and the loss: {3} bytes sent "
                         "a rank, {4:F3} us\n",
-                        dp.worldSize, dp.buckets, dp.stagedBuckets,
-                        integer(dp.linkBytes), dp.collectiveSeconds * 1e6);
+                        dp.worldSize, dp.buckets(), dp.stagedBuckets(),
+                        integer(t.linkBytes), dp.collectiveSeconds * 1e6);
     if (dp.overlap)
       os << llvm::formatv("  with the overlap (buckets start as the backward "
                           "finishes their gradients): floor {0:F3} us, {1:F3} "
@@ -629,9 +629,9 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
                                          {"end_s", c.endSeconds}});
   llvm::json::Object dataParallel{
       {"world_size", dp.worldSize},
-      {"buckets", dp.buckets},
-      {"staged_buckets", dp.stagedBuckets},
-      {"link_bytes", dp.linkBytes},
+      {"buckets", dp.buckets()},
+      {"staged_buckets", dp.stagedBuckets()},
+      {"link_bytes", t.linkBytes},
       {"collective_time_s", dp.collectiveSeconds},
       {"overlap", dp.overlap},
       {"backward_time_s", dp.backwardSeconds},

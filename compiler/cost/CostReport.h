@@ -16,6 +16,7 @@
 #include "compiler/cost/DeviceTable.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -68,9 +69,14 @@ struct BucketCost {
 };
 
 struct DataParallelCost {
-  int64_t worldSize = 1, buckets = 0, stagedBuckets = 0;
+  int64_t worldSize = 1;
   std::vector<BucketCost> bucketCosts;
-  double linkBytes = 0;         // sent by this rank (gradients and loss)
+  int64_t buckets() const { return int64_t(bucketCosts.size()); }
+  int64_t stagedBuckets() const {
+    return llvm::count_if(bucketCosts,
+                          [](const BucketCost &c) { return c.staged; });
+  }
+  // (The bytes this rank sends are the totals' link bytes.)
   double collectiveSeconds = 0; // the all-reduce rows, packing included
   double backwardSeconds = 0;   // the micro-batches' rows, all of them
   double overlappedSeconds = 0; // the step's floor with the overlap

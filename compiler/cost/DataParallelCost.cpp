@@ -29,8 +29,19 @@ void ampc::cost::appendAllReduce(
   const double elem = half ? 2 : 4, w = double(dp.worldSize);
   auto layout =
       rt::bucketLayout(counts, size_t(std::max(4.0, dp.bucketBytes) / 4));
-  std::string collective =
-      target == Target::Cuda ? "ncclAllReduce" : "MPI_Iallreduce";
+  // Ring all-reduce of |elements| on the wire: each rank sends (and
+  // receives) 2 (W-1)/W of its bytes and adds (W-1)/W of its elements; in
+  // device memory it reads and writes them once (intermediate chunks not
+  // counted).
+  auto ring = [&](std::string op, std::string where, double bytes,
+                  double elements) {
+    Launch l = hostLaunch(target == Target::Cuda ? "ncclAllReduce"
+                                                 : "MPI_Iallreduce",
+                          std::move(op), std::move(where), Kind::Collective,
+                          bytes, bytes, (w - 1) / w * elements, 1);
+    l.linkBytes = 2 * (w - 1) / w * bytes;
+    return l;
+  };
   // The unpacking of every staged bucket, queued by finish() once all
   // buckets have started.
   std::vector<std::vector<Launch>> unpacks;
@@ -62,13 +73,7 @@ void ampc::cost::appendAllReduce(
                  : hostLaunch(copyName, "allreduce (pack)", segName(seg),
                               Kind::Copy, 4 * c, 4 * c, 0, 1));
       }
-    // Ring all-reduce: each rank sends (and receives) 2 (W-1)/W of the
-    // bucket and adds (W-1)/W of its elements; in device memory it reads
-    // and writes the bucket once (intermediate chunks not counted).
-    Launch l = hostLaunch(collective, "allreduce", where, Kind::Collective,
-                          elem * count, elem * count, (w - 1) / w * count, 1);
-    l.linkBytes = 2 * (w - 1) / w * elem * count;
-    out.push_back(std::move(l));
+    out.push_back(ring("allreduce", where, elem * count, count));
     std::vector<Launch> &unpack = unpacks.emplace_back();
     if (!adjacent)
       for (const rt::BucketSegment &seg : segments) {
@@ -88,19 +93,14 @@ void ampc::cost::appendAllReduce(
     bc.staged = !adjacent;
     cost.bucketCosts.push_back(bc);
     bucketParams.push_back(std::move(params));
-    cost.stagedBuckets += !adjacent;
   }
-  cost.buckets = int64_t(layout.size());
   for (auto [b, unpack] : llvm::enumerate(unpacks)) {
     cost.bucketCosts[b].unpackRow = int64_t(out.size());
     llvm::append_range(out, unpack);
     cost.bucketCosts[b].unpackEndRow = int64_t(out.size());
   }
   // reduceLoss: the loss accumulator, one float.
-  Launch l = hostLaunch(collective, "reduceLoss", "loss", Kind::Collective, 4,
-                        4, (w - 1) / w, 1);
-  l.linkBytes = 2 * (w - 1) / w * 4;
-  out.push_back(std::move(l));
+  out.push_back(ring("reduceLoss", "loss", 4, 1));
 }
 
 // The step with the overlap (DataParallelCost): the compute stream runs
@@ -119,7 +119,7 @@ void ampc::cost::overlapAllReduce(
     llvm::ArrayRef<std::pair<size_t, size_t>> readyAt,
     llvm::ArrayRef<std::vector<size_t>> bucketParams) {
   DataParallelCost &dpc = r.dataParallel;
-  dpc.overlap = dp.overlap && r.target == Target::Cuda && dpc.buckets > 0;
+  dpc.overlap = dp.overlap && r.target == Target::Cuda && dpc.buckets() > 0;
   auto total = [&](size_t i) {
     return r.rows[i].seconds * double(r.rows[i].launch.count);
   };
@@ -170,6 +170,5 @@ void ampc::cost::overlapAllReduce(
     if (r.rows[i].launch.kind == Kind::Collective)
       dpc.collectiveSeconds += total(i);
   }
-  dpc.linkBytes = r.totals.linkBytes;
   dpc.overlappedSeconds = std::max(dpc.backwardSeconds, commEnd) + after;
 }
