@@ -10,6 +10,7 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/cli/Command.h"
 #include "compiler/cli/CostReportOf.h"
+#include "compiler/cli/PipelineFlags.h"
 #include "compiler/targets/common/EmitSupport.h"
 #include "compiler/targets/cpu/CpuEmitter.h"
 #include "compiler/targets/cuda/CudaEmitter.h"
@@ -32,12 +33,8 @@ using namespace mlir;
 namespace {
 int runCompile();
 
-ampc::cli::Command compileCommand(
-    "compile", "Compile a model file into a mixed-precision training binary",
-    runCompile);
-
 #define AMPC_OPT(type, var, ...)                                               \
-  cl::opt<type> var(__VA_ARGS__, cl::sub(compileCommand),                      \
+  cl::opt<type> var(__VA_ARGS__, cl::sub(ampc::cli::compileCommand()),         \
                     cl::cat(ampc::cli::category()))
 
 AMPC_OPT(std::string, inputFile, cl::Positional, cl::Required,
@@ -54,37 +51,13 @@ AMPC_OPT(std::string, cudaArch, "cuda-arch",
          cl::desc("GPU architectures for --target=cuda, e.g. 80,90 "
                   "(default: the build's AMPC_CUDA_ARCHS)"),
          cl::init(""));
-AMPC_OPT(std::string, amp, "amp",
-         cl::desc("Mixed precision: off, fp16 or bf16 (default: off)"), cl::init("off"));
-AMPC_OPT(std::string, optimizer, "optimizer",
-         cl::desc("sgd, adam or adamw (default: adamw)"), cl::init("adamw"));
-AMPC_OPT(std::string, lossScale, "loss-scale",
-         cl::desc("dynamic, static:S or none (default: dynamic for fp16, "
-                  "none for bf16 and off)"),
-         cl::init(""));
-AMPC_OPT(double, clipNorm, "clip-norm",
-         cl::desc("Clip gradients to this global norm (0: off; default: 0)"),
-         cl::init(0.0));
-AMPC_OPT(double, clipValue, "clip-value",
-         cl::desc("Clip each gradient element to [-x, x] (0: off; default: 0)"),
-         cl::init(0.0));
-AMPC_OPT(int, accumSteps, "accum-steps",
-         cl::desc("Micro-batches per optimizer step (default: 1)"), cl::init(1));
-AMPC_OPT(bool, nesterov, "nesterov", cl::desc("Nesterov momentum (sgd; default: off)"),
-         cl::init(false));
 AMPC_OPT(double, lr, "lr", cl::desc("Learning rate the binary uses unless its --lr says "
                   "otherwise (default: 0.001)"),
          cl::init(-1.0));
-AMPC_OPT(double, momentum, "momentum",
-         cl::desc("SGD momentum the binary uses unless its --momentum says "
-                  "otherwise (default: 0)"), cl::init(-1.0));
 AMPC_OPT(double, weightDecay, "weight-decay",
          cl::desc("Weight decay the binary uses unless its --weight-decay "
                   "says otherwise (default: as torch.optim: 0.01 for adamw, "
                   "0 for sgd and adam)"), cl::init(-1.0));
-AMPC_OPT(std::string, policy, "policy",
-         cl::desc("Autocast policy file (default: none, PyTorch's CUDA "
-                  "autocast lists)"), cl::init(""));
 AMPC_OPT(std::string, dumpIr, "dump-ir",
          cl::desc("Write the IR after every pass into this directory "
                   "(default: none)"),
@@ -92,34 +65,6 @@ AMPC_OPT(std::string, dumpIr, "dump-ir",
 AMPC_OPT(std::string, emit, "emit",
          cl::desc("binary or cpp (write the C++ and stop; default: binary)"),
          cl::init("binary"));
-AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
-         cl::desc("Attention on the packed qkv projection (default on; "
-                  "=false keeps the slices, transposes and concat, for "
-                  "A/B runs)"),
-         cl::init(true));
-AMPC_OPT(bool, saveAttentionStats, "save-attention-stats",
-         cl::desc("Attention's forward saves its softmax statistics for the "
-                  "backward, --target=cuda only (default on; =false "
-                  "recomputes them in the backward, for A/B runs)"),
-         cl::init(true));
-AMPC_OPT(bool, padClasses, "pad-classes",
-         cl::desc("Pad an LM head's class count (GPT-2's 50257) to 16 bytes "
-                  "with zero weight rows and a -inf bias, so cuBLASLt's "
-                  "aligned GEMM kernels run; same loss and gradients "
-                  "(default: on for --target=cuda, off for cpu)"),
-         cl::init(true));
-AMPC_OPT(bool, halfGrads, "half-grads",
-         cl::desc("Under AMP, weight gradients leave the step in the AMP "
-                  "type and the epilogue widens them as it reads them "
-                  "(exact: same values, 96 fewer launches for GPT-2); "
-                  "default: on for --target=cuda, off for cpu"),
-         cl::init(true));
-AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
-         cl::desc("A linear's tanh GELU and its backward in the GEMM's "
-                  "epilogue (cuBLASLt GELU_AUX_BIAS / DGELU): one rounding "
-                  "where PyTorch rounds twice, so f16/bf16 values can differ "
-                  "in the last bit (default off)"),
-         cl::init(false));
 AMPC_OPT(bool, keepTemps, "keep-temps",
          cl::desc("Keep the generated C++ in its temporary directory "
                   "(default: off)"),
@@ -137,21 +82,6 @@ AMPC_OPT(std::string, costDevice, "cost-device",
          cl::desc("Device of --cost-report (default h100 for cuda, "
                   "cpu-2core for cpu)"),
          cl::init(""));
-AMPC_OPT(bool, halfWeightCopies, "half-weight-copies",
-         cl::desc("Under AMP the fused epilogue writes the half weights the "
-                  "next step reads (default on; =false: the step casts each "
-                  "master itself)"),
-         cl::init(true));
-AMPC_OPT(bool, fuseResidualNorm, "fuse-residual-norm",
-         cl::desc("The residual add inside layer_norm and its gradient's add "
-                  "inside layer_norm_backward (default on; =false: the "
-                  "separate loops, for A/B runs)"),
-         cl::init(true));
-AMPC_OPT(bool, fuseCrossEntropy, "fuse-cross-entropy",
-         cl::desc("cross_entropy's loss and its gradient in one pass over "
-                  "the logits, the gradient written over them (default on; "
-                  "=false: the two ops, for A/B runs)"),
-         cl::init(true));
 AMPC_OPT(bool, verbose, "v", cl::desc("Show the host compiler command (default: off)"),
          cl::init(false));
 
@@ -222,30 +152,11 @@ int runCompile() {
   ampc::registerAllPasses();
   // The same options as `ampc-opt --ampc-train-pipeline=...`.
   ampc::TrainPipelineOptions options;
-  options.amp = amp;
-  options.optimizer = optimizer;
-  options.lossScale = lossScale;
-  options.clipNorm = clipNorm;
-  options.clipValue = clipValue;
-  options.accumSteps = accumSteps;
-  options.nesterov = nesterov;
+  ampc::cli::applyPipelineFlags(options, target == "cuda");
   if (auto v = given(lr))
     options.lr = *v;
-  if (auto v = given(momentum))
-    options.momentum = *v;
   if (auto v = given(weightDecay))
     options.weightDecay = *v;
-  options.policy = policy;
-  options.halfWeightCopies = halfWeightCopies;
-  options.fusePackedAttention = fusePackedAttention;
-  options.fuseResidualNorm = fuseResidualNorm;
-  options.fuseCrossEntropy = fuseCrossEntropy;
-  options.fuseGemmGelu = fuseGemmGelu;
-  options.padClasses = ampc::cli::givenOr(padClasses, target == "cuda");
-  options.halfGrads = ampc::cli::givenOr(halfGrads, target == "cuda");
-  // Only the CUDA library reads the statistics: on the CPU they would be
-  // work and memory for nothing.
-  options.saveAttentionStats = saveAttentionStats && target == "cuda";
   if (emit != "binary" && emit != "cpp") {
     errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
     return 2;
@@ -389,3 +300,10 @@ int runCompile() {
   return 0;
 }
 } // namespace
+
+ampc::cli::Command &ampc::cli::compileCommand() {
+  static Command command(
+      "compile", "Compile a model file into a mixed-precision training binary",
+      runCompile);
+  return command;
+}

@@ -9,6 +9,7 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/cli/Command.h"
 #include "compiler/cli/CostReportOf.h"
+#include "compiler/cli/PipelineFlags.h"
 #include "compiler/targets/cuda/CudaEmitter.h"
 #include "passes/Pipelines.h"
 
@@ -22,13 +23,8 @@ using namespace llvm;
 namespace {
 int runCost();
 
-ampc::cli::Command costCommand(
-    "cost",
-    "Per-kernel bytes, FLOPs and roofline time of one training step",
-    runCost);
-
 #define AMPC_OPT(type, var, ...)                                               \
-  cl::opt<type> var(__VA_ARGS__, cl::sub(costCommand),                         \
+  cl::opt<type> var(__VA_ARGS__, cl::sub(ampc::cli::costCommand()),            \
                     cl::cat(ampc::cli::category()))
 
 AMPC_OPT(std::string, inputFile, cl::Positional, cl::desc("<model.mlir>"),
@@ -40,83 +36,10 @@ AMPC_OPT(std::string, device, "device",
          cl::desc("A row of the device table (--list-devices); default h100 "
                   "for cuda, cpu-2core for cpu"),
          cl::init(""));
-AMPC_OPT(std::string, amp, "amp", cl::desc("off, fp16 or bf16"),
-         cl::init("off"));
-AMPC_OPT(std::string, optimizer, "optimizer", cl::desc("sgd, adam or adamw"),
-         cl::init("adamw"));
-AMPC_OPT(std::string, lossScale, "loss-scale",
-         cl::desc("dynamic, static:S or none"), cl::init(""));
-AMPC_OPT(double, clipNorm, "clip-norm", cl::desc("Clip by global norm"),
-         cl::init(0.0));
-AMPC_OPT(double, clipValue, "clip-value", cl::desc("Clip by value"),
-         cl::init(0.0));
-AMPC_OPT(int, accumSteps, "accum-steps",
-         cl::desc("Micro-batches per optimizer step"), cl::init(1));
-AMPC_OPT(bool, nesterov, "nesterov", cl::desc("Nesterov momentum (sgd)"),
-         cl::init(false));
-AMPC_OPT(double, momentum, "momentum",
-         cl::desc("SGD momentum (non-zero: the epilogue reads and writes the "
-                  "momentum buffer)"),
-         cl::init(-1.0));
-AMPC_OPT(std::string, policy, "policy", cl::desc("Autocast policy file"),
-         cl::init(""));
 AMPC_OPT(std::string, format, "format", cl::desc("text (default) or json"),
          cl::init("text"));
-AMPC_OPT(unsigned, top, "top", cl::desc("Kernels in the top list"),
+AMPC_OPT(unsigned, top, "top", cl::desc("Kernels in the top list (default: 10)"),
          cl::init(10));
-AMPC_OPT(bool, fuseBiasGrad, "fuse-bias-grad",
-         cl::desc("dW and db of a linear in one GEMM call (default on; "
-                  "=false: the step before graph-fuse-bias-grad)"),
-         cl::init(true));
-AMPC_OPT(bool, fuseEmbeddingGradSum, "fuse-embedding-grad-sum",
-         cl::desc("A tied table's two gradients summed inside "
-                  "embedding_backward (default on; =false: the step before "
-                  "graph-fuse-embedding-grad-sum)"),
-         cl::init(true));
-AMPC_OPT(bool, padClasses, "pad-classes",
-         cl::desc("Pad an LM head's class count (GPT-2's 50257) to 16 bytes "
-                  "with zero weight rows and a -inf bias, so cuBLASLt's "
-                  "aligned GEMM kernels run; same loss and gradients "
-                  "(default: on for --target=cuda, off for cpu)"),
-         cl::init(true));
-AMPC_OPT(bool, halfGrads, "half-grads",
-         cl::desc("Under AMP, weight gradients leave the step in the AMP "
-                  "type and the epilogue widens them as it reads them "
-                  "(exact: same values, 96 fewer launches for GPT-2); "
-                  "default: on for --target=cuda, off for cpu"),
-         cl::init(true));
-AMPC_OPT(bool, fuseGemmGelu, "fuse-gemm-gelu",
-         cl::desc("A linear's tanh GELU and its backward in the GEMM's "
-                  "epilogue, as `ampc compile --fuse-gemm-gelu` (default "
-                  "off)"),
-         cl::init(false));
-AMPC_OPT(bool, halfWeightCopies, "half-weight-copies",
-         cl::desc("The step reads the half weights the epilogue writes "
-                  "(default on; =false: a cast of each master every step)"),
-         cl::init(true));
-AMPC_OPT(bool, fusePackedAttention, "fuse-packed-attention",
-         cl::desc("Attention on the packed qkv projection (default on; "
-                  "=false: the step before graph-fuse-packed-attention)"),
-         cl::init(true));
-AMPC_OPT(bool, saveAttentionStats, "save-attention-stats",
-         cl::desc("Attention's forward saves its softmax statistics, "
-                  "--target=cuda only (default on; =false: the backward "
-                  "recomputes them)"),
-         cl::init(true));
-AMPC_OPT(bool, hoistGrads, "hoist-grads",
-         cl::desc("Each gradient finished as soon as it can be (default on; "
-                  "=false: the order autodiff left, casts at the end)"),
-         cl::init(true));
-AMPC_OPT(bool, fuseResidualNorm, "fuse-residual-norm",
-         cl::desc("The residual add inside layer_norm, forward and backward "
-                  "(default on; =false: the step before "
-                  "kernel-fuse-residual-norm)"),
-         cl::init(true));
-AMPC_OPT(bool, fuseCrossEntropy, "fuse-cross-entropy",
-         cl::desc("cross_entropy and its backward in one pass over the "
-                  "logits (default on; =false: the step before "
-                  "graph-fuse-cross-entropy)"),
-         cl::init(true));
 AMPC_OPT(int, worldSize, "world-size",
          cl::desc("Data-parallel ranks (as `mpirun -np N`): one rank's step "
                   "with the bucketed gradient all-reduce, ring algorithm on "
@@ -137,7 +60,8 @@ AMPC_OPT(bool, overlapAllreduce, "overlap-allreduce",
                   "on; the CUDA target)"),
          cl::init(true));
 AMPC_OPT(bool, listDevices, "list-devices",
-         cl::desc("Print the device table with its sources and exit"),
+         cl::desc("Print the device table with its sources and exit "
+                  "(default: off)"),
          cl::init(false));
 
 int runCost() {
@@ -195,27 +119,7 @@ int runCost() {
 
   ampc::registerAllPasses();
   ampc::TrainPipelineOptions options;
-  options.amp = amp;
-  options.optimizer = optimizer;
-  options.lossScale = lossScale;
-  options.clipNorm = clipNorm;
-  options.clipValue = clipValue;
-  options.accumSteps = accumSteps;
-  options.nesterov = nesterov;
-  if (momentum >= 0)
-    options.momentum = momentum;
-  options.policy = policy;
-  options.fuseBiasGrad = fuseBiasGrad;
-  options.fuseGemmGelu = fuseGemmGelu;
-  options.padClasses = ampc::cli::givenOr(padClasses, target == "cuda");
-  options.halfGrads = ampc::cli::givenOr(halfGrads, target == "cuda");
-  options.fuseEmbeddingGradSum = fuseEmbeddingGradSum;
-  options.halfWeightCopies = halfWeightCopies;
-  options.fusePackedAttention = fusePackedAttention;
-  options.hoistGrads = hoistGrads;
-  options.fuseResidualNorm = fuseResidualNorm;
-  options.fuseCrossEntropy = fuseCrossEntropy;
-  options.saveAttentionStats = saveAttentionStats && target == "cuda";
+  ampc::cli::applyPipelineFlags(options, target == "cuda");
 
   auto context = ampc::createContext();
   auto module = ampc::loadModelFile(*context, inputFile);
@@ -251,6 +155,13 @@ int runCost() {
   return 0;
 }
 } // namespace
+
+ampc::cli::Command &ampc::cli::costCommand() {
+  static Command command(
+      "cost", "Per-kernel bytes, FLOPs and roofline time of one training step",
+      runCost);
+  return command;
+}
 
 mlir::FailureOr<ampc::cost::CostReport>
 ampc::cli::costReportOf(mlir::ModuleOp module, cost::Target target,
