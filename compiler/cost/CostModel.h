@@ -40,6 +40,9 @@ struct Launch {
   // Bytes this rank sends over the interconnect (a collective; it receives
   // as many).
   double linkBytes = 0;
+  // Ring steps of a collective (2 (W-1) for an all-reduce of W ranks): each
+  // adds a protocol's step latency (LinkProtocol).
+  int64_t linkSteps = 0;
   bool halfMath = false; // FLOPs run on half tensor cores (half GEMMs)
   // A cublasLtMatmul with a matrix whose rows are not a multiple of 16
   // bytes: cuBLASLt cannot use its TMA kernels (sm90) for it; the roofline

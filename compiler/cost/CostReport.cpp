@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -112,7 +113,20 @@ void roofline(Row &row, const DeviceSpec &d) {
   double mem = (l.bytesRead + l.bytesWritten) / d.bytesPerSecond;
   double comp =
       l.flops / (l.halfMath ? d.halfFlopsPerSecond : d.fp32FlopsPerSecond);
-  double link = l.linkBytes / d.linkBytesPerSecond;
+  double link = 0;
+  if (l.kind == Kind::Collective) {
+    link = std::numeric_limits<double>::infinity();
+    for (const LinkProtocol &p : d.linkProtocols) {
+      double latency = p.baseSeconds + double(l.linkSteps) * p.stepSeconds;
+      double t =
+          latency + l.linkBytes / (d.linkBytesPerSecond * p.bandwidthShare);
+      if (t < link) {
+        link = t;
+        row.protocol = p.name;
+        row.linkLatencySeconds = latency;
+      }
+    }
+  }
   row.seconds = std::max({mem, comp, link});
   row.bound = link > std::max(mem, comp) ? Bound::Link
               : mem >= comp              ? Bound::Memory
@@ -421,7 +435,22 @@ static void printRow(size_t i, const Row &row, llvm::raw_ostream &os) {
                       i, kindName(l.kind), l.name, l.op, l.where, l.count,
                       integer(l.bytesRead), integer(l.bytesWritten),
                       integer(l.flops), row.seconds * 1e9,
-                      boundName(row.bound));
+                      row.protocol.empty()
+                          ? boundName(row.bound).str()
+                          : (boundName(row.bound) + ", " + row.protocol).str());
+}
+
+// "LL 6.6 us + 0.6 us a ring step at 25% of the link, ...".
+static std::string protocolsText(const DeviceSpec &d) {
+  std::string s;
+  for (const LinkProtocol &p : d.linkProtocols) {
+    s += llvm::formatv("{0}{1} {2:F1} us", s.empty() ? "" : ", ", p.name,
+                       p.baseSeconds * 1e6);
+    if (p.stepSeconds > 0)
+      s += llvm::formatv(" + {0:F1} us a ring step", p.stepSeconds * 1e6);
+    s += llvm::formatv(" at {0:F0}% of the link", p.bandwidthShare * 100);
+  }
+  return s;
 }
 
 void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
@@ -439,14 +468,15 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
                       d.name, d.description, d.bytesPerSecond / 1e9,
                       d.fp32FlopsPerSecond / 1e12, d.halfFlopsPerSecond / 1e12);
   if (r.dataParallel.worldSize > 1)
-    os << llvm::formatv(", link {0:F1} GB/s each way",
-                        d.linkBytesPerSecond / 1e9);
+    os << llvm::formatv(", link {0:F1} GB/s each way ({1})",
+                        d.linkBytesPerSecond / 1e9, protocolsText(d));
   os << "\n  source: " << d.source << "\n";
   os << "memory plan of @" << r.model << "_grad: arena " << r.arenaBytes
      << " bytes (" << r.arenaBytesNoReuse << " without reuse)\n";
   os << "roofline per launch: max(bytes / bandwidth, FLOPs / peak";
   if (r.dataParallel.worldSize > 1)
-    os << ", link bytes / link bandwidth";
+    os << ", a collective's latency + link bytes / its share of the link, "
+          "under its fastest protocol";
   os << "); bytes are device-memory traffic, each tensor once\n\n";
   os << llvm::formatv("{0,5} {1,-10} {2,-36} {3,-28} {4,-20} {5,5} {6,13} "
                       "{7,13} {8,16} {9,12} {10}\n",
@@ -543,6 +573,12 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
 }
 
 static llvm::json::Object deviceJson(const DeviceSpec &d) {
+  llvm::json::Array protocols;
+  for (const LinkProtocol &p : d.linkProtocols)
+    protocols.push_back(llvm::json::Object{{"name", p.name},
+                                           {"base_latency_s", p.baseSeconds},
+                                           {"step_latency_s", p.stepSeconds},
+                                           {"bandwidth_share", p.bandwidthShare}});
   return llvm::json::Object{
       {"name", d.name},
       {"target", d.target},
@@ -551,6 +587,7 @@ static llvm::json::Object deviceJson(const DeviceSpec &d) {
       {"fp32_flops_per_second", d.fp32FlopsPerSecond},
       {"half_flops_per_second", d.halfFlopsPerSecond},
       {"link_bytes_per_second", d.linkBytesPerSecond},
+      {"link_protocols", std::move(protocols)},
       {"source", d.source}};
 }
 
@@ -572,6 +609,9 @@ void ampc::cost::printCostJson(const CostReport &r, llvm::raw_ostream &os,
         {"half_math", l.halfMath},
         {"time_s", row.seconds},
         {"link_bytes", l.linkBytes},
+        {"link_steps", l.linkSteps},
+        {"link_protocol", row.protocol},
+        {"link_latency_s", row.linkLatencySeconds},
         {"bound", boundName(row.bound)}});
   }
   llvm::json::Array topIdx;
@@ -666,4 +706,8 @@ void ampc::cost::printDeviceTable(llvm::raw_ostream &os) {
         "{0,-10} {1,-6} {2,10:F1} {3,12:F3} {4,12:F3} {5,10:F2}  {6}\n",
         d.name, d.target, d.bytesPerSecond / 1e9, d.fp32FlopsPerSecond / 1e12,
         d.halfFlopsPerSecond / 1e12, d.linkBytesPerSecond / 1e9, d.source);
+  os << "\ncollective latency (a ring all-reduce of W ranks takes 2 (W-1) "
+        "steps; each collective goes by its fastest protocol):\n";
+  for (const DeviceSpec &d : deviceTable())
+    os << llvm::formatv("{0,-10} {1}\n", d.name, protocolsText(d));
 }

@@ -29,9 +29,13 @@ llvm::StringRef boundName(Bound bound);
 
 struct Row {
   Launch launch;
-  // Per launch: max(bytes / bandwidth, flops / peak, link bytes / link).
+  // Per launch: max(bytes / bandwidth, flops / peak, link time), where a
+  // collective's link time is its latency plus its link bytes over its
+  // share of the link, under the device's fastest protocol for it.
   double seconds = 0;
   Bound bound = Bound::Memory;
+  llvm::StringRef protocol;  // a collective's; empty otherwise
+  double linkLatencySeconds = 0; // the latency part of its link time
 };
 
 struct Totals {

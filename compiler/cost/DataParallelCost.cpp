@@ -40,6 +40,7 @@ void ampc::cost::appendAllReduce(
                           std::move(op), std::move(where), Kind::Collective,
                           bytes, bytes, (w - 1) / w * elements, 1);
     l.linkBytes = 2 * (w - 1) / w * bytes;
+    l.linkSteps = 2 * (dp.worldSize - 1);
     return l;
   };
   // The unpacking of every staged bucket, queued by finish() once all

@@ -17,6 +17,17 @@
 
 namespace ampc::cost {
 
+// One way a collective can move its bytes, as an alpha-beta model: a ring
+// all-reduce of W ranks takes base + 2 (W-1) x step seconds of latency plus
+// its link bytes at bandwidthShare of the link. The report prices each
+// collective under the fastest protocol, as NCCL's tuner chooses one.
+struct LinkProtocol {
+  llvm::StringRef name;   // "LL", "LL128", "Simple"; "MPI" on the CPU
+  double baseSeconds;     // per collective
+  double stepSeconds;     // per ring step
+  double bandwidthShare;  // of linkBytesPerSecond
+};
+
 struct DeviceSpec {
   llvm::StringRef name;       // --device=NAME
   llvm::StringRef target;     // the --target it models: "cuda" or "cpu"
@@ -27,6 +38,7 @@ struct DeviceSpec {
   // Interconnect bandwidth each way per device (NVLink; MPI's bus bandwidth
   // on the CPU): what a ring all-reduce's bus bandwidth can reach.
   double linkBytesPerSecond;
+  llvm::ArrayRef<LinkProtocol> linkProtocols; // at least one
   llvm::StringRef source;     // where the numbers come from
 };
 

@@ -39,9 +39,20 @@ dev = r["device"]
 for k in rows:
     m = (k["bytes_read"] + k["bytes_written"]) / dev["bytes_per_second"]
     peak = dev["half_flops_per_second" if k["half_math"] else "fp32_flops_per_second"]
-    link = k["link_bytes"] / dev["link_bytes_per_second"]
+    link, protocol, latency = 0.0, "", 0.0
+    if k["kind"] == "collective":
+        # The fastest protocol: latency + link bytes at its share of the link.
+        link = float("inf")
+        for p in dev["link_protocols"]:
+            lat = p["base_latency_s"] + k["link_steps"] * p["step_latency_s"]
+            lt = lat + k["link_bytes"] / (dev["link_bytes_per_second"] * p["bandwidth_share"])
+            if lt < link:
+                link, protocol, latency = lt, p["name"], lat
     if not close(k["time_s"], max(m, k["flops"] / peak, link)):
         fail("row %d: time is not the roofline" % k["index"])
+    if k["link_protocol"] != protocol or not close(k["link_latency_s"], latency):
+        fail("row %d: protocol %r (latency %r), the fastest is %r (%r)" % (
+            k["index"], k["link_protocol"], k["link_latency_s"], protocol, latency))
 times = [rows[i]["count"] * rows[i]["time_s"] for i in r["top"]]
 if times != sorted(times, reverse=True) or len(r["top"]) != min(10, len(rows)):
     fail("top is not the 10 longest rows in order")
@@ -122,5 +133,5 @@ for k in rows:
     print("row %d %s %s %s count=%d read=%d written=%d flops=%d %s%s" % (
         k["index"], k["kind"], k["name"], k["op"], k["count"], k["bytes_read"],
         k["bytes_written"], k["flops"], "half" if k["half_math"] else "fp32",
-        " link=%d" % k["link_bytes"] if k["link_bytes"] else ""))
+        " link=%d %s" % (k["link_bytes"], k["link_protocol"]) if k["link_bytes"] else ""))
 print("totals ok: %d launches, %d bytes, %d FLOPs" % (t["launches"], t["bytes"], t["flops"]))
