@@ -5,7 +5,7 @@
 # Communicator::allreduceSum. Median of ITERS iterations after warm-up.
 #
 #   bench/allreduce.sh [BUILD_DIR] [-- extra ampc-allreduce-bench flags]
-#   env: NP (2), SIZES (1M,4M,16M,64M), ITERS (20)
+#   env: NP (2), SIZES (1M,4M,16M,64M; SIZES=4 times the latency), ITERS (20)
 # On GPUs, bench/gpu.sh (B4) runs the same binary with --gpu (NCCL).
 set -euo pipefail
 

@@ -94,7 +94,11 @@ def reprice(report, name):
         mem = (r["bytes_read"] + r["bytes_written"]) / dev["bytes_per_second"]
         peak = dev["half_flops_per_second" if r["half_math"] else "fp32_flops_per_second"]
         comp = r["flops"] / peak
-        link = r.get("link_bytes", 0) / dev.get("link_bytes_per_second", 1)
+        link = 0.0
+        if r["kind"] == "collective":  # as CostReport.cpp: the fastest protocol
+            link = min(p["base_latency_s"] + r["link_steps"] * p["step_latency_s"]
+                       + r["link_bytes"] / p["bytes_per_second"]
+                       for p in dev["link_protocols"])
         r["time_s"] = max(mem, comp, link)
         r["bound"] = ("link" if link > max(mem, comp)
                       else "memory" if mem >= comp else "compute")

@@ -1,8 +1,10 @@
 //===- Command.h - ampc subcommands -----------------------------*- C++ -*-===//
 //
 // Each `ampc <command>` lives in its own file under compiler/cli/ and
-// registers itself with a static Command object; its options use
-// `llvm::cl::sub(command)` and `llvm::cl::cat(ampc::cli::category())`.
+// registers itself with a static Command object (a function-local one for
+// `compile` and `cost`, whose shared options PipelineFlags.cpp declares);
+// its options use `llvm::cl::sub(command)` and
+// `llvm::cl::cat(ampc::cli::category())`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_COMPILER_CLI_COMMAND_H

@@ -82,6 +82,11 @@ int runCost() {
            << ": expected at least 1\n";
     return 2;
   }
+  // The device table's link is one NVLink node (8 GPUs on HGX boards).
+  if (worldSize > 8 && target == "cuda")
+    errs() << "ampc cost: warning: --world-size=" << worldSize
+           << ": priced as one NVLink node; a ring across nodes is slower "
+              "(not modelled)\n";
   if (!(bucketMb > 0)) {
     errs() << "ampc cost: --bucket-mb="
            << llvm::format("%g", bucketMb.getValue()) << ": must be positive\n";

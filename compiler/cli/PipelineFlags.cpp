@@ -38,9 +38,10 @@ AMPC_PIPELINE_OPT(bool, nesterov, "nesterov",
                   cl::init(false));
 // Negative: not given, the pipeline's default stands.
 AMPC_PIPELINE_OPT(double, momentum, "momentum",
-                  cl::desc("SGD momentum the binary uses unless its "
-                           "--momentum says otherwise; non-zero adds the "
-                           "momentum buffer to the epilogue (default: 0)"),
+                  cl::desc("SGD momentum: the training binary's default "
+                           "(its own --momentum overrides it); `ampc cost` "
+                           "prices the momentum buffer when it is non-zero "
+                           "(default: 0)"),
                   cl::init(-1.0));
 AMPC_PIPELINE_OPT(std::string, policy, "policy",
                   cl::desc("Autocast policy file (default: none, PyTorch's "

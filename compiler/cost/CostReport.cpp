@@ -19,6 +19,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -115,11 +116,11 @@ void roofline(Row &row, const DeviceSpec &d) {
       l.flops / (l.halfMath ? d.halfFlopsPerSecond : d.fp32FlopsPerSecond);
   double link = 0;
   if (l.kind == Kind::Collective) {
+    assert(!d.linkProtocols.empty() && "a device without link protocols");
     link = std::numeric_limits<double>::infinity();
     for (const LinkProtocol &p : d.linkProtocols) {
       double latency = p.baseSeconds + double(l.linkSteps) * p.stepSeconds;
-      double t =
-          latency + l.linkBytes / (d.linkBytesPerSecond * p.bandwidthShare);
+      double t = latency + l.linkBytes / p.bytesPerSecond;
       if (t < link) {
         link = t;
         row.protocol = p.name;
@@ -440,7 +441,7 @@ static void printRow(size_t i, const Row &row, llvm::raw_ostream &os) {
                           : (boundName(row.bound) + ", " + row.protocol).str());
 }
 
-// "LL 6.6 us + 0.6 us a ring step at 25% of the link, ...".
+// "LL 6.6 us + 0.6 us a ring step at 141.0 GB/s, ...".
 static std::string protocolsText(const DeviceSpec &d) {
   std::string s;
   for (const LinkProtocol &p : d.linkProtocols) {
@@ -448,7 +449,7 @@ static std::string protocolsText(const DeviceSpec &d) {
                        p.baseSeconds * 1e6);
     if (p.stepSeconds > 0)
       s += llvm::formatv(" + {0:F1} us a ring step", p.stepSeconds * 1e6);
-    s += llvm::formatv(" at {0:F0}% of the link", p.bandwidthShare * 100);
+    s += llvm::formatv(" at {0:F1} GB/s", p.bytesPerSecond / 1e9);
   }
   return s;
 }
@@ -475,8 +476,8 @@ void ampc::cost::printCostText(const CostReport &r, llvm::raw_ostream &os,
      << " bytes (" << r.arenaBytesNoReuse << " without reuse)\n";
   os << "roofline per launch: max(bytes / bandwidth, FLOPs / peak";
   if (r.dataParallel.worldSize > 1)
-    os << ", a collective's latency + link bytes / its share of the link, "
-          "under its fastest protocol";
+    os << ", a collective's latency + link bytes / its bandwidth, under "
+          "its fastest protocol";
   os << "); bytes are device-memory traffic, each tensor once\n\n";
   os << llvm::formatv("{0,5} {1,-10} {2,-36} {3,-28} {4,-20} {5,5} {6,13} "
                       "{7,13} {8,16} {9,12} {10}\n",
@@ -578,7 +579,7 @@ static llvm::json::Object deviceJson(const DeviceSpec &d) {
     protocols.push_back(llvm::json::Object{{"name", p.name},
                                            {"base_latency_s", p.baseSeconds},
                                            {"step_latency_s", p.stepSeconds},
-                                           {"bandwidth_share", p.bandwidthShare}});
+                                           {"bytes_per_second", p.bytesPerSecond}});
   return llvm::json::Object{
       {"name", d.name},
       {"target", d.target},

@@ -30,8 +30,8 @@ llvm::StringRef boundName(Bound bound);
 struct Row {
   Launch launch;
   // Per launch: max(bytes / bandwidth, flops / peak, link time), where a
-  // collective's link time is its latency plus its link bytes over its
-  // share of the link, under the device's fastest protocol for it.
+  // collective's link time is its latency plus its link bytes at its
+  // protocol's bandwidth, under the device's fastest protocol for it.
   double seconds = 0;
   Bound bound = Bound::Memory;
   llvm::StringRef protocol;  // a collective's; empty otherwise

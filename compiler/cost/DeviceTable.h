@@ -19,13 +19,13 @@ namespace ampc::cost {
 
 // One way a collective can move its bytes, as an alpha-beta model: a ring
 // all-reduce of W ranks takes base + 2 (W-1) x step seconds of latency plus
-// its link bytes at bandwidthShare of the link. The report prices each
+// its link bytes at the protocol's bus bandwidth. The report prices each
 // collective under the fastest protocol, as NCCL's tuner chooses one.
 struct LinkProtocol {
   llvm::StringRef name;   // "LL", "LL128", "Simple"; "MPI" on the CPU
   double baseSeconds;     // per collective
   double stepSeconds;     // per ring step
-  double bandwidthShare;  // of linkBytesPerSecond
+  double bytesPerSecond;  // bus bandwidth each way under this protocol
 };
 
 struct DeviceSpec {
@@ -38,7 +38,8 @@ struct DeviceSpec {
   // Interconnect bandwidth each way per device (NVLink; MPI's bus bandwidth
   // on the CPU): what a ring all-reduce's bus bandwidth can reach.
   double linkBytesPerSecond;
-  llvm::ArrayRef<LinkProtocol> linkProtocols; // at least one
+  // How collectives use the link (at least one; none faster than the link).
+  llvm::ArrayRef<LinkProtocol> linkProtocols;
   llvm::StringRef source;     // where the numbers come from
 };
 

@@ -41,11 +41,15 @@ for k in rows:
     peak = dev["half_flops_per_second" if k["half_math"] else "fp32_flops_per_second"]
     link, protocol, latency = 0.0, "", 0.0
     if k["kind"] == "collective":
+        # A ring all-reduce of W ranks: 2 (W-1) steps.
+        if k["link_steps"] != 2 * (r["data_parallel"]["world_size"] - 1):
+            fail("row %d: %d ring steps for %d ranks" % (
+                k["index"], k["link_steps"], r["data_parallel"]["world_size"]))
         # The fastest protocol: latency + link bytes at its share of the link.
         link = float("inf")
         for p in dev["link_protocols"]:
             lat = p["base_latency_s"] + k["link_steps"] * p["step_latency_s"]
-            lt = lat + k["link_bytes"] / (dev["link_bytes_per_second"] * p["bandwidth_share"])
+            lt = lat + k["link_bytes"] / p["bytes_per_second"]
             if lt < link:
                 link, protocol, latency = lt, p["name"], lat
     if not close(k["time_s"], max(m, k["flops"] / peak, link)):
