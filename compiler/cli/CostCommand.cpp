@@ -12,6 +12,7 @@
 #include "compiler/cli/PipelineFlags.h"
 #include "compiler/targets/cuda/CudaEmitter.h"
 #include "passes/Pipelines.h"
+#include "runtime/comm/BucketLayout.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
@@ -87,9 +88,13 @@ int runCost() {
     errs() << "ampc cost: warning: --world-size=" << worldSize
            << ": priced as one NVLink node; a ring across nodes is slower "
               "(not modelled)\n";
-  if (!(bucketMb > 0)) {
+  // As the training binary (runtime/train/DataParallel.cpp).
+  std::optional<size_t> bucketBytes = ampc::rt::bucketBytesOfMb(bucketMb);
+  if (!bucketBytes) {
     errs() << "ampc cost: --bucket-mb="
-           << llvm::format("%g", bucketMb.getValue()) << ": must be positive\n";
+           << llvm::format("%g", bucketMb.getValue())
+           << (bucketMb > 0 ? ": must be at most 1048576 (1 TiB)\n"
+                            : ": must be positive\n");
     return 2;
   }
   if (reduceDtype != "fp32" && reduceDtype != "fp16" && reduceDtype != "bf16") {
@@ -144,7 +149,7 @@ int runCost() {
     return 1;
   ampc::cost::DataParallelSpec dp;
   dp.worldSize = worldSize;
-  dp.bucketBytes = bucketMb * 1048576.0;
+  dp.bucketBytes = double(*bucketBytes);
   dp.reduceDtype = reduceDtype;
   dp.overlap = overlapAllreduce;
   auto report = ampc::cli::costReportOf(

@@ -49,7 +49,8 @@ struct Totals {
 // (runtime/train/DataParallel.cpp, the flags of the same names).
 struct DataParallelSpec {
   int64_t worldSize = 1;
-  double bucketBytes = 25.0 * 1048576; // FP32 gradient bytes per bucket
+  // FP32 gradient bytes per bucket, as rt::bucketBytesOfMb makes them.
+  double bucketBytes = 25.0 * 1048576;
   std::string reduceDtype = "fp32";    // fp16, bf16: the CPU target only
   bool overlap = true; // buckets start during the last micro-batch's backward
 };

@@ -12,7 +12,9 @@
 #define AMPC_RUNTIME_COMM_BUCKETLAYOUT_H
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace ampc::rt {
@@ -47,6 +49,29 @@ bucketLayout(const std::vector<size_t> &counts, size_t capElems) {
   if (filled)
     buckets.push_back(std::move(cur));
   return buckets;
+}
+
+// The bytes of a bucket of --bucket-mb=|mb| (at least one float), or
+// nothing unless |mb| is a positive number of MiB up to 1048576 (1 TiB):
+// beyond that (or inf, NaN) the conversion to size_t is undefined.
+inline std::optional<size_t> bucketBytesOfMb(double mb) {
+  if (!(mb > 0) || !(mb <= 1048576.0))
+    return std::nullopt;
+  return std::max<size_t>(4, size_t(mb * 1048576.0));
+}
+
+// The most buckets a layout may have. Each is a collective a step and a
+// vector of pieces: buckets of a few bytes over a large model would take
+// gigabytes and millions of calls before the first step.
+inline constexpr size_t kMaxBuckets = size_t(1) << 20;
+
+// How many buckets bucketLayout(counts, capElems) makes, without making them.
+inline size_t bucketCount(const std::vector<size_t> &counts, size_t capElems) {
+  const size_t cap = std::max<size_t>(1, capElems);
+  size_t total = 0;
+  for (size_t c : counts)
+    total += c;
+  return total / cap + (total % cap != 0);
 }
 
 } // namespace ampc::rt

@@ -1,6 +1,7 @@
 //===- DataParallel.cpp - The data-parallel side of the loop --------------===//
 #include "runtime/train/DataParallel.h"
 #include "runtime/comm/AmpSync.h"
+#include "runtime/comm/BucketLayout.h"
 #include "runtime/comm/Communicator.h"
 #include "runtime/comm/GradBucketer.h"
 #include "runtime/data/DataError.h"
@@ -23,6 +24,20 @@ DataParallel::DataParallel(Model &model, const DataParallelOptions &o)
     : model_(model), opts_(o) {
   if (!(o.bucketMb > 0))
     fail("--bucket-mb", "must be positive");
+  std::optional<size_t> bucketBytes = bucketBytesOfMb(o.bucketMb);
+  if (!bucketBytes)
+    fail("--bucket-mb", "must be at most 1048576 (1 TiB)");
+  {
+    std::vector<size_t> counts;
+    for (const ParamInfo &p : model.params())
+      counts.push_back(numel(p.shape));
+    size_t n = bucketCount(counts, *bucketBytes / sizeof(float));
+    if (n > kMaxBuckets)
+      fail("--bucket-mb", "cuts the gradients into " + std::to_string(n) +
+                              " buckets, more than " +
+                              std::to_string(kMaxBuckets) +
+                              "; give a larger size");
+  }
   if (o.commTimeout && !(*o.commTimeout > 0))
     fail("--comm-timeout", "must be a positive number of seconds");
   if (o.reduceDtype != "fp32" && o.reduceDtype != "fp16" &&
@@ -82,7 +97,7 @@ void DataParallel::makeBucketer() {
   for (int i = int(model_.params().size()) - 1; i >= 0; --i)
     grads.push_back({model_.grad(i), numel(model_.params()[size_t(i)].shape)});
   BucketOptions bo;
-  bo.bucketBytes = std::max<size_t>(4, size_t(opts_.bucketMb * 1048576.0));
+  bo.bucketBytes = *bucketBytesOfMb(opts_.bucketMb); // checked above
   bo.precision = opts_.reduceDtype == "fp16"   ? ReducePrecision::F16
                  : opts_.reduceDtype == "bf16" ? ReducePrecision::BF16
                                                : ReducePrecision::F32;

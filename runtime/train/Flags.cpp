@@ -84,7 +84,8 @@ ABSL_FLAG(std::string, dump_step, "",
 
 // Data parallel (mpirun -np N BIN ...; see docs/RUNTIME.md).
 ABSL_FLAG(double, bucket_mb, 25,
-          "Data parallel: FP32 gradient MiB per all-reduce bucket.");
+          "Data parallel: FP32 gradient MiB per all-reduce bucket (more "
+          "than 0, at most 1048576, and at most 2^20 buckets).");
 ABSL_FLAG(std::optional<double>, comm_timeout, std::nullopt,
           "Data parallel: seconds to wait for a collective before ending the "
           "job with an error (default: env AMPC_COMM_TIMEOUT, else 300).");

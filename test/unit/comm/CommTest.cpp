@@ -7,6 +7,7 @@
 
 #include "runtime/comm/AmpSync.h"
 #include "runtime/comm/Communicator.h"
+#include "runtime/comm/BucketLayout.h"
 #include "runtime/comm/GradBucketer.h"
 #include "runtime/numerics/Half.h"
 
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 using namespace ampc::rt;
@@ -447,4 +449,21 @@ int main(int argc, char **argv) {
   gComm = nullptr;
   c.reset();
   return worst;
+}
+
+// --bucket-mb as the binary and `ampc cost` take it, and the bucket count
+// they refuse above kMaxBuckets without building the layout.
+TEST(BucketLayout, SizeOfMbAndCountWithoutTheLayout) {
+  EXPECT_EQ(bucketBytesOfMb(25), size_t(25) << 20);
+  EXPECT_EQ(bucketBytesOfMb(1e-9), 4u); // at least one float
+  EXPECT_EQ(bucketBytesOfMb(1048576), size_t(1) << 40);
+  for (double bad : {0.0, -1.0, 1048577.0, 1e30,
+                     std::numeric_limits<double>::infinity(),
+                     std::numeric_limits<double>::quiet_NaN()})
+    EXPECT_FALSE(bucketBytesOfMb(bad).has_value()) << bad;
+  const std::vector<size_t> counts = {3, 0, 7, 64, 1, 129};
+  for (size_t cap : {1, 2, 5, 64, 100, 204, 1000})
+    EXPECT_EQ(bucketCount(counts, cap), bucketLayout(counts, cap).size())
+        << cap;
+  EXPECT_EQ(bucketCount({}, 8), 0u);
 }
