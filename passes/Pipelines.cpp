@@ -5,6 +5,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
 using namespace mlir;
 
 std::string ampc::effectiveLossScale(const TrainPipelineOptions &o) {
@@ -18,7 +22,7 @@ static std::optional<double> staticScale(llvm::StringRef mode) {
   if (!mode.consume_front("static:"))
     return std::nullopt;
   double s;
-  if (mode.getAsDouble(s) || !(s > 0))
+  if (mode.getAsDouble(s) || !(s > 0) || !std::isfinite(s))
     return std::nullopt;
   return s;
 }
@@ -31,9 +35,26 @@ std::string ampc::validate(const TrainPipelineOptions &o) {
   std::string ls = effectiveLossScale(o);
   if (ls != "dynamic" && ls != "none" && !staticScale(ls))
     return "--loss-scale=" + ls +
-           ": expected dynamic, static:S (S > 0) or none";
-  if (o.clipNorm < 0 || o.clipValue < 0)
-    return "--clip-norm and --clip-value must be >= 0";
+           ": expected dynamic, static:S (S > 0, finite) or none";
+  // The defaults compiled into the binary follow the binary's own rules for
+  // its flags (checkHyper): a NaN would otherwise switch clipping off or
+  // leave a default the binary refuses at start.
+  auto finiteAtLeast0 = [](llvm::StringRef flag, double v) -> std::string {
+    if (std::isfinite(v) && v >= 0)
+      return "";
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%g", v);
+    return ("--" + flag + "=" + buf + ": must be a finite number >= 0").str();
+  };
+  for (auto [flag, v] : {std::pair<llvm::StringRef, double>{"clip-norm", o.clipNorm},
+                         {"clip-value", o.clipValue},
+                         {"lr", o.lr},
+                         {"momentum", o.momentum}})
+    if (std::string e = finiteAtLeast0(flag, v); !e.empty())
+      return e;
+  // Negative: torch.optim's default for the optimizer.
+  if (!std::isfinite(o.weightDecay))
+    return finiteAtLeast0("weight-decay", o.weightDecay);
   if (o.accumSteps < 1)
     return "--accum-steps must be >= 1";
   if (o.nesterov && o.optimizer != "sgd")

@@ -23,6 +23,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,7 +54,7 @@ AMPC_OPT(std::string, cudaArch, "cuda-arch",
          cl::init(""));
 AMPC_OPT(double, lr, "lr", cl::desc("Learning rate the binary uses unless its --lr says "
                   "otherwise (default: 0.001)"),
-         cl::init(-1.0));
+         cl::init(0.001));
 AMPC_OPT(double, weightDecay, "weight-decay",
          cl::desc("Weight decay the binary uses unless its --weight-decay "
                   "says otherwise (default: as torch.optim: 0.01 for adamw, "
@@ -121,11 +122,6 @@ std::string sanitizeList() {
   return sanitize;
 }
 
-// The defaults of the runtime hyperparameters that were given.
-std::optional<double> given(double v) {
-  return v >= 0 ? std::optional<double>(v) : std::nullopt;
-}
-
 // --cost-report: the report of `ampc cost` for the IR just lowered.
 LogicalResult writeCostReport(ModuleOp module, bool cuda,
                               const ampc::cost::DeviceSpec &device) {
@@ -153,10 +149,18 @@ int runCompile() {
   // The same options as `ampc-opt --ampc-train-pipeline=...`.
   ampc::TrainPipelineOptions options;
   ampc::cli::applyPipelineFlags(options, target == "cuda");
-  if (auto v = given(lr))
-    options.lr = *v;
-  if (auto v = given(weightDecay))
-    options.weightDecay = *v;
+  // Given or not, as the pipeline's weight decay takes a negative value to
+  // mean torch.optim's default; validate() checks the rest.
+  if (lr.getNumOccurrences())
+    options.lr = lr;
+  if (weightDecay.getNumOccurrences()) {
+    if (!(weightDecay >= 0)) {
+      errs() << "ampc: --weight-decay=" << format("%g", weightDecay.getValue())
+             << ": must be a finite number >= 0\n";
+      return 2;
+    }
+    options.weightDecay = weightDecay;
+  }
   if (emit != "binary" && emit != "cpp") {
     errs() << "ampc: --emit=" << emit << ": expected binary or cpp\n";
     return 2;

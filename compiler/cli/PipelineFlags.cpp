@@ -36,13 +36,12 @@ AMPC_PIPELINE_OPT(int, accumSteps, "accum-steps",
 AMPC_PIPELINE_OPT(bool, nesterov, "nesterov",
                   cl::desc("Nesterov momentum (sgd; default: off)"),
                   cl::init(false));
-// Negative: not given, the pipeline's default stands.
 AMPC_PIPELINE_OPT(double, momentum, "momentum",
                   cl::desc("SGD momentum: the training binary's default "
                            "(its own --momentum overrides it); `ampc cost` "
                            "prices the momentum buffer when it is non-zero "
                            "(default: 0)"),
-                  cl::init(-1.0));
+                  cl::init(0.0));
 AMPC_PIPELINE_OPT(std::string, policy, "policy",
                   cl::desc("Autocast policy file (default: none, PyTorch's "
                            "CUDA autocast lists)"),
@@ -125,7 +124,7 @@ void ampc::cli::applyPipelineFlags(TrainPipelineOptions &options, bool cuda) {
   options.clipValue = clipValue;
   options.accumSteps = accumSteps;
   options.nesterov = nesterov;
-  if (momentum >= 0)
+  if (momentum.getNumOccurrences()) // else the pipeline's default stands
     options.momentum = momentum;
   options.policy = policy;
   options.foldDataMovement = foldDataMovement;

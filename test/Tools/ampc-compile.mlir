@@ -9,6 +9,16 @@
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --amp=fp8 2>&1 | FileCheck %s --check-prefix=ERR-AMP
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --loss-scale=static:0 2>&1 | FileCheck %s --check-prefix=ERR-LS
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --nesterov 2>&1 | FileCheck %s --check-prefix=ERR-NESTEROV
+// The defaults compiled into the binary follow the binary's rules for its
+// own flags (finite, >= 0): NaN used to switch clipping off or be ignored.
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --loss-scale=static:1e400 2>&1 | FileCheck %s --check-prefix=ERR-LS-INF
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --clip-norm=nan 2>&1 | FileCheck %s --check-prefix=ERR-CLIP
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --clip-value=inf 2>&1 | FileCheck %s --check-prefix=ERR-CLIPV
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --lr=-0.5 2>&1 | FileCheck %s --check-prefix=ERR-LR
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --optimizer=sgd --momentum=nan 2>&1 | FileCheck %s --check-prefix=ERR-MOM
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --weight-decay=-1 2>&1 | FileCheck %s --check-prefix=ERR-WD
+// RUN: not ampc cost %S/../Targets/cpu/Inputs/net_grad.mlir --clip-norm=nan 2>&1 | FileCheck %s --check-prefix=COST-CLIP
+// RUN: not ampc-opt %S/../Targets/cpu/Inputs/net_grad.mlir --ampc-train-pipeline="lr=nan" 2>&1 | FileCheck %s --check-prefix=OPT-LR
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=obj 2>&1 | FileCheck %s --check-prefix=ERR-EMIT
 
 // PROGRESS: [1/3] lowering {{.*}}net_grad.mlir (amp={{fp16|bf16}}, optimizer={{adamw|sgd}}, loss-scale={{dynamic|none}})
@@ -40,6 +50,14 @@
 // DUMP-NEXT: 14-kernel-plan-memory.mlir
 
 // ERR-AMP: ampc: --amp=fp8: expected off, fp16 or bf16
-// ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S > 0) or none
+// ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S > 0, finite) or none
 // ERR-NESTEROV: ampc: --nesterov needs --optimizer=sgd
+// ERR-LS-INF: ampc: --loss-scale=static:1e400: expected dynamic, static:S (S > 0, finite) or none
+// ERR-CLIP: ampc: --clip-norm=nan: must be a finite number >= 0
+// ERR-CLIPV: ampc: --clip-value=inf: must be a finite number >= 0
+// ERR-LR: ampc: --lr=-0.5: must be a finite number >= 0
+// ERR-MOM: ampc: --momentum=nan: must be a finite number >= 0
+// ERR-WD: ampc: --weight-decay=-1: must be a finite number >= 0
+// COST-CLIP: ampc cost: --clip-norm=nan: must be a finite number >= 0
+// OPT-LR: --lr=nan: must be a finite number >= 0
 // ERR-EMIT: ampc: --emit=obj: expected binary or cpp
