@@ -7,7 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
-#include <utility>
+#include <tuple>
 
 using namespace mlir;
 
@@ -22,7 +22,8 @@ static std::optional<double> staticScale(llvm::StringRef mode) {
   if (!mode.consume_front("static:"))
     return std::nullopt;
   double s;
-  if (mode.getAsDouble(s) || !(s > 0) || !std::isfinite(s))
+  // The binary holds the scale as a float: finite and > 0 as one.
+  if (mode.getAsDouble(s) || !(float(s) > 0) || !std::isfinite(float(s)))
     return std::nullopt;
   return s;
 }
@@ -39,22 +40,32 @@ std::string ampc::validate(const TrainPipelineOptions &o) {
   // The defaults compiled into the binary follow the binary's own rules for
   // its flags (checkHyper): a NaN would otherwise switch clipping off or
   // leave a default the binary refuses at start.
-  auto finiteAtLeast0 = [](llvm::StringRef flag, double v) -> std::string {
-    if (std::isfinite(v) && v >= 0)
-      return "";
+  // They are floats there: a double beyond FLT_MAX would become inf, and a
+  // clipping threshold below the smallest float 0 with clipping on.
+  auto check = [](llvm::StringRef flag, double v, bool negativeOk,
+                  bool positiveStays) -> std::string {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%g", v);
-    return ("--" + flag + "=" + buf + ": must be a finite number >= 0").str();
+    std::string what = ("--" + flag + "=" + buf + ": ").str();
+    if (!std::isfinite(v) || (v < 0 && !negativeOk))
+      return what + (negativeOk ? "must be finite" : "must be a finite number >= 0");
+    if (!std::isfinite(float(v)))
+      return what + "must be at most 3.40282347e+38 (a float)";
+    if (positiveStays && v > 0 && float(v) == 0)
+      return what + "rounds to 0 as a float";
+    return "";
   };
-  for (auto [flag, v] : {std::pair<llvm::StringRef, double>{"clip-norm", o.clipNorm},
-                         {"clip-value", o.clipValue},
-                         {"lr", o.lr},
-                         {"momentum", o.momentum}})
-    if (std::string e = finiteAtLeast0(flag, v); !e.empty())
+  for (auto [flag, v, stays] :
+       {std::tuple<llvm::StringRef, double, bool>{"clip-norm", o.clipNorm, true},
+        {"clip-value", o.clipValue, true},
+        {"lr", o.lr, false},
+        {"momentum", o.momentum, false}})
+    if (std::string e = check(flag, v, false, stays); !e.empty())
       return e;
   // Negative: torch.optim's default for the optimizer.
-  if (!std::isfinite(o.weightDecay))
-    return finiteAtLeast0("weight-decay", o.weightDecay);
+  if (std::string e = check("weight-decay", o.weightDecay, true, false);
+      !e.empty())
+    return e;
   if (o.accumSteps < 1)
     return "--accum-steps must be >= 1";
   if (o.nesterov && o.optimizer != "sgd")

@@ -11,6 +11,7 @@
 #include "compiler/cli/CostReportOf.h"
 #include "compiler/cli/PipelineFlags.h"
 #include "compiler/targets/cuda/CudaEmitter.h"
+#include "dialects/Graph/GraphOps.h"
 #include "passes/Pipelines.h"
 #include "runtime/comm/BucketLayout.h"
 
@@ -48,7 +49,8 @@ AMPC_OPT(int, worldSize, "world-size",
          cl::init(1));
 AMPC_OPT(double, bucketMb, "bucket-mb",
          cl::desc("FP32 gradient MiB per all-reduce bucket, as the training "
-                  "binary's --bucket-mb (default 25)"),
+                  "binary's --bucket-mb: more than 0, at most 1048576, at "
+                  "most 2^20 buckets (default 25)"),
          cl::init(25.0));
 AMPC_OPT(std::string, reduceDtype, "reduce-dtype",
          cl::desc("The all-reduce's type, as the training binary's "
@@ -147,9 +149,23 @@ int runCost() {
   ampc::buildTrainingPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
+  // As the binary refuses it at any world size (runtime/train/
+  // DataParallel.cpp), before building millions of rows.
+  std::vector<size_t> counts;
+  for (auto p : ampc::getModel(*module).getBlock().getOps<ampc::graph::ParamOp>())
+    counts.push_back(size_t(
+        mlir::cast<mlir::RankedTensorType>(p.getType()).getNumElements()));
+  if (size_t n = ampc::rt::bucketCount(counts, *bucketBytes / sizeof(float));
+      n > ampc::rt::kMaxBuckets) {
+    errs() << "ampc cost: --bucket-mb="
+           << llvm::format("%g", bucketMb.getValue()) << ": cuts the gradients into "
+           << n << " buckets, more than " << ampc::rt::kMaxBuckets
+           << "; give a larger size\n";
+    return 2;
+  }
   ampc::cost::DataParallelSpec dp;
   dp.worldSize = worldSize;
-  dp.bucketBytes = double(*bucketBytes);
+  dp.bucketBytes = *bucketBytes;
   dp.reduceDtype = reduceDtype;
   dp.overlap = overlapAllreduce;
   auto report = ampc::cli::costReportOf(

@@ -1,7 +1,6 @@
 //===- CostReport.cpp - The step's launches, roofline, text and JSON -------===//
 #include "compiler/cost/CostReport.h"
 #include "compiler/cost/DataParallelCost.h"
-#include "runtime/comm/BucketLayout.h"
 
 #include "compiler/ModelLoader.h"
 #include "dialects/Graph/GraphOps.h"
@@ -383,18 +382,9 @@ ampc::cost::buildCostReport(ModuleOp module, Target target,
   // The all-reduce of this rank (world > 1).
   std::vector<std::vector<size_t>> bucketParams;
   r.dataParallel.worldSize = world;
-  if (world > 1) {
-    // As the training binary refuses it (runtime/train/DataParallel.cpp).
-    std::vector<size_t> counts(paramSizes.begin(), paramSizes.end());
-    size_t buckets = rt::bucketCount(counts, size_t(dp.bucketBytes) / 4);
-    if (buckets > rt::kMaxBuckets)
-      return module.emitError("--bucket-mb cuts the gradients into ")
-                 << buckets << " buckets, more than " << rt::kMaxBuckets
-                 << "; give a larger size",
-             failure();
+  if (world > 1)
     appendAllReduce(dp, target, paramSizes, paramNames, launches,
                     r.dataParallel, bucketParams);
-  }
 
   // Half weight copies the epilogue writes (train-half-weight-copies): the
   // masters' elements, not the zero rows a padded copy has after them

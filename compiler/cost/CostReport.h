@@ -19,6 +19,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstddef>
 #include <string>
 
 namespace ampc::cost {
@@ -50,7 +51,7 @@ struct Totals {
 struct DataParallelSpec {
   int64_t worldSize = 1;
   // FP32 gradient bytes per bucket, as rt::bucketBytesOfMb makes them.
-  double bucketBytes = 25.0 * 1048576;
+  size_t bucketBytes = size_t(25) << 20;
   std::string reduceDtype = "fp32";    // fp16, bf16: the CPU target only
   bool overlap = true; // buckets start during the last micro-batch's backward
 };

@@ -27,7 +27,7 @@ void ampc::cost::appendAllReduce(
     counts.push_back(size_t(paramSizes[n - 1 - t]));
   const bool half = dp.reduceDtype != "fp32";
   const double elem = half ? 2 : 4, w = double(dp.worldSize);
-  auto layout = rt::bucketLayout(counts, size_t(dp.bucketBytes) / 4);
+  auto layout = rt::bucketLayout(counts, dp.bucketBytes / sizeof(float));
   // Ring all-reduce of |elements| on the wire: each rank sends (and
   // receives) 2 (W-1)/W of its bytes and adds (W-1)/W of its elements; in
   // device memory it reads and writes them once (intermediate chunks not

@@ -1,10 +1,12 @@
 //===- TrainOps.cpp - Training-step ops: type inference, verifiers ---------===//
 #include "dialects/Train/TrainOps.h"
+#include "runtime/HyperRules.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <type_traits>
 
 using namespace mlir;
@@ -96,6 +98,17 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!typed)
       return emitError() << "defaults: '" << key
                          << "' must be an f32 or i32 like the runtime's";
+    // The binary checks its compiled-in defaults with the same rules at
+    // start (checkHyper): a module it would refuse is invalid here.
+    double v = isF32(d.getValue())
+                   ? cast<FloatAttr>(d.getValue()).getValueAsDouble()
+                   : double(cast<IntegerAttr>(d.getValue()).getInt());
+    if (std::string problem = ampc::rt::hyperRule(key, v); !problem.empty()) {
+      char got[32];
+      std::snprintf(got, sizeof(got), "%.9g", v);
+      return emitError() << "defaults: '" << key << "' " << problem
+                         << " (got " << got << ")";
+    }
   }
   (void)clipNorm;
   (void)clipValue;

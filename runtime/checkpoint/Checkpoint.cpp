@@ -1,5 +1,6 @@
 //===- Checkpoint.cpp - Saving and resuming training ---------------------===//
 #include "runtime/checkpoint/Checkpoint.h"
+#include "runtime/HyperRules.h"
 #include "runtime/checkpoint/AtomicFile.h"
 #include "runtime/checkpoint/Safetensors.h"
 #include "runtime/data/Array.h"
@@ -277,32 +278,10 @@ private:
 } // namespace
 
 std::string checkHyper(const Hyper &h, std::string *name) {
-  auto rule = [&](std::string_view n, double v) -> std::string {
-    auto atLeast = [&](double lo) {
-      return v >= lo ? "" : "must be >= " + str(lo);
-    };
-    if (!std::isfinite(v))
-      return "must be finite";
-    if (n == "lr" || n == "momentum" || n == "eps" || n == "weight_decay" ||
-        n == "clip_norm" || n == "clip_value" || n == "min_scale" ||
-        n == "scale_floor" || n == "max_consecutive_skips")
-      return atLeast(0);
-    if (n == "beta1" || n == "beta2")
-      return v >= 0 && v < 1 ? "" : "must be in [0, 1)";
-    if (n == "init_scale" || n == "max_scale")
-      return v > 0 ? "" : "must be > 0";
-    if (n == "growth_factor")
-      return atLeast(1);
-    if (n == "backoff_factor")
-      return v > 0 && v <= 1 ? "" : "must be in (0, 1]";
-    if (n == "growth_interval" || n == "hysteresis")
-      return atLeast(1);
-    return ""; // a row without a rule: finite is enough
-  };
   std::string problem;
 #define AMPC_HYPER(NAME, FIELD, TYPE, DFLT, HELP)                              \
   if (problem.empty()) {                                                       \
-    problem = rule(#NAME, double(h.FIELD));                                    \
+    problem = hyperRule(#NAME, double(h.FIELD));                               \
     if (!problem.empty()) {                                                    \
       *name = #NAME;                                                           \
       problem += " (got " + str(double(h.FIELD)) + ")";                        \

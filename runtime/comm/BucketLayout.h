@@ -12,7 +12,6 @@
 #define AMPC_RUNTIME_COMM_BUCKETLAYOUT_H
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -54,6 +53,7 @@ bucketLayout(const std::vector<size_t> &counts, size_t capElems) {
 // The bytes of a bucket of --bucket-mb=|mb| (at least one float), or
 // nothing unless |mb| is a positive number of MiB up to 1048576 (1 TiB):
 // beyond that (or inf, NaN) the conversion to size_t is undefined.
+static_assert(sizeof(size_t) >= 8, "1 TiB of bucket must fit a size_t");
 inline std::optional<size_t> bucketBytesOfMb(double mb) {
   if (!(mb > 0) || !(mb <= 1048576.0))
     return std::nullopt;

@@ -19,6 +19,16 @@
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --weight-decay=-1 2>&1 | FileCheck %s --check-prefix=ERR-WD
 // RUN: not ampc cost %S/../Targets/cpu/Inputs/net_grad.mlir --clip-norm=nan 2>&1 | FileCheck %s --check-prefix=COST-CLIP
 // RUN: not ampc-opt %S/../Targets/cpu/Inputs/net_grad.mlir --ampc-train-pipeline="lr=nan" 2>&1 | FileCheck %s --check-prefix=OPT-LR
+// Floats in the binary: 1e39 would be inf there, a threshold of 1e-50 zero
+// with clipping on, a scale of 1e-50 zero.
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --lr=1e39 2>&1 | FileCheck %s --check-prefix=ERR-LR-BIG
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --clip-norm=1e-50 2>&1 | FileCheck %s --check-prefix=ERR-CLIP-TINY
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --amp=fp16 --loss-scale=static:1e-50 2>&1 | FileCheck %s --check-prefix=ERR-LS-TINY
+// ampc-opt's pipeline takes a negative weight decay as torch.optim's default.
+// RUN: not ampc-opt %S/../Targets/cpu/Inputs/net_grad.mlir --ampc-train-pipeline="weight-decay=inf" 2>&1 | FileCheck %s --check-prefix=OPT-WD
+// Past validate() (train-build-step alone), train.config's verifier applies
+// the binary's rules.
+// RUN: not ampc-opt %S/../Targets/cpu/Inputs/net_grad.mlir --train-build-step="growth-interval=0" 2>&1 | FileCheck %s --check-prefix=VERIFY
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=obj 2>&1 | FileCheck %s --check-prefix=ERR-EMIT
 
 // PROGRESS: [1/3] lowering {{.*}}net_grad.mlir (amp={{fp16|bf16}}, optimizer={{adamw|sgd}}, loss-scale={{dynamic|none}})
@@ -60,4 +70,9 @@
 // ERR-WD: ampc: --weight-decay=-1: must be a finite number >= 0
 // COST-CLIP: ampc cost: --clip-norm=nan: must be a finite number >= 0
 // OPT-LR: --lr=nan: must be a finite number >= 0
+// ERR-LR-BIG: ampc: --lr=1e+39: must be at most 3.40282347e+38 (a float)
+// ERR-CLIP-TINY: ampc: --clip-norm=1e-50: rounds to 0 as a float
+// ERR-LS-TINY: ampc: --loss-scale=static:1e-50: expected dynamic, static:S (S > 0, finite) or none
+// OPT-WD: --weight-decay=inf: must be finite
+// VERIFY: defaults: 'growth_interval' must be >= 1 (got 0)
 // ERR-EMIT: ampc: --emit=obj: expected binary or cpp

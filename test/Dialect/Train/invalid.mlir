@@ -69,6 +69,29 @@ func.func @config_default_type() attributes {train.config = #train.config<amp = 
 
 // -----
 
+// The binary's own rules for its defaults (runtime/HyperRules.h): it would
+// refuse these at start.
+// expected-error @below {{defaults: 'lr' must be finite (got nan)}}
+func.func @config_default_nan() attributes {train.config = #train.config<amp = "off", optimizer = "sgd", loss_scale = "none", nesterov = false, clip_norm = false, clip_value = false, accum_steps = 1, defaults = {lr = 0x7FC00000 : f32}>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{defaults: 'init_scale' must be > 0 (got 0)}}
+func.func @config_default_scale() attributes {train.config = #train.config<amp = "fp16", optimizer = "sgd", loss_scale = "static", nesterov = false, clip_norm = false, clip_value = false, accum_steps = 1, defaults = {init_scale = 0.0 : f32}>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{defaults: 'hysteresis' must be >= 1 (got 0)}}
+func.func @config_default_hysteresis() attributes {train.config = #train.config<amp = "fp16", optimizer = "sgd", loss_scale = "dynamic", nesterov = false, clip_norm = false, clip_value = false, accum_steps = 1, defaults = {hysteresis = 0 : i32}>} {
+  return
+}
+
+// -----
+
 // expected-error @below {{train.config must be a #train.config}}
 func.func @config_dictionary() attributes {train.config = {optimizer = "sgd"}} {
   return
