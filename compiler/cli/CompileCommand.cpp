@@ -53,12 +53,11 @@ AMPC_OPT(std::string, cudaArch, "cuda-arch",
                   "(default: the build's AMPC_CUDA_ARCHS)"),
          cl::init(""));
 AMPC_OPT(double, lr, "lr", cl::desc("Learning rate the binary uses unless its --lr says "
-                  "otherwise (default: 0.001)"),
-         cl::init(0.001));
+                  "otherwise (default: 0.001)"));
 AMPC_OPT(double, weightDecay, "weight-decay",
          cl::desc("Weight decay the binary uses unless its --weight-decay "
                   "says otherwise (default: as torch.optim: 0.01 for adamw, "
-                  "0 for sgd and adam)"), cl::init(-1.0));
+                  "0 for sgd and adam)"));
 AMPC_OPT(std::string, dumpIr, "dump-ir",
          cl::desc("Write the IR after every pass into this directory "
                   "(default: none)"),

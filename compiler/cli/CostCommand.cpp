@@ -67,6 +67,13 @@ AMPC_OPT(bool, listDevices, "list-devices",
                   "(default: off)"),
          cl::init(false));
 
+// As the training binary refuses it (runtime/train/DataParallel.cpp).
+int bucketMbError(const std::string &why) {
+  errs() << "ampc cost: --bucket-mb=" << llvm::format("%g", bucketMb.getValue())
+         << ": " << why << "\n";
+  return 2;
+}
+
 int runCost() {
   if (listDevices) {
     ampc::cost::printDeviceTable(outs());
@@ -91,14 +98,8 @@ int runCost() {
            << ": priced as one NVLink node; a ring across nodes is slower "
               "(not modelled)\n";
   // As the training binary (runtime/train/DataParallel.cpp).
-  std::optional<size_t> bucketBytes = ampc::rt::bucketBytesOfMb(bucketMb);
-  if (!bucketBytes) {
-    errs() << "ampc cost: --bucket-mb="
-           << llvm::format("%g", bucketMb.getValue())
-           << (bucketMb > 0 ? ": must be at most 1048576 (1 TiB)\n"
-                            : ": must be positive\n");
-    return 2;
-  }
+  if (std::string why = ampc::rt::bucketSizeProblem(bucketMb); !why.empty())
+    return bucketMbError(why);
   if (reduceDtype != "fp32" && reduceDtype != "fp16" && reduceDtype != "bf16") {
     errs() << "ampc cost: --reduce-dtype=" << reduceDtype
            << ": expected fp32, fp16 or bf16\n";
@@ -149,23 +150,17 @@ int runCost() {
   ampc::buildTrainingPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
-  // As the binary refuses it at any world size (runtime/train/
-  // DataParallel.cpp), before building millions of rows.
+  // At any world size, before building millions of rows.
   std::vector<size_t> counts;
   for (auto p : ampc::getModel(*module).getBlock().getOps<ampc::graph::ParamOp>())
     counts.push_back(size_t(
         mlir::cast<mlir::RankedTensorType>(p.getType()).getNumElements()));
-  if (size_t n = ampc::rt::bucketCount(counts, *bucketBytes / sizeof(float));
-      n > ampc::rt::kMaxBuckets) {
-    errs() << "ampc cost: --bucket-mb="
-           << llvm::format("%g", bucketMb.getValue()) << ": cuts the gradients into "
-           << n << " buckets, more than " << ampc::rt::kMaxBuckets
-           << "; give a larger size\n";
-    return 2;
-  }
+  if (std::string why = ampc::rt::bucketSizeProblem(bucketMb, counts);
+      !why.empty())
+    return bucketMbError(why);
   ampc::cost::DataParallelSpec dp;
   dp.worldSize = worldSize;
-  dp.bucketBytes = *bucketBytes;
+  dp.bucketBytes = *ampc::rt::bucketBytesOfMb(bucketMb); // checked above
   dp.reduceDtype = reduceDtype;
   dp.overlap = overlapAllreduce;
   auto report = ampc::cli::costReportOf(

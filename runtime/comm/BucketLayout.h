@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ampc::rt {
@@ -72,6 +73,23 @@ inline size_t bucketCount(const std::vector<size_t> &counts, size_t capElems) {
   for (size_t c : counts)
     total += c;
   return total / cap + (total % cap != 0);
+}
+
+// Why --bucket-mb=|mb| cannot cut gradients of |counts| elements into
+// buckets, or "" when it can. The training binary and `ampc cost` both
+// refuse with it, each after its own spelling of the flag; with no counts
+// only the size is checked.
+inline std::string bucketSizeProblem(double mb,
+                                     const std::vector<size_t> &counts = {}) {
+  std::optional<size_t> bytes = bucketBytesOfMb(mb);
+  if (!bytes)
+    return mb > 0 ? "must be at most 1048576 (1 TiB)" : "must be positive";
+  size_t n = bucketCount(counts, *bytes / sizeof(float));
+  if (n > kMaxBuckets)
+    return "cuts the gradients into " + std::to_string(n) +
+           " buckets, more than " + std::to_string(kMaxBuckets) +
+           "; give a larger size";
+  return "";
 }
 
 } // namespace ampc::rt

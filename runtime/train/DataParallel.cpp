@@ -22,21 +22,12 @@ static size_t numel(const std::vector<int64_t> &shape) {
 
 DataParallel::DataParallel(Model &model, const DataParallelOptions &o)
     : model_(model), opts_(o) {
-  if (!(o.bucketMb > 0))
-    fail("--bucket-mb", "must be positive");
-  std::optional<size_t> bucketBytes = bucketBytesOfMb(o.bucketMb);
-  if (!bucketBytes)
-    fail("--bucket-mb", "must be at most 1048576 (1 TiB)");
   {
     std::vector<size_t> counts;
     for (const ParamInfo &p : model.params())
       counts.push_back(numel(p.shape));
-    size_t n = bucketCount(counts, *bucketBytes / sizeof(float));
-    if (n > kMaxBuckets)
-      fail("--bucket-mb", "cuts the gradients into " + std::to_string(n) +
-                              " buckets, more than " +
-                              std::to_string(kMaxBuckets) +
-                              "; give a larger size");
+    if (std::string why = bucketSizeProblem(o.bucketMb, counts); !why.empty())
+      fail("--bucket-mb", why);
   }
   if (o.commTimeout && !(*o.commTimeout > 0))
     fail("--comm-timeout", "must be a positive number of seconds");
