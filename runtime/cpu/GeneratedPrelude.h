@@ -10,6 +10,7 @@
 #ifndef AMPC_RUNTIME_CPU_GENERATEDPRELUDE_H
 #define AMPC_RUNTIME_CPU_GENERATEDPRELUDE_H
 
+#include "runtime/cpu/BlasCore.h"
 #include "runtime/cpu/HalfBlocks.h"
 #include "runtime/cpu/HostModel.h"
 #include "runtime/cpu/Kernels.h"

@@ -352,10 +352,13 @@ void ampc::emit::emitAttrMembers(raw_indented_ostream &os,
 }
 
 void ampc::emit::emitClassEndAndMain(raw_indented_ostream &os,
-                                     StringRef className) {
+                                     StringRef className,
+                                     StringRef firstStatement) {
   os << "};\n\n} // namespace\n\n";
-  os << "int main(int argc, char **argv) {\n"
-     << "  static " << className << " model;\n"
+  os << "int main(int argc, char **argv) {\n";
+  if (!firstStatement.empty())
+    os << "  " << firstStatement << "\n";
+  os << "  static " << className << " model;\n"
      << "  return ampc::rt::trainMain(argc, argv, model);\n"
      << "}\n";
 }

@@ -41,9 +41,11 @@ void emitKernelMembers(mlir::raw_indented_ostream &os,
 // (AttrMembers), built with the model.
 void emitAttrMembers(mlir::raw_indented_ostream &os, const AttrMembers &attrs,
                      const TargetSyntax &t);
-// Closes the class and the anonymous namespace; prints main().
+// Closes the class and the anonymous namespace; prints main(), which
+// starts with |firstStatement| when there is one.
 void emitClassEndAndMain(mlir::raw_indented_ostream &os,
-                         llvm::StringRef className);
+                         llvm::StringRef className,
+                         llvm::StringRef firstStatement = "");
 
 // Prints the pointer to model input number |index| of element type |type|
 // (the target's spelling) named |name|.

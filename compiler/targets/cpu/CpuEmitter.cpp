@@ -89,7 +89,9 @@ public:
     emitKernelMembers(os, kernels, kCpuSyntax);
     emitAttrMembers(os, attrMembers, kCpuSyntax);
     os.unindent();
-    emitClassEndAndMain(os, cls);
+    // Before the model allocates anything: it may start the binary again
+    // (runtime/cpu/BlasCore.h).
+    emitClassEndAndMain(os, cls, "ampc::cpu::useFastBlasKernels(argv);");
     return success();
   }
 

@@ -113,6 +113,7 @@
 // CHECK-DAG: const ampc::cpu::Attrs [[$PERM]]{{[{][{]}}"perm", std::vector<int64_t>{1, 0}}};
 // CHECK-NOT: static const ampc::cpu::Attrs
 // CHECK: int main(int argc, char **argv) {
+// CHECK-NEXT: ampc::cpu::useFastBlasKernels(argv);
 // CHECK-NEXT: static NetModel model;
 // CHECK-NEXT: return ampc::rt::trainMain(argc, argv, model);
 

@@ -1,0 +1,34 @@
+// Which OpenBLAS kernels a CPU training binary asks for (runtime/cpu/
+// BlasCore.h): only OpenBLAS's fallback for a CPU it does not know is
+// replaced, by the newest kernels the CPU runs.
+#include "runtime/cpu/BlasCore.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using ampc::cpu::betterBlasCore;
+using ampc::cpu::CpuIsa;
+
+TEST(BlasCore, FallbackReplacedByWhatTheCpuRuns) {
+  EXPECT_EQ(betterBlasCore("Prescott", CpuIsa{true, true}), "SkylakeX");
+  EXPECT_EQ(betterBlasCore("Prescott", CpuIsa{true, false}), "Haswell");
+  // An old CPU (or an OS without the AVX state): Prescott is right.
+  EXPECT_EQ(betterBlasCore("Prescott", CpuIsa{false, false}), "");
+}
+
+TEST(BlasCore, KnownCpuKeepsItsKernels) {
+  for (const char *chosen :
+       {"Haswell", "Zen", "SkylakeX", "Cooperlake", "Sandybridge", "Nehalem"})
+    EXPECT_EQ(betterBlasCore(chosen, CpuIsa{true, true}), "") << chosen;
+  EXPECT_EQ(betterBlasCore("", CpuIsa{true, true}), "");
+}
+
+TEST(BlasCore, HostIsaIsConsistent) {
+  // The SkylakeX kernels' instructions include AVX2 and FMA.
+  CpuIsa isa = ampc::cpu::hostIsa();
+  if (isa.avx512)
+    EXPECT_TRUE(isa.avx2Fma);
+}
+
+} // namespace
