@@ -155,6 +155,12 @@ prepare() {
       [[ "$name" =~ $skip ]] || cp -L "$path" "$work/lib/$name"
     done
   fi
+  # The instruction sets of the build host that the CPU kernels use
+  # (CMakeLists.txt, AMPC_HOST_ISA_FLAGS), as /proc/cpuinfo names them: the
+  # GPU tests' CPU references (ampc-cuda-tests) need them on the GPU host.
+  sed -n 's/^AMPC_HAVE_\(F16C\|AVX2\|AVX512\):INTERNAL=1$/\1/p' "$build/CMakeCache.txt" |
+    sed 's/^F16C$/f16c/; s/^AVX2$/avx2/; s/^AVX512$/avx512f avx512cd avx512bw avx512dq avx512vl/' \
+    >"$work/isa.txt"
   # What the results are of (bench/results/gpu-*.json records it).
   { git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown; } >"$work/commit.txt"
   git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo "(with uncommitted changes)" >>"$work/commit.txt"
@@ -223,6 +229,11 @@ run() {
   stamp "GPU: $gpu"
   echo "$gpu" >"$res/gpu.txt"
   find_libraries "$work"
+  # Instruction sets of the build host (prepare's isa.txt) this CPU lacks.
+  local f missing_isa=
+  for f in $(cat "$work/isa.txt" 2>/dev/null); do
+    grep -qw "$f" /proc/cpuinfo || missing_isa+=" $f"
+  done
   # SKIP_TORCH=1 keeps PyTorch's results already in res/ (they do not
   # change with ampc's code).
   torch() {  # NAME TIMEOUT SCRIPT ARGS...: res/NAME.json
@@ -256,6 +267,11 @@ data() { [[ -f "$work/models/targets.npy" ]] || "$PY" "$work/make_data.py" "$wor
 
 section_tests() {
   [[ "${SKIP_TESTS:-0}" != 1 ]] || return 0
+  if [[ -n "$missing_isa" ]]; then # the CPU references would stop on SIGILL
+    : >"$res/tests.txt"
+    stamp "GPU tests skipped: this CPU lacks$missing_isa, which the build host's CPU kernels use"
+    return 0
+  fi
   fits 240 "GPU tests" || return 0
   stamp "GPU tests"
   : >"$res/tests.txt"
