@@ -137,7 +137,8 @@ std::vector<std::string> ampc::hostCompileCommand(StringRef cppPath,
   for (StringRef flag : llvm::split(StringRef(AMPC_VECTORIZE_FLAGS), '|'))
     if (!flag.empty())
       cmd.push_back(flag.str());
-  // F16C and AVX2 where the build machine has them (same results, faster);
+  // F16C, AVX2 and AVX-512 where the build machine has them (same results,
+  // faster);
   // see AMPC_HOST_ISA_FLAGS in CMakeLists.txt.
   SmallVector<StringRef> isa;
   StringRef(AMPC_HOST_ISA_FLAGS).split(isa, '|', -1, /*KeepEmpty=*/false);

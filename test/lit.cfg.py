@@ -22,8 +22,10 @@ config.environment["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREAD
 # OpenBLAS picks its kernels by CPU, and its AVX-512 SGEMM (SkylakeX,
 # Cooperlake) sums in another order than the AVX2 and SSE kernels, which
 # agree with each other bit for bit on the examples. So that recorded
-# values do not depend on the machine, a CPU with AVX-512 runs the tests on
-# the Haswell (AVX2) kernels; OPENBLAS_CORETYPE overrides.
+# values do not depend on the machine, a CPU with AVX2 and FMA runs the
+# tests on the Haswell (AVX2) kernels, whatever OpenBLAS would pick (and a
+# training binary then never starts itself again on other kernels:
+# runtime/cpu/BlasCore.h); OPENBLAS_CORETYPE overrides.
 def _cpu_flags():
     try:
         with open("/proc/cpuinfo") as f:
@@ -35,7 +37,7 @@ def _cpu_flags():
     return set()
 if "OPENBLAS_CORETYPE" in os.environ:
     config.environment["OPENBLAS_CORETYPE"] = os.environ["OPENBLAS_CORETYPE"]
-elif "avx512f" in _cpu_flags():
+elif {"avx2", "fma"} <= _cpu_flags():
     config.environment["OPENBLAS_CORETYPE"] = "Haswell"
 
 config.substitutions.append(("%examples", os.path.join(config.ampc_src_root, "examples")))

@@ -49,11 +49,14 @@ print("\nampc CUDA target vs PyTorch on %s (medians; ms lower is better)\n" % ar
 tests = os.path.join(res, "tests.txt")
 if os.path.exists(tests):
     rows = [l.split() for l in open(tests) if l.strip()]
-    failed = [r[0] for r in rows if r[1] != "PASS"]
-    summary["tests"] = {"passed": len(rows) - len(failed), "failed": len(failed),
-                        "failures": failed}
-    print("GPU tests: %d passed, %d failed%s\n" % (
-        len(rows) - len(failed), len(failed), "".join("\n  FAIL " + n for n in failed)))
+    failed = [r[0] for r in rows if r[1] not in ("PASS", "SKIP")]
+    skipped = [r[0] for r in rows if r[1] == "SKIP"]
+    passed = len(rows) - len(failed) - len(skipped)
+    summary["tests"] = {"passed": passed, "failed": len(failed),
+                        "failures": failed, "skipped": skipped}
+    print("GPU tests: %d passed, %d failed%s%s\n" % (
+        passed, len(failed), ", %d skipped" % len(skipped) if skipped else "",
+        "".join("\n  FAIL " + n for n in failed) + "".join("\n  SKIP " + n for n in skipped)))
 print("%-46s %12s %12s %12s" % ("benchmark", "ampc", "torch", "torch alt"))
 
 summary["b1"] = []
