@@ -42,6 +42,12 @@ void syncDirectory(const std::string &dir) {
 }
 
 void writeFileAtomic(const std::string &path, std::string_view bytes) {
+  // The rename would replace whatever is there: a device node (as root,
+  // --dump-step /dev/full) or a FIFO is refused instead.
+  std::error_code ec;
+  std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    fail(path, "exists and is not a regular file; not replacing it");
   std::string tmp = path + ".tmp";
   writeFileSynced(tmp, bytes);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)

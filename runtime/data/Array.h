@@ -34,6 +34,12 @@ struct Array {
 // Reads a whole file, transparently gunzipping .gz (zlib). Throws InputError.
 std::vector<uint8_t> readFileBytes(const std::string &path);
 
+// The bytes of |shape| elements of |elemBytes| each; throws InputError
+// naming |path| when the product does not fit in 64 bits (a header's dims
+// could otherwise wrap to the size of a small file).
+size_t shapeBytes(const std::string &path, const std::vector<int64_t> &shape,
+                  int elemBytes);
+
 Array readNpy(const std::string &path);
 Array readIdx(const std::string &path);
 // A raw token stream: shape = {count}.

@@ -5,10 +5,14 @@
 
 #include <zlib.h>
 
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
+#include <stdexcept>
 
 namespace ampc::rt::data {
 
@@ -73,6 +77,8 @@ static bool endsWith(const std::string &s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+static void readInto(const std::string &path, std::vector<uint8_t> &out);
+
 std::vector<uint8_t> readFileBytes(const std::string &path) {
   std::error_code ec;
   auto status = std::filesystem::status(path, ec);
@@ -80,7 +86,24 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
     fail(path, "no such file");
   if (std::filesystem::is_directory(status))
     fail(path, "is a directory, expected a data file");
+  // A FIFO would block until a writer comes, and a device (/dev/zero, also
+  // behind a .gz name) never ends: only files whose size is known.
+  if (!std::filesystem::is_regular_file(status))
+    fail(path, "is not a regular file (a FIFO, device or socket); expected "
+               "a data file");
   std::vector<uint8_t> out;
+  try {
+    readInto(path, out);
+  } catch (const std::bad_alloc &) { // a gzip that inflates past memory
+    fail(path, "does not fit in memory (" + std::to_string(out.size()) +
+                   " bytes read)");
+  } catch (const std::length_error &) {
+    fail(path, "does not fit in memory");
+  }
+  return out;
+}
+
+static void readInto(const std::string &path, std::vector<uint8_t> &out) {
   if (endsWith(path, ".gz")) {
     gzFile f = gzopen(path.c_str(), "rb");
     if (!f)
@@ -107,7 +130,7 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
       out.insert(out.end(), buf, buf + n);
     }
     gzclose(f);
-    return out;
+    return;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -118,7 +141,16 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
   if (!out.empty() && !in.read(reinterpret_cast<char *>(out.data()),
                                std::streamsize(out.size())))
     fail(path, "read error");
-  return out;
+}
+
+size_t shapeBytes(const std::string &path, const std::vector<int64_t> &shape,
+                  int elemBytes) {
+  uint64_t n = uint64_t(elemBytes);
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, uint64_t(d), &n) ||
+        n > uint64_t(INT64_MAX))
+      fail(path, "shape too large: its elements do not fit in 64-bit sizes");
+  return size_t(n);
 }
 
 Format detectFormat(const std::string &path) {

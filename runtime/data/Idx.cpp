@@ -34,16 +34,14 @@ Array readIdx(const std::string &path) {
   size_t start = 4 + 4 * size_t(rank);
   if (b.size() < start)
     fail(path, "truncated IDX header");
-  int64_t count = 1;
   for (int i = 0; i < rank; ++i) {
     const uint8_t *p = &b[4 + 4 * i];
     int64_t d = (int64_t(p[0]) << 24) | (int64_t(p[1]) << 16) |
                 (int64_t(p[2]) << 8) | int64_t(p[3]);
     a.shape.push_back(d);
-    count *= d;
   }
   int size = elemSize(a.elem);
-  size_t want = size_t(count) * size_t(size), have = b.size() - start;
+  size_t want = shapeBytes(path, a.shape, size), have = b.size() - start;
   if (have < want)
     fail(path, "truncated: shape needs " + std::to_string(want) +
                    " bytes of data, file has " + std::to_string(have));

@@ -8,6 +8,7 @@
 #include "runtime/data/Array.h"
 #include "runtime/data/DataError.h"
 
+#include <charconv>
 #include <cstring>
 
 namespace ampc::rt::data {
@@ -73,7 +74,10 @@ static std::vector<int64_t> parseShape(const std::string &file,
       ++e;
     if (e == i)
       fail(file, "bad .npy header: shape " + s);
-    shape.push_back(std::stoll(s.substr(i, e - i)));
+    int64_t d = 0;
+    if (std::from_chars(s.data() + i, s.data() + e, d).ec != std::errc())
+      fail(file, "shape too large: dimension " + s.substr(i, e - i));
+    shape.push_back(d);
     while (e < s.size() && s[e] == 'L') // Python 2 longs
       ++e;
     i = e;
@@ -109,15 +113,12 @@ Array readNpy(const std::string &path) {
   a.shape = parseShape(path, dictValue(path, header, "shape"));
   if (a.shape.empty())
     fail(path, "a 0-d .npy array has no samples (dim 0 is the sample dim)");
-  int64_t count = 1;
-  for (int64_t d : a.shape)
-    count *= d;
+  size_t want = shapeBytes(path, a.shape, elemSize(a.elem));
   if (dictValue(path, header, "fortran_order").find("True") !=
           std::string::npos &&
       a.shape.size() > 1)
     fail(path, "Fortran-order .npy arrays are not supported (save with "
                "np.ascontiguousarray)");
-  size_t want = size_t(count) * size_t(elemSize(a.elem));
   size_t have = bytes.size() - start - headerLen;
   if (have < want)
     fail(path, "truncated: shape needs " + std::to_string(want) +

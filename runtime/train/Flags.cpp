@@ -18,6 +18,7 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_split.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #if defined(__GLIBC__)
@@ -311,8 +312,16 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
     fail("--lr-schedule", "unknown schedule '" + sched +
                               "' (constant or cosine)");
   o.minLr = absl::GetFlag(FLAGS_min_lr);
+  // NaN or inf made every weight NaN at the first step, a negative one an
+  // ascent, both silently (as --lr, which the hyper-parameter rules check).
+  if (!(o.minLr >= 0.0f) || std::isinf(o.minLr))
+    fail("--min-lr", "must be a finite number >= 0");
   o.warmupSteps = absl::GetFlag(FLAGS_warmup_steps);
   o.decaySteps = absl::GetFlag(FLAGS_decay_steps);
+  if (o.warmupSteps < 0)
+    fail("--warmup-steps", "must not be negative");
+  if (o.decaySteps < 0)
+    fail("--decay-steps", "must not be negative (0: the total steps)");
   o.seed = absl::GetFlag(FLAGS_seed);
   o.logEvery = absl::GetFlag(FLAGS_log_every);
   if (o.logEvery <= 0)
@@ -320,8 +329,12 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.metricsPath = absl::GetFlag(FLAGS_metrics);
   o.checkpointDir = absl::GetFlag(FLAGS_checkpoint_dir);
   o.checkpointEvery = absl::GetFlag(FLAGS_checkpoint_every);
+  if (o.checkpointEvery < 0)
+    fail("--checkpoint-every", "must not be negative (0: only at the end)");
   o.resume = absl::GetFlag(FLAGS_resume);
   o.context = absl::GetFlag(FLAGS_context);
+  if (o.context < 0)
+    fail("--context", "must not be negative");
   o.dataParallel.bucketMb = absl::GetFlag(FLAGS_bucket_mb);
   o.dataParallel.commTimeout = absl::GetFlag(FLAGS_comm_timeout);
   o.dataParallel.reduceDtype = absl::GetFlag(FLAGS_reduce_dtype);

@@ -411,9 +411,17 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
                   "partial batch of %lld (padded to %lld and masked)\n",
                   (long long)train->numSamples, (long long)partial,
                   (long long)globalBatch);
-    total = o.steps > 0 ? o.steps
-                        : std::max<int64_t>(1, std::max<int64_t>(1, o.epochs) *
-                                                   perEpoch / accum);
+    if (o.steps > 0) {
+      total = o.steps;
+    } else {
+      int64_t batches;
+      if (__builtin_mul_overflow(std::max<int64_t>(1, o.epochs), perEpoch,
+                                 &batches))
+        fail("--epochs", std::to_string(o.epochs) + " epochs of " +
+                             std::to_string(perEpoch) +
+                             " batches do not fit in 64-bit step counts");
+      total = std::max<int64_t>(1, batches / accum);
+    }
     LrSchedule sched{o.schedule, hyper.lr, o.minLr, o.warmupSteps,
                      o.decaySteps > 0 ? o.decaySteps : total};
     st.numSamples = train->numSamples;
