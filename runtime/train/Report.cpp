@@ -124,7 +124,16 @@ void Reporter::writeJson(const std::string &line) {
     return;
   std::fputs(line.c_str(), metrics_);
   std::fputc('\n', metrics_);
-  std::fflush(metrics_);
+  // A full disk (or --metrics /dev/full) lost every line silently. Said
+  // once; the run goes on (its checkpoints say for themselves whether
+  // they were written).
+  if ((std::fflush(metrics_) != 0 || std::ferror(metrics_)) && !writeFailed_) {
+    writeFailed_ = true;
+    std::fflush(stdout);
+    std::fprintf(stderr, "warning: %s: writing metrics failed (%s); lines "
+                         "from here on may be lost\n",
+                 path_.c_str(), std::strerror(errno));
+  }
 }
 
 void Reporter::log(const StepRecord &r, int64_t totalSteps) {

@@ -69,6 +69,7 @@ public:
 private:
   std::FILE *metrics_ = nullptr;
   std::string path_;
+  bool writeFailed_ = false; // said once; training goes on
   bool tty_ = false, openLine_ = false, keep_ = false;
   std::vector<std::string> lines_;
 };
