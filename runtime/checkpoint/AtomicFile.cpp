@@ -43,10 +43,12 @@ void syncDirectory(const std::string &dir) {
 
 void writeFileAtomic(const std::string &path, std::string_view bytes) {
   // The rename would replace whatever is there: a device node (as root,
-  // --dump-step /dev/full) or a FIFO is refused instead.
+  // --dump-step /dev/full) or a FIFO is refused instead. A symbolic link
+  // is replaced, not what it points to.
   std::error_code ec;
-  std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+  std::filesystem::file_status st = std::filesystem::symlink_status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+      !std::filesystem::is_symlink(st))
     fail(path, "exists and is not a regular file; not replacing it");
   std::string tmp = path + ".tmp";
   writeFileSynced(tmp, bytes);

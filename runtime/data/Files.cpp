@@ -5,12 +5,14 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <new>
 #include <stdexcept>
 
@@ -86,8 +88,9 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
     fail(path, "no such file");
   if (std::filesystem::is_directory(status))
     fail(path, "is a directory, expected a data file");
-  // A FIFO would block until a writer comes, and a device (/dev/zero, also
-  // behind a .gz name) never ends: only files whose size is known.
+  // A FIFO blocks until a writer comes (and a dataset's file may be read
+  // more than once), and a device (/dev/zero, also behind a .gz name) never
+  // ends: only regular files.
   if (!std::filesystem::is_regular_file(status))
     fail(path, "is not a regular file (a FIFO, device or socket); expected "
                "a data file");
@@ -96,9 +99,7 @@ std::vector<uint8_t> readFileBytes(const std::string &path) {
     readInto(path, out);
   } catch (const std::bad_alloc &) { // a gzip that inflates past memory
     fail(path, "does not fit in memory (" + std::to_string(out.size()) +
-                   " bytes read)");
-  } catch (const std::length_error &) {
-    fail(path, "does not fit in memory");
+                   " bytes inflated)");
   }
   return out;
 }
@@ -108,35 +109,41 @@ static void readInto(const std::string &path, std::vector<uint8_t> &out) {
     gzFile f = gzopen(path.c_str(), "rb");
     if (!f)
       fail(path, "cannot open");
+    // Closed also when an InputError or bad_alloc leaves the loop.
+    std::unique_ptr<gzFile_s, int (*)(gzFile)> closer(f, gzclose);
     uint8_t buf[1 << 16];
     for (;;) {
       int n = gzread(f, buf, sizeof(buf));
       if (n < 0) {
         int code = 0;
         std::string msg = gzerror(f, &code);
-        gzclose(f);
         fail(path, "corrupt or truncated gzip data (" + msg + ")");
       }
       if (n == 0) {
         // An incomplete stream ends with 0 and Z_BUF_ERROR, not -1.
         int code = Z_OK;
         std::string msg = gzerror(f, &code);
-        if (code != Z_OK && code != Z_STREAM_END) {
-          gzclose(f);
+        if (code != Z_OK && code != Z_STREAM_END)
           fail(path, "corrupt or truncated gzip data (" + msg + ")");
-        }
         break;
       }
       out.insert(out.end(), buf, buf + n);
     }
-    gzclose(f);
     return;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in)
     fail(path, "cannot open (permission denied?)");
   in.seekg(0, std::ios::end);
-  out.resize(size_t(in.tellg()));
+  std::streamoff size = in.tellg();
+  if (size < 0)
+    fail(path, "cannot determine its size");
+  try {
+    out.resize(size_t(size));
+  } catch (const std::bad_alloc &) {
+    fail(path, "is " + std::to_string(size) +
+                   " bytes; cannot allocate that much memory");
+  }
   in.seekg(0);
   if (!out.empty() && !in.read(reinterpret_cast<char *>(out.data()),
                                std::streamsize(out.size())))
@@ -146,6 +153,8 @@ static void readInto(const std::string &path, std::vector<uint8_t> &out) {
 size_t shapeBytes(const std::string &path, const std::vector<int64_t> &shape,
                   int elemBytes) {
   uint64_t n = uint64_t(elemBytes);
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+    return 0; // an empty array, whatever its other dims
   for (int64_t d : shape)
     if (d < 0 || __builtin_mul_overflow(n, uint64_t(d), &n) ||
         n > uint64_t(INT64_MAX))

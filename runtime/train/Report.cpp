@@ -113,8 +113,8 @@ Reporter::Reporter(const std::string &metricsPath, bool append)
 
 Reporter::~Reporter() {
   endProgress();
-  if (metrics_)
-    std::fclose(metrics_);
+  if (metrics_ && std::fclose(metrics_) != 0)
+    warnWriteFailed(errno);
 }
 
 void Reporter::writeJson(const std::string &line) {
@@ -127,13 +127,19 @@ void Reporter::writeJson(const std::string &line) {
   // A full disk (or --metrics /dev/full) lost every line silently. Said
   // once; the run goes on (its checkpoints say for themselves whether
   // they were written).
-  if ((std::fflush(metrics_) != 0 || std::ferror(metrics_)) && !writeFailed_) {
-    writeFailed_ = true;
-    std::fflush(stdout);
-    std::fprintf(stderr, "warning: %s: writing metrics failed (%s); lines "
-                         "from here on may be lost\n",
-                 path_.c_str(), std::strerror(errno));
-  }
+  bool failed = std::fflush(metrics_) != 0 || std::ferror(metrics_);
+  if (failed)
+    warnWriteFailed(errno);
+}
+
+void Reporter::warnWriteFailed(int err) {
+  if (writeFailed_)
+    return;
+  writeFailed_ = true;
+  std::fflush(stdout);
+  std::fprintf(stderr, "warning: %s: writing metrics failed (%s); lines "
+                       "from here on may be lost\n",
+               path_.c_str(), std::strerror(err));
 }
 
 void Reporter::log(const StepRecord &r, int64_t totalSteps) {

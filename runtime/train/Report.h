@@ -70,6 +70,7 @@ private:
   std::FILE *metrics_ = nullptr;
   std::string path_;
   bool writeFailed_ = false; // said once; training goes on
+  void warnWriteFailed(int err);
   bool tty_ = false, openLine_ = false, keep_ = false;
   std::vector<std::string> lines_;
 };

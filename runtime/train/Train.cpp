@@ -305,7 +305,7 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
     std::fprintf(stderr, "note: --seed=%llu ignored: resuming with the "
                          "checkpoint's seed %llu\n",
                  (unsigned long long)*o.seed, (unsigned long long)seed);
-  // --resume DIR --init-weights W: W starts a job that has no checkpoint yet.
+  // The checkpoint holds the weights: --resume wins over --init-weights.
   if (root && resumed && !o.initWeights.empty())
     std::fprintf(stderr, "note: --init-weights=%s ignored: resuming from %s\n",
                  o.initWeights.c_str(), ckpt.c_str());
