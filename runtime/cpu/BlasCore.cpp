@@ -128,11 +128,12 @@ void useFastBlasKernels(char **argv) {
   setenv(kFallbackVar, chosen.c_str(), 1);
   execv(self.c_str(), argv);
   // Still here: no /proc, say. Train on the kernels OpenBLAS chose.
+  int err = errno;
   std::fprintf(stderr,
                "warning: %s chose its %s kernels; could not start again on "
                "its %s kernels (%s: %s)\n",
                openBlasVersion().c_str(), chosen.c_str(), core.c_str(),
-               self.c_str(), std::strerror(errno));
+               self.c_str(), std::strerror(err));
   unsetenv("OPENBLAS_CORETYPE");
   unsetenv(kFallbackVar);
 }
