@@ -155,13 +155,11 @@ prepare() {
       [[ "$name" =~ $skip ]] || cp -L "$path" "$work/lib/$name"
     done
   fi
-  # The instruction sets of the build host that the CPU kernels use
-  # (CMakeLists.txt, AMPC_HOST_ISA_FLAGS), as /proc/cpuinfo names them: the
+  # The instruction sets the CPU kernels were built for (the build's
+  # AMPC_HOST_ISA_FLAGS, -mavx2 -> avx2 as /proc/cpuinfo names them): the
   # GPU tests' CPU references (ampc-cuda-tests) need them on the GPU host.
-  grep -q '^AMPC_HOST_AVX512:BOOL=OFF' "$build/CMakeCache.txt" && local no512=AVX512 || local no512=none
-  sed -n 's/^AMPC_HAVE_\(F16C\|AVX2\|AVX512\):INTERNAL=1$/\1/p' "$build/CMakeCache.txt" | grep -vx "$no512" |
-    sed 's/^F16C$/f16c/; s/^AVX2$/avx2/; s/^AVX512$/avx512f avx512cd avx512bw avx512dq avx512vl/' \
-    >"$work/isa.txt" || true # none at all: grep -v found nothing
+  sed -n 's/^#define AMPC_HOST_ISA_FLAGS "\(.*\)"$/\1/p' "$build/compiler/RuntimeConfig.inc" |
+    tr '|' '\n' | sed -n 's/^-m\(f16c\|avx[0-9a-z]*\)$/\1/p' >"$work/isa.txt"
   # What the results are of (bench/results/gpu-*.json records it).
   { git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown; } >"$work/commit.txt"
   git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo "(with uncommitted changes)" >>"$work/commit.txt"
