@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/data/DataError.h"
+#include "runtime/train/FlagSyntax.h"
 #include "runtime/train/Options.h"
 #include "runtime/train/Plot.h"
 #include "runtime/train/StepDump.h"
@@ -241,18 +242,14 @@ static void configureUsage(const Model &model) {
     absl::FlagsUsageConfig cfg;
     // Abseil files a flag under the file its ABSL_FLAG expands in: the
     // hyper-parameter flags are HyperParams.def's.
-    auto at = [](absl::string_view file) {
-      size_t i = file.find("runtime/train/");
-      return i != absl::string_view::npos ? i
-                                          : file.find("runtime/HyperParams.def");
-    };
-    auto ours = [at](absl::string_view file) {
-      return at(file) != absl::string_view::npos;
+    auto ours = [](absl::string_view file) {
+      return trainFlagFileOffset({file.data(), file.size()}) !=
+             absl::string_view::npos;
     };
     cfg.contains_help_flags = ours;
     cfg.contains_helpshort_flags = ours;
-    cfg.normalize_filename = [at](absl::string_view file) {
-      size_t i = at(file);
+    cfg.normalize_filename = [](absl::string_view file) {
+      size_t i = trainFlagFileOffset({file.data(), file.size()});
       return std::string(i == absl::string_view::npos ? file : file.substr(i));
     };
     absl::SetFlagsUsageConfig(cfg);
@@ -284,6 +281,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   configureUsage(model);
   std::vector<std::string> args = normalizeArgs(argc, argv);
   handleHelp(args);
+  checkFlagSyntax(args);
   std::vector<char *> ptrs;
   for (std::string &s : args)
     ptrs.push_back(s.data());
