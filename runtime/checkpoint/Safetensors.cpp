@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 namespace ampc::rt {
 
@@ -99,6 +101,11 @@ SafetensorsFile decodeSafetensors(const std::string &path,
   SafetensorsFile f;
   size_t base = 8 + size_t(len);
   const uint64_t body = b.size() - base;
+  struct Range {
+    uint64_t begin, end;
+    std::string name;
+  };
+  std::vector<Range> ranges;
   for (auto &[name, v] : header.items()) {
     if (name == "__metadata__") {
       if (!v.is_object())
@@ -126,6 +133,7 @@ SafetensorsFile decodeSafetensors(const std::string &path,
         fail(path, "tensor '" + name + "' has bad data_offsets");
       if (offs[1] > body)
         fail(path, "truncated: tensor '" + name + "' runs past the end");
+      ranges.push_back({offs[0], offs[1], name});
       if (i64) {
         std::vector<int64_t> d(static_cast<size_t>(elems));
         std::memcpy(d.data(), b.data() + base + offs[0], size_t(want));
@@ -139,6 +147,27 @@ SafetensorsFile decodeSafetensors(const std::string &path,
       fail(path, "bad safetensors entry '" + name + "': " + e.what());
     }
   }
+  // The format's rule (and the reference library's check): the tensors
+  // cover the data exactly, with no overlap and no hole, so that a file has
+  // one reading.
+  std::sort(ranges.begin(), ranges.end(), [](const Range &x, const Range &y) {
+    return std::tie(x.begin, x.end, x.name) < std::tie(y.begin, y.end, y.name);
+  });
+  uint64_t at = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const Range &r = ranges[i];
+    if (r.begin < at)
+      fail(path, "tensor '" + r.name + "' overlaps tensor '" +
+                     ranges[i - 1].name + "' (data_offsets)");
+    if (r.begin > at)
+      fail(path, "bytes " + std::to_string(at) + "-" +
+                     std::to_string(r.begin) +
+                     " of the data belong to no tensor (data_offsets)");
+    at = r.end;
+  }
+  if (at != body)
+    fail(path, "bytes " + std::to_string(at) + "-" + std::to_string(body) +
+                   " of the data belong to no tensor (trailing data)");
   return f;
 }
 
