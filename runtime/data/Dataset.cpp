@@ -77,6 +77,17 @@ int64_t perSampleCount(const TensorInfo &t) {
   return n;
 }
 
+// Element |i| of integer data |a|, exactly (a double rounds past 2^53).
+static std::string integerText(const Array &a, int64_t i) {
+  if (a.elem == Elem::U64 || a.elem == Elem::I64) {
+    uint64_t r;
+    std::memcpy(&r, a.bytes.data() + 8 * i, 8);
+    return a.elem == Elem::U64 ? std::to_string(r)
+                               : std::to_string(int64_t(r));
+  }
+  return std::to_string(int64_t(elemAt(a.elem, a.bytes.data(), i)));
+}
+
 // Converts |count| elements of |a| starting at element |first| into |out| in
 // |in|'s dtype.
 static void convert(const Array &a, int64_t first, int64_t count,
@@ -103,7 +114,7 @@ static void convert(const Array &a, int64_t first, int64_t count,
     }
     case DType::I32: {
       if (v < -2147483648.0 || v > 2147483647.0)
-        fail(a.file, "value " + std::to_string(int64_t(v)) +
+        fail(a.file, "value " + integerText(a, first + i) +
                          " does not fit input '" + in.name + "' (i32)");
       int32_t x = int32_t(v);
       std::memcpy(out + 4 * i, &x, 4);
@@ -117,6 +128,10 @@ static void convert(const Array &a, int64_t first, int64_t count,
                           return r;
                         }()
                       : int64_t(v);
+      // u64 data past 2^63 - 1 would be read as a negative value.
+      if (a.elem == Elem::U64 && x < 0)
+        fail(a.file, "value " + integerText(a, first + i) +
+                         " does not fit input '" + in.name + "' (i64)");
       std::memcpy(out + 8 * i, &x, 8);
       break;
     }

@@ -16,7 +16,8 @@ namespace ampc::rt::data {
 // The value text after 'key': in the header dict.
 static std::string dictValue(const std::string &file, const std::string &h,
                              const std::string &key) {
-  size_t k = h.find("'" + key + "'");
+  // Python's dict literal keeps the last of repeated keys; so does this.
+  size_t k = h.rfind("'" + key + "'");
   if (k == std::string::npos)
     fail(file, "bad .npy header: no '" + key + "' entry");
   size_t colon = h.find(':', k);
@@ -60,20 +61,26 @@ static Elem parseDescr(const std::string &file, const std::string &d) {
                  "' (want u1/i1/b1/u2/i2/f2/u4/i4/f4/u8/i8/f8)");
 }
 
+// A Python tuple of integers, as numpy writes and reads it: "()", "(5,)",
+// "(3, 4)", "(3, 4,)" (numpy refuses "(5)", an integer, and "(3 4)").
 static std::vector<int64_t> parseShape(const std::string &file,
                                        const std::string &s) {
+  auto bad = [&] {
+    fail(file, "bad .npy header: shape " + s + " is not a tuple of integers");
+  };
   std::vector<int64_t> shape;
+  bool trailingComma = false;
   size_t i = 1; // after '('
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == ','))
+  auto skipSpaces = [&] {
+    while (i < s.size() && s[i] == ' ')
       ++i;
-    if (i >= s.size() || s[i] == ')')
-      break;
+  };
+  for (skipSpaces(); i < s.size() && s[i] != ')'; skipSpaces()) {
     size_t e = i;
     while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e])))
       ++e;
     if (e == i)
-      fail(file, "bad .npy header: shape " + s);
+      bad();
     int64_t d = 0;
     if (std::from_chars(s.data() + i, s.data() + e, d).ec != std::errc())
       fail(file, "shape too large: dimension " + s.substr(i, e - i));
@@ -81,7 +88,15 @@ static std::vector<int64_t> parseShape(const std::string &file,
     while (e < s.size() && s[e] == 'L') // Python 2 longs
       ++e;
     i = e;
+    skipSpaces();
+    trailingComma = i < s.size() && s[i] == ',';
+    if (trailingComma)
+      ++i;
+    else if (i < s.size() && s[i] != ')')
+      bad();
   }
+  if (shape.size() == 1 && !trailingComma)
+    bad();
   return shape;
 }
 

@@ -1,5 +1,6 @@
 //===- DataTest.cpp - npy, IDX, gzip and token loading; batching ---------===//
 #include "runtime/data/DataError.h"
+#include "runtime/data/Array.h"
 #include "runtime/data/Dataset.h"
 #include "test/unit/TestFiles.h"
 
@@ -68,6 +69,65 @@ TEST(Data, NpyToHalfAndBF16Inputs) {
   Dataset db = load({{"a", DType::BF16, {1}}}, {"a=" + (d / "v.npy")});
   auto b = as<uint16_t>(db.inputs[0]);
   EXPECT_EQ(b[0], 0x3EABu); // 1/3 in bf16, round to nearest even
+}
+
+// The header's shape is a Python tuple of integers, read as numpy reads it;
+// a repeated key is the last one's, as in a Python dict literal.
+TEST(Data, NpyShapeIsATuple) {
+  TempDir d;
+  std::vector<float> x(6, 1.0f);
+  auto shapeOf = [&](const std::string &dict) -> std::string {
+    test::writeBytes(d / "s.npy", test::npyWithHeader(dict, test::rawBytes(x)));
+    try {
+      std::string s;
+      for (int64_t n : readNpy(d / "s.npy").shape)
+        s += std::to_string(n) + ";";
+      return s;
+    } catch (const InputError &e) {
+      std::string m = e.what();
+      return m.substr(m.find(": ") + 2);
+    }
+  };
+  auto dict = [](const std::string &shape) {
+    return "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  };
+  EXPECT_EQ(shapeOf(dict("(2, 3)")), "2;3;");
+  EXPECT_EQ(shapeOf(dict("(2,3,)")), "2;3;");
+  EXPECT_EQ(shapeOf(dict("( 6, )")), "6;");
+  EXPECT_EQ(shapeOf(dict("(6L,)")), "6;");
+  for (std::string bad : {"(2 3)", "(6)", "(2,,3)", "(,)", "(2, x)", "(-6,)"})
+    EXPECT_EQ(shapeOf(dict(bad)),
+              "bad .npy header: shape " + bad + " is not a tuple of integers")
+        << bad;
+  EXPECT_EQ(shapeOf("{'descr': '<f4', 'shape': (3,), 'fortran_order': False, "
+                    "'shape': (2, 3), }"),
+            "2;3;");
+}
+
+// Integers that the input's type cannot hold are named exactly (u64 data
+// past 2^63 had been read as negative labels, 2^64 - 1 as -1).
+TEST(Data, IntegersThatDoNotFitAreNamedExactly) {
+  TempDir d;
+  std::vector<uint64_t> u = {1, UINT64_MAX};
+  test::writeBytes(d / "u.npy", test::npyBytes("<u8", {2}, test::rawBytes(u)));
+  std::vector<int64_t> w = {1, -5000000000};
+  test::writeBytes(d / "w.npy", test::npyBytes("<i8", {2}, test::rawBytes(w)));
+  auto errorOf = [&](DType t, const std::string &file) -> std::string {
+    try {
+      load({{"y", t, {1}}}, {"y=" + (d / file)});
+    } catch (const InputError &e) {
+      std::string m = e.what();
+      return m.substr(m.find(": ") + 2);
+    }
+    return "";
+  };
+  EXPECT_EQ(errorOf(DType::I64, "u.npy"),
+            "value 18446744073709551615 does not fit input 'y' (i64)");
+  EXPECT_EQ(errorOf(DType::I32, "u.npy"),
+            "value 18446744073709551615 does not fit input 'y' (i32)");
+  EXPECT_EQ(errorOf(DType::I32, "w.npy"),
+            "value -5000000000 does not fit input 'y' (i32)");
+  EXPECT_EQ(errorOf(DType::I64, "w.npy"), "");
 }
 
 TEST(Data, IdxU8ImagesScaledAndGzipped) {

@@ -43,14 +43,9 @@ template <class T> std::string rawBytes(const std::vector<T> &v) {
 }
 
 // A .npy file (format |version| 1 or 2) holding |data|.
-inline std::string npyBytes(const std::string &descr,
-                            const std::vector<int64_t> &shape,
-                            const std::string &data, int version = 1) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, "
-                     "'shape': (";
-  for (size_t i = 0; i < shape.size(); ++i)
-    dict += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? ", " : "");
-  dict += "), }";
+// A .npy file whose header holds the dict literal |dict| as given.
+inline std::string npyWithHeader(std::string dict, const std::string &data,
+                                 int version = 1) {
   size_t pre = version == 1 ? 10 : 12;
   while ((pre + dict.size() + 1) % 64)
     dict += ' ';
@@ -66,6 +61,17 @@ inline std::string npyBytes(const std::string &descr,
     out += char((len >> 24) & 0xff);
   }
   return out + dict + data;
+}
+
+inline std::string npyBytes(const std::string &descr,
+                            const std::vector<int64_t> &shape,
+                            const std::string &data, int version = 1) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, "
+                     "'shape': (";
+  for (size_t i = 0; i < shape.size(); ++i)
+    dict += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? ", " : "");
+  dict += "), }";
+  return npyWithHeader(dict, data, version);
 }
 
 // An IDX file: |type| byte, dims, then |data| already big-endian.
