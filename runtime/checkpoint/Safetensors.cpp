@@ -136,12 +136,14 @@ SafetensorsFile decodeSafetensors(const std::string &path,
       ranges.push_back({offs[0], offs[1], name});
       if (i64) {
         std::vector<int64_t> d(static_cast<size_t>(elems));
-        std::memcpy(d.data(), b.data() + base + offs[0], size_t(want));
+        if (want) // an empty vector's data() may be null
+          std::memcpy(d.data(), b.data() + base + offs[0], size_t(want));
         f.ints.emplace(name, std::move(d));
         continue;
       }
       t.data.resize(size_t(want / 4));
-      std::memcpy(t.data.data(), b.data() + base + offs[0], size_t(want));
+      if (want)
+        std::memcpy(t.data.data(), b.data() + base + offs[0], size_t(want));
       f.tensors.emplace(name, std::move(t));
     } catch (const json::exception &e) {
       fail(path, "bad safetensors entry '" + name + "': " + e.what());
@@ -160,14 +162,14 @@ SafetensorsFile decodeSafetensors(const std::string &path,
       fail(path, "tensor '" + r.name + "' overlaps tensor '" +
                      ranges[i - 1].name + "' (data_offsets)");
     if (r.begin > at)
-      fail(path, "bytes " + std::to_string(at) + "-" +
+      fail(path, "bytes [" + std::to_string(at) + ", " +
                      std::to_string(r.begin) +
-                     " of the data belong to no tensor (data_offsets)");
+                     ") of the data belong to no tensor (data_offsets)");
     at = r.end;
   }
   if (at != body)
-    fail(path, "bytes " + std::to_string(at) + "-" + std::to_string(body) +
-                   " of the data belong to no tensor (trailing data)");
+    fail(path, "bytes [" + std::to_string(at) + ", " + std::to_string(body) +
+                   ") of the data belong to no tensor (trailing data)");
   return f;
 }
 

@@ -8,6 +8,8 @@
 #include "runtime/data/Array.h"
 #include "runtime/data/DataError.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 
@@ -16,8 +18,7 @@ namespace ampc::rt::data {
 // The value text after 'key': in the header dict.
 static std::string dictValue(const std::string &file, const std::string &h,
                              const std::string &key) {
-  // Python's dict literal keeps the last of repeated keys; so does this.
-  size_t k = h.rfind("'" + key + "'");
+  size_t k = h.find("'" + key + "'");
   if (k == std::string::npos)
     fail(file, "bad .npy header: no '" + key + "' entry");
   size_t colon = h.find(':', k);
@@ -66,13 +67,21 @@ static Elem parseDescr(const std::string &file, const std::string &d) {
 static std::vector<int64_t> parseShape(const std::string &file,
                                        const std::string &s) {
   auto bad = [&] {
-    fail(file, "bad .npy header: shape " + s + " is not a tuple of integers");
+    std::string shown = s; // one line, whatever the header held
+    std::replace_if(
+        shown.begin(), shown.end(),
+        [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); },
+        ' ');
+    fail(file,
+         "bad .npy header: shape " + shown + " is not a tuple of integers");
   };
+  if (s.empty() || s[0] != '(')
+    bad();
   std::vector<int64_t> shape;
   bool trailingComma = false;
   size_t i = 1; // after '('
   auto skipSpaces = [&] {
-    while (i < s.size() && s[i] == ' ')
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])))
       ++i;
   };
   for (skipSpaces(); i < s.size() && s[i] != ')'; skipSpaces()) {

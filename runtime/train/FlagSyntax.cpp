@@ -79,7 +79,8 @@ std::string nearestTrainFlag(std::string_view name) {
       names.push_back(sv(flagName));
   std::sort(names.begin(), names.end()); // ties go to the first in order
   std::string_view best;
-  size_t bestDistance = 3; // two edits at most
+  // Two edits, one for short names (else --x would suggest --lr).
+  size_t bestDistance = name.size() <= 4 ? 2 : 3;
   for (std::string_view candidate : names)
     if (size_t d = editDistance(name, candidate); d < bestDistance) {
       bestDistance = d;
@@ -88,9 +89,11 @@ std::string nearestTrainFlag(std::string_view name) {
   return best.empty() ? std::string() : dashed(best);
 }
 
-// "--", or an argument that names a flag ("--log-every", "--nodrop_last=1"),
-// but not a negative number.
+// "-", "--", or an argument that names a flag ("--log-every",
+// "--nodrop_last=1"), but not a negative number.
 static bool namesAFlag(std::string_view arg) {
+  if (arg == "-")
+    return true;
   if (arg.size() < 2 || arg[0] != '-')
     return false;
   arg.remove_prefix(arg[1] == '-' ? 2 : 1);
@@ -102,7 +105,26 @@ static bool namesAFlag(std::string_view arg) {
           absl::FindCommandLineFlag(asv(name.substr(2))));
 }
 
+// Abseil's usage flags, which it handles apart from flag objects
+// (--version, --helpon=FILE, --only_check_args...).
+static bool isUsageFlag(std::string_view name) {
+  return name.substr(0, 4) == "help" || name == "version" ||
+         name == "only_check_args";
+}
+
+// The flag name of a flag-like argument ("--name=value" -> "name").
+static std::string_view nameOf(std::string_view arg) {
+  arg.remove_prefix(arg.size() > 1 && arg[1] == '-' ? 2 : 1);
+  return arg.substr(0, arg.find('='));
+}
+
 void checkFlagSyntax(const std::vector<std::string> &args) {
+  // --undefok applies to unknown flags before it too: with it anywhere,
+  // Abseil's parser judges them all.
+  for (size_t i = 1; i < args.size() && args[i] != "--"; ++i)
+    if (args[i].size() > 1 && args[i][0] == '-' &&
+        nameOf(args[i]) == "undefok")
+      return;
   for (size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     // "-" and anything not starting with '-' are positional; "--" ends the
@@ -115,6 +137,8 @@ void checkFlagSyntax(const std::vector<std::string> &args) {
 
     size_t eq = arg.find('=');
     std::string_view name = arg.substr(0, eq);
+    if (name.empty() || isUsageFlag(name)) // "--=x" ends the flags, as "--"
+      return;
     std::string_view value =
         eq == std::string_view::npos ? std::string_view() : arg.substr(eq + 1);
     bool assigned = eq != std::string_view::npos; // "--name=" has a value ""
@@ -132,8 +156,8 @@ void checkFlagSyntax(const std::vector<std::string> &args) {
                                            : " (did you mean " + near + "?)") +
                              "; --help lists the flags");
     }
-    // --flagfile, --undefok, --fromenv, --version and the like change how
-    // the rest is read; Abseil's parser takes it from here.
+    // --flagfile, --fromenv and --tryfromenv change how the rest is read;
+    // Abseil's parser takes it from here.
     if (!isTrainFlag(*flag))
       return;
 
@@ -147,8 +171,8 @@ void checkFlagSyntax(const std::vector<std::string> &args) {
         value = negative ? "false" : "true";
     } else {
       if (negative)
-        fail(dashed(name), "is not a boolean flag (" + shown + " takes " +
-                               valueKind(*flag) + ")");
+        fail(dashed(name), shown + " takes " + valueKind(*flag) +
+                               ", not a boolean, so it has no negative form");
       if (!assigned) {
         // Abseil takes the next argument even when it is another flag
         // ("--metrics --log-every 1" wrote metrics to a file named

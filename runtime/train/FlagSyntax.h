@@ -23,12 +23,13 @@ size_t trainFlagFileOffset(std::string_view file);
 
 // `args` as after the dash rewrite (argv[0] first, names with underscores).
 // A value that parses is set now, as ParseCommandLine will set it again.
-// Arguments that name one of Abseil's own flags are left to its parser, with
-// everything after them.
+// Arguments that name one of Abseil's own flags (--flagfile, --version,
+// --helpon...) are left to its parser, with everything after them; with
+// --undefok anywhere, all of them are.
 void checkFlagSyntax(const std::vector<std::string> &args);
 
-// The training flag nearest `name` (underscores) within two edits, dashed,
-// or "" (for "did you mean --steps?").
+// The training flag nearest `name` (underscores) within two edits (one for
+// names of up to 4 characters), dashed, or "" (for "did you mean --steps?").
 std::string nearestTrainFlag(std::string_view name);
 
 } // namespace ampc::rt

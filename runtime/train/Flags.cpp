@@ -15,10 +15,12 @@
 #include "absl/flags/internal/program_name.h"
 #include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_split.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -156,8 +158,16 @@ static std::string usageText(const Model &model) {
 // Old spellings of renamed flags, after the dash rewrite.
 static const std::pair<std::string_view, std::string_view> kRenamedFlags[] = {
     {"max_norm", "clip_norm"}, // --max-norm was the runtime's --clip-norm
-    {"no_drop_last", "nodrop_last"}, // --no-drop-last: Abseil's --nodrop_last
 };
+
+// --no-drop-last for Abseil's --nodrop_last: "no_X" -> "noX" where X is a
+// boolean flag.
+static std::string negativeSpelling(const std::string &name) {
+  if (name.rfind("no_", 0) != 0 || absl::FindCommandLineFlag(name))
+    return name;
+  const absl::CommandLineFlag *f = absl::FindCommandLineFlag(name.substr(3));
+  return f && f->IsOfType<bool>() ? "no" + name.substr(3) : name;
+}
 
 // Rewrites dashes in flag names and old spellings, and gathers repeated
 // --data/--eval values.
@@ -171,24 +181,28 @@ static std::vector<std::string> normalizeArgs(int argc, char **argv) {
         out.push_back(argv[i]);
       break;
     }
-    if (a.size() > 2 && a[0] == '-') {
-      size_t start = a[1] == '-' ? 2 : 1;
+    size_t start = a.rfind("--", 0) == 0 ? 2 : 1;
+    // A flag's name starts with a letter; "-1e-3" is a value.
+    if (a.size() > 2 && a[0] == '-' &&
+        std::isalpha(static_cast<unsigned char>(a[start]))) {
       size_t end = std::min(a.find('='), a.size());
       for (size_t k = start; k < end; ++k)
         if (a[k] == '-')
           a[k] = '_';
       std::string name = a.substr(start, end - start);
       for (auto [old, now] : kRenamedFlags)
-        if (name == old) {
-          a.replace(start, end - start, now);
+        if (name == old)
           name = now;
-        }
+      name = negativeSpelling(name);
+      a.replace(start, end - start, name);
       if (name == "data" || name == "eval") {
         std::string value;
         if (end < a.size())
           value = a.substr(end + 1);
-        else if (i + 1 < argc)
+        else if (i + 1 < argc && argv[i + 1][0] != '-')
           value = argv[++i];
+        else // NAME=PATH never starts with '-': it is the next flag
+          fail("--" + name, "needs a value (NAME=PATH[,NAME=PATH...])");
         (name == "data" ? data : eval).push_back(value);
         continue;
       }

@@ -71,8 +71,7 @@ TEST(Data, NpyToHalfAndBF16Inputs) {
   EXPECT_EQ(b[0], 0x3EABu); // 1/3 in bf16, round to nearest even
 }
 
-// The header's shape is a Python tuple of integers, read as numpy reads it;
-// a repeated key is the last one's, as in a Python dict literal.
+// The header's shape is a Python tuple of integers, read as numpy reads it.
 TEST(Data, NpyShapeIsATuple) {
   TempDir d;
   std::vector<float> x(6, 1.0f);
@@ -99,9 +98,11 @@ TEST(Data, NpyShapeIsATuple) {
     EXPECT_EQ(shapeOf(dict(bad)),
               "bad .npy header: shape " + bad + " is not a tuple of integers")
         << bad;
-  EXPECT_EQ(shapeOf("{'descr': '<f4', 'shape': (3,), 'fortran_order': False, "
-                    "'shape': (2, 3), }"),
-            "2;3;");
+  EXPECT_EQ(shapeOf(dict("(2,\n 3)")), "2;3;"); // any whitespace, as Python
+  EXPECT_EQ(shapeOf(dict("6")),
+            "bad .npy header: shape 6 is not a tuple of integers");
+  EXPECT_EQ(shapeOf(dict("(2\n 3)")), // the error stays one line
+            "bad .npy header: shape (2  3) is not a tuple of integers");
 }
 
 // Integers that the input's type cannot hold are named exactly (u64 data

@@ -74,16 +74,16 @@ TEST(Safetensors, OverlapsHolesAndTrailingBytesAreRefused) {
             "f.safetensors: tensor 'b' overlaps tensor 'a' (data_offsets)");
   EXPECT_EQ(errorOf(file("{" + entry("a", 1, 0) + "," + entry("b", 1, 8) + "}",
                          12)),
-            "f.safetensors: bytes 4-8 of the data belong to no tensor "
+            "f.safetensors: bytes [4, 8) of the data belong to no tensor "
             "(data_offsets)");
   EXPECT_EQ(errorOf(file("{" + entry("a", 1, 4) + "}", 8)),
-            "f.safetensors: bytes 0-4 of the data belong to no tensor "
+            "f.safetensors: bytes [0, 4) of the data belong to no tensor "
             "(data_offsets)");
   EXPECT_EQ(errorOf(file("{" + entry("a", 1, 0) + "}", 12)),
-            "f.safetensors: bytes 4-12 of the data belong to no tensor "
+            "f.safetensors: bytes [4, 12) of the data belong to no tensor "
             "(trailing data)");
   EXPECT_EQ(errorOf(file("{}", 4)),
-            "f.safetensors: bytes 0-4 of the data belong to no tensor "
+            "f.safetensors: bytes [0, 4) of the data belong to no tensor "
             "(trailing data)");
   EXPECT_EQ(errorOf(file("{" + entry("a", 1, 8) + "}", 8)),
             "f.safetensors: truncated: tensor 'a' runs past the end");
