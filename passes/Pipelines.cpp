@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - Named pass pipelines --------------------------------===//
 #include "passes/Pipelines.h"
 #include "passes/Passes.h"
+#include "runtime/HyperRules.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -22,8 +23,8 @@ static std::optional<double> staticScale(llvm::StringRef mode) {
   if (!mode.consume_front("static:"))
     return std::nullopt;
   double s;
-  // The binary holds the scale as a float: finite and > 0 as one.
-  if (mode.getAsDouble(s) || !(float(s) > 0) || !std::isfinite(float(s)))
+  // The binary holds the scale as a float, under --init-scale's rule.
+  if (mode.getAsDouble(s) || !ampc::rt::hyperRule("init_scale", float(s)).empty())
     return std::nullopt;
   return s;
 }
@@ -36,7 +37,8 @@ std::string ampc::validate(const TrainPipelineOptions &o) {
   std::string ls = effectiveLossScale(o);
   if (ls != "dynamic" && ls != "none" && !staticScale(ls))
     return "--loss-scale=" + ls +
-           ": expected dynamic, static:S (S > 0, finite) or none";
+           ": expected dynamic, static:S (S a finite float >= 1.17549435e-38) "
+           "or none";
   // The defaults compiled into the binary follow the binary's own rules for
   // its flags (checkHyper): a NaN would otherwise switch clipping off or
   // leave a default the binary refuses at start.

@@ -9,6 +9,7 @@
 #ifndef AMPC_RUNTIME_HYPERRULES_H
 #define AMPC_RUNTIME_HYPERRULES_H
 
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -34,8 +35,12 @@ inline std::string hyperRule(std::string_view n, double v) {
     return atLeast(0);
   if (n == "beta1" || n == "beta2")
     return v >= 0 && v < 1 ? "" : "must be in [0, 1)";
+  // The unscale multiplies by 1/scale, as GradScaler does: below the
+  // smallest normal float that is inf, and every gradient inf or NaN.
   if (n == "init_scale" || n == "max_scale")
-    return v > 0 ? "" : "must be > 0";
+    return v >= FLT_MIN
+               ? ""
+               : atLeast(FLT_MIN) + " (smaller scales' reciprocals overflow)";
   if (n == "growth_factor")
     return atLeast(1);
   if (n == "backoff_factor")

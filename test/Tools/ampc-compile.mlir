@@ -24,6 +24,8 @@
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --lr=1e39 2>&1 | FileCheck %s --check-prefix=ERR-LR-BIG
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --clip-norm=1e-50 2>&1 | FileCheck %s --check-prefix=ERR-CLIP-TINY
 // RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --amp=fp16 --loss-scale=static:1e-50 2>&1 | FileCheck %s --check-prefix=ERR-LS-TINY
+// A subnormal float scale: its reciprocal, which unscales, overflows.
+// RUN: not ampc compile %S/../Targets/cpu/Inputs/net_grad.mlir --emit=cpp --amp=fp16 --loss-scale=static:1e-40 2>&1 | FileCheck %s --check-prefix=ERR-LS-SUBNORMAL
 // ampc-opt's pipeline takes a negative weight decay as torch.optim's default.
 // RUN: not ampc-opt %S/../Targets/cpu/Inputs/net_grad.mlir --ampc-train-pipeline="weight-decay=inf" 2>&1 | FileCheck %s --check-prefix=OPT-WD
 // Past validate() (train-build-step alone), train.config's verifier applies
@@ -60,9 +62,9 @@
 // DUMP-NEXT: 14-kernel-plan-memory.mlir
 
 // ERR-AMP: ampc: --amp=fp8: expected off, fp16 or bf16
-// ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S > 0, finite) or none
+// ERR-LS: ampc: --loss-scale=static:0: expected dynamic, static:S (S a finite float >= 1.17549435e-38) or none
 // ERR-NESTEROV: ampc: --nesterov needs --optimizer=sgd
-// ERR-LS-INF: ampc: --loss-scale=static:1e400: expected dynamic, static:S (S > 0, finite) or none
+// ERR-LS-INF: ampc: --loss-scale=static:1e400: expected dynamic, static:S (S a finite float >= 1.17549435e-38) or none
 // ERR-CLIP: ampc: --clip-norm=nan: must be a finite number >= 0
 // ERR-CLIPV: ampc: --clip-value=inf: must be a finite number >= 0
 // ERR-LR: ampc: --lr=-0.5: must be a finite number >= 0
@@ -72,7 +74,8 @@
 // OPT-LR: --lr=nan: must be a finite number >= 0
 // ERR-LR-BIG: ampc: --lr=1e+39: must be at most 3.40282347e+38 (a float)
 // ERR-CLIP-TINY: ampc: --clip-norm=1e-50: rounds to 0 as a float
-// ERR-LS-TINY: ampc: --loss-scale=static:1e-50: expected dynamic, static:S (S > 0, finite) or none
+// ERR-LS-TINY: ampc: --loss-scale=static:1e-50: expected dynamic, static:S (S a finite float >= 1.17549435e-38) or none
+// ERR-LS-SUBNORMAL: ampc: --loss-scale=static:1e-40: expected dynamic, static:S (S a finite float >= 1.17549435e-38) or none
 // OPT-WD: --weight-decay=inf: must be finite
 // VERIFY: defaults: 'growth_interval' must be >= 1 (got 0)
 // ERR-EMIT: ampc: --emit=obj: expected binary or cpp

@@ -78,7 +78,7 @@ func.func @config_default_nan() attributes {train.config = #train.config<amp = "
 
 // -----
 
-// expected-error @below {{defaults: 'init_scale' must be > 0 (got 0)}}
+// expected-error @below {{defaults: 'init_scale' must be >= 1.17549435e-38 (smaller scales' reciprocals overflow) (got 0)}}
 func.func @config_default_scale() attributes {train.config = #train.config<amp = "fp16", optimizer = "sgd", loss_scale = "static", nesterov = false, clip_norm = false, clip_value = false, accum_steps = 1, defaults = {init_scale = 0.0 : f32}>} {
   return
 }
