@@ -291,6 +291,34 @@ static void handleHelp(const std::vector<std::string> &args) {
   }
 }
 
+// Why the hyper-parameter |name| (HyperParams.def's spelling) changes
+// nothing in a binary compiled with |c|, or "": the flag is accepted (a
+// checkpoint carries every row), but a user setting it expects an effect.
+static std::string unusedBecause(std::string_view name,
+                                 const CompileConfig &c) {
+  const bool sgd = c.optimizer == "sgd";
+  if ((name == "momentum" || name == "dampening") && !sgd)
+    return "its optimizer is " + c.optimizer + " (this is SGD's)";
+  if ((name == "beta1" || name == "beta2" || name == "eps") && sgd)
+    return "its optimizer is sgd (this is Adam's)";
+  if (name == "clip_norm" && !c.clipNorm)
+    return "it was compiled without clipping by norm (ampc compile "
+           "--clip-norm=X)";
+  if (name == "clip_value" && !c.clipValue)
+    return "it was compiled without clipping by value (ampc compile "
+           "--clip-value=X)";
+  if (name == "init_scale" && c.lossScale == "none")
+    return "it was compiled without loss scaling";
+  const bool scalerOnly =
+      name == "growth_factor" || name == "backoff_factor" ||
+      name == "growth_interval" || name == "hysteresis" ||
+      name == "min_scale" || name == "max_scale" || name == "scale_floor";
+  if (scalerOnly && c.lossScale != "dynamic")
+    return "its loss scale is " + c.lossScale +
+           " (this is the dynamic scaler's)";
+  return "";
+}
+
 TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   configureUsage(model);
   std::vector<std::string> args = normalizeArgs(argc, argv);
@@ -375,6 +403,12 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
     fail("--scale-floor", "must be 0 or more");
   if (g.maxConsecutiveSkips && *g.maxConsecutiveSkips < 0)
     fail("--max-consecutive-skips", "must be 0 (never) or more");
+#define AMPC_HYPER(name, field, type, dflt, help)                              \
+  if (g.field)                                                                 \
+    if (std::string why = unusedBecause(#name, model.config()); !why.empty())  \
+      o.unusedFlagNotes.push_back("--" + flagName(#name) +                     \
+                                  " changes nothing in this binary: " + why);
+#include "runtime/HyperParams.def"
   o.applyHyperFlags = [g](Hyper &h) {
 #define AMPC_HYPER(name, field, type, dflt, help)                              \
   if (g.field)                                                                 \

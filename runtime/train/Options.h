@@ -37,6 +37,9 @@ struct TrainOptions {
   // Applies the hyper-parameter flags given on the command line on top of
   // the model's defaults (or a resumed run's values).
   std::function<void(Hyper &)> applyHyperFlags = [](Hyper &) {};
+  // One line per hyper-parameter flag given that this binary does not use
+  // (SGD's --momentum in an Adam binary...), printed as notes by rank 0.
+  std::vector<std::string> unusedFlagNotes;
 };
 
 // Parses argv (Abseil flags; see Flags.cpp). Exits for --help.

@@ -309,6 +309,9 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
   if (root && resumed && !o.initWeights.empty())
     std::fprintf(stderr, "note: --init-weights=%s ignored: resuming from %s\n",
                  o.initWeights.c_str(), ckpt.c_str());
+  if (root)
+    for (const std::string &note : o.unusedFlagNotes)
+      std::fprintf(stderr, "note: %s\n", note.c_str());
   Hyper hyper = resumed ? resumed->hyper : model.defaults();
   o.applyHyperFlags(hyper);
   // The same rules as a checkpoint's values (readTrainState), so every
