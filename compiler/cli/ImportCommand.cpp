@@ -87,8 +87,13 @@ int runImport() {
   ampc::onnx::ImportOptions options;
   options.path = inputFile;
   options.modelName = modelName;
-  if (batch > 0)
+  if (batch.getNumOccurrences()) {
+    if (batch <= 0) { // --batch 0 had been ignored, then asked for
+      errs() << "ampc import: --batch expects N > 0, got " << batch << "\n";
+      return 1;
+    }
     options.batch = batch;
+  }
   for (const std::string &d : dims) {
     StringRef name, value;
     std::tie(name, value) = StringRef(d).split('=');

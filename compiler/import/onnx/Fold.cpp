@@ -64,6 +64,7 @@ int64_t sourceIndex(const Tensor &t, const std::vector<int64_t> &out,
 }
 
 Tensor makeLike(int32_t type, std::vector<int64_t> shape) {
+  checkFoldShape(shape);
   Tensor r;
   r.type = type;
   r.shape = std::move(shape);
@@ -196,6 +197,8 @@ FailureOr<bool> foldAtImport(ImportState &s) {
     r = elementwise({in[0], &shape}, in[0]->type,
                     [](const std::vector<double> &v) { return v[0]; });
   } else if (op == "Trilu") {
+    if (in.size() > 1 && in[1]->numel() != 1)
+      return s.error("k must be a scalar");
     int64_t k = in.size() > 1 ? int64_t(at(*in[1], 0)) : 0;
     r = trilu(*in[0], k, s.intAttr("upper", 1) != 0);
   } else {

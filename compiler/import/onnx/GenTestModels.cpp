@@ -25,6 +25,11 @@
 //   resize_nearest.onnx  x[N,2,3,4] -> Resize(scales 1.5, 2) -> Resize(sizes
 //                     5x9) -> GlobalAveragePool, nearest/asymmetric/floor
 //   resize_linear.onnx   the same with a bilinear first Resize
+//   malformed_*.onnx  one defect each, from fuzzing (onnx-malformed.test):
+//                     a node without output or input, a value defined
+//                     twice, negative and huge shapes to fold or reshape,
+//                     a repeated Unsqueeze axis, an attribute of the wrong
+//                     kind; linear_1.onnx: Linear(4, 1), a one-element bias
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/onnx_pb.h"
@@ -32,6 +37,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -394,6 +400,72 @@ bool resize(const std::string &dir, const std::string &mode) {
   return m.write(dir + "/resize_" + mode + ".onnx");
 }
 
+// Each file holds x[2,3] -> Mul(w) -> m, then the defect.
+bool malformed(const std::string &dir) {
+  auto base = [](const std::string &name) {
+    auto m = std::make_unique<Builder>(name);
+    m->input("x", TensorProto::FLOAT, {"2", "3"});
+    m->init("w", {3}, values(3, 0, 1));
+    m->node("Mul", "scale", {"x", "w"}, {"m"});
+    return m;
+  };
+  auto write = [&](std::unique_ptr<Builder> &m, const std::string &name) {
+    return m->write(dir + "/malformed_" + name + ".onnx");
+  };
+  bool ok = true;
+  auto m = base("no_output");
+  m->node("Relu", "act", {"m"}, {});
+  m->output("m");
+  ok &= write(m, "no_output");
+  m = base("no_input");
+  m->node("Concat", "join", {}, {"y"});
+  m->output("y");
+  ok &= write(m, "no_input");
+  m = base("twice");
+  m->node("Relu", "first", {"m"}, {"y"});
+  m->node("Neg", "second", {"m"}, {"y"});
+  m->output("y");
+  ok &= write(m, "twice");
+  m = base("range_huge"); // 2^50 elements to fold
+  m->initInts("start", {0});
+  m->initInts("limit", {int64_t(1) << 50});
+  m->initInts("delta", {1});
+  for (int i = 1; i < m->g->initializer_size(); ++i) // scalars, after w
+    m->g->mutable_initializer(i)->clear_dims();
+  m->node("Range", "r", {"start", "limit", "delta"}, {"y"});
+  m->output("y");
+  ok &= write(m, "range_huge");
+  m = base("expand_negative");
+  m->initInts("shape", {-5, 2, 3}); // a new leading dim of -5
+  m->node("Expand", "e", {"m", "shape"}, {"y"});
+  m->output("y");
+  ok &= write(m, "expand_negative");
+  m = base("reshape_negative");
+  m->initInts("shape", {-2, -3});
+  m->node("Reshape", "r", {"m", "shape"}, {"y"});
+  m->output("y");
+  ok &= write(m, "reshape_negative");
+  m = base("unsqueeze_twice");
+  m->initInts("axes", {0, 0});
+  m->node("Unsqueeze", "u", {"m", "axes"}, {"y"});
+  m->output("y");
+  ok &= write(m, "unsqueeze_twice");
+  m = base("attr_kind"); // LeakyRelu's alpha is a float
+  Builder::intAttr(m->node("LeakyRelu", "leaky", {"m"}, {"y"}), "alpha", 2);
+  m->output("y");
+  ok &= write(m, "attr_kind");
+  // Linear(4, 1) as the exporters write it for N-D inputs.
+  Builder l("linear_1");
+  l.input("x", TensorProto::FLOAT, {"2", "4"});
+  l.init("weight", {4, 1}, values(4, 0, 1));
+  l.init("bias", {1}, {0.5f});
+  l.node("MatMul", "fc", {"x", "weight"}, {"h"});
+  l.node("Add", "fc_bias", {"h", "bias"}, {"y"});
+  l.output("y");
+  ok &= l.write(dir + "/linear_1.onnx");
+  return ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -406,7 +478,7 @@ int main(int argc, char **argv) {
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||
       !attention(dir, "pad") || !resize(dir, "nearest") ||
-      !resize(dir, "linear")) {
+      !resize(dir, "linear") || !malformed(dir)) {
     std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
     return 1;
   }

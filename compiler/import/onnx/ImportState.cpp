@@ -18,6 +18,20 @@ Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
 
+void checkFoldShape(const std::vector<int64_t> &shape) {
+  std::string dims;
+  for (int64_t d : shape)
+    dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  int64_t n = checkedNumel(shape);
+  if (n < 0)
+    throw ImportLimit("its result's shape [" + dims +
+                      "] has a negative dimension or more than 2^62 elements");
+  if (n > kMaxFoldElements)
+    throw ImportLimit("computing it at import time would make a tensor of "
+                      "shape [" + dims + "] (" + std::to_string(n) +
+                      " elements; at most 2^26)");
+}
+
 Location ImportState::loc() {
   Location fileLoc = FileLineColLoc::get(ctx(), file, 0, 0);
   if (!node)
@@ -40,6 +54,9 @@ LogicalResult ImportState::error(const Twine &msg) {
   std::string name = node->name;
   if (name.empty() && !node->outputs.empty())
     name = node->outputs.front();
+  if (name.empty())
+    return emitError(loc()) << "an unnamed " << node->opType
+                            << " node: " << msg;
   return emitError(loc()) << "node '" << name << "' (" << node->opType
                           << "): " << msg;
 }
@@ -153,22 +170,35 @@ FailureOr<std::vector<int64_t>> ImportState::intsInput(unsigned i,
   return t->i;
 }
 
-int64_t ImportState::intAttr(StringRef name, int64_t dflt) const {
+// The node's attribute |name| when it has |kind|; one of another kind is
+// remembered for Importer's check after the node (LeakyRelu's alpha given
+// as an int had silently become the default).
+const Attribute *ImportState::attrOfKind(StringRef name, int kind,
+                                         const char *kindName) const {
   const Attribute *a = node->attr(name.str());
-  return a && a->kind == Attribute::Int ? a->i : dflt;
+  if (!a || a->kind == kind)
+    return a;
+  if (attrKindError.empty())
+    attrKindError = ("attribute '" + name + "' must be " + kindName).str();
+  return nullptr;
+}
+
+int64_t ImportState::intAttr(StringRef name, int64_t dflt) const {
+  const Attribute *a = attrOfKind(name, Attribute::Int, "an int");
+  return a ? a->i : dflt;
 }
 double ImportState::floatAttr(StringRef name, double dflt) const {
-  const Attribute *a = node->attr(name.str());
-  return a && a->kind == Attribute::Float ? a->f : dflt;
+  const Attribute *a = attrOfKind(name, Attribute::Float, "a float");
+  return a ? a->f : dflt;
 }
 std::string ImportState::stringAttr(StringRef name, StringRef dflt) const {
-  const Attribute *a = node->attr(name.str());
-  return a && a->kind == Attribute::String ? a->s : dflt.str();
+  const Attribute *a = attrOfKind(name, Attribute::String, "a string");
+  return a ? a->s : dflt.str();
 }
 std::optional<std::vector<int64_t>>
 ImportState::intsAttr(StringRef name) const {
-  const Attribute *a = node->attr(name.str());
-  if (!a || a->kind != Attribute::Ints)
+  const Attribute *a = attrOfKind(name, Attribute::Ints, "a list of ints");
+  if (!a)
     return std::nullopt;
   return a->ints;
 }

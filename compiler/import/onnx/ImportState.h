@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
+#include <stdexcept>
 #include <map>
 #include <optional>
 
@@ -69,6 +70,9 @@ public:
   double floatAttr(llvm::StringRef name, double dflt) const;
   std::string stringAttr(llvm::StringRef name, llvm::StringRef dflt) const;
   std::optional<std::vector<int64_t>> intsAttr(llvm::StringRef name) const;
+  // The first attribute read with a kind other than the one asked for
+  // ("attribute 'alpha' must be a float"); the getters return the default.
+  mutable std::string attrKindError;
   // Fails naming every attribute of the node not in |known|.
   mlir::LogicalResult onlyAttrs(std::initializer_list<llvm::StringRef> known);
 
@@ -99,11 +103,26 @@ public:
   void eraseUnused(const std::vector<std::string> &names);
 
 private:
+  const Attribute *attrOfKind(llvm::StringRef name, int kind,
+                              const char *kindName) const;
   std::map<std::string, mlir::Value> values;
   std::map<std::string, Tensor> consts;
   std::map<std::string, const Node *> producers;
   std::map<std::string, int> uses;
 };
+
+// A limit of the importer itself, thrown where a size is computed and
+// reported at the node as it is (Importer.cpp).
+struct ImportLimit : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The most elements a tensor computed at import time may have: 2^26, a
+// causal mask for 8192 tokens (512 MiB as the host's doubles). A negative
+// dimension or a larger tensor (a 512 KB file folded to 2^30 elements ran
+// out of memory) throws ImportLimit.
+constexpr int64_t kMaxFoldElements = int64_t(1) << 26;
+void checkFoldShape(const std::vector<int64_t> &shape);
 
 using OpImporter = std::function<mlir::LogicalResult(ImportState &)>;
 using OpTable = llvm::StringMap<OpImporter>;

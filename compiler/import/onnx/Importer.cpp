@@ -20,6 +20,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -79,7 +80,10 @@ public:
 private:
   LogicalResult addInputs(std::set<std::string> &initNames);
   LogicalResult addInitializers(const std::set<std::string> &used);
+  LogicalResult checkStructure();
   LogicalResult addNodes();
+  LogicalResult importNode(const OpTable &table);
+  LogicalResult importNodeOps(const OpTable &table);
   LogicalResult addOutputs(Block &block);
   FailureOr<Value> appendLoss(Value output);
 
@@ -168,10 +172,27 @@ bool feedsOnlyMasksIn(const Graph &g, const std::string &name, int depth) {
   return any;
 }
 
-// Float initializers of rank >= 1 become parameters; the rest (integer
-// shapes, scalar constants such as a Pow exponent) stay import-time
-// constants.
+// Float initializers of more than one element become parameters, and those
+// of one element that a layer reads as its weight or bias (a Linear(1, 1),
+// or Linear(h, 1)'s bias); the rest (integer shapes, scalar constants such
+// as a Pow exponent or an attention scale) stay import-time constants.
 LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
+  std::set<std::string> layerInputs;
+  std::map<std::string, std::string> producerType;
+  for (const Node &n : g.nodes)
+    for (const std::string &out : n.outputs)
+      producerType[out] = n.opType;
+  for (const Node &n : g.nodes) {
+    bool layer = n.opType == "Gemm" || n.opType == "MatMul" ||
+                 n.opType == "Conv" || n.opType == "ConvTranspose";
+    for (size_t i = 1; layer && i < n.inputs.size(); ++i)
+      layerInputs.insert(n.inputs[i]);
+    // MatMul then Add: the exporters' N-D Linear.
+    if (n.opType == "Add" && n.inputs.size() == 2)
+      for (int k = 0; k < 2; ++k)
+        if (producerType[n.inputs[k]] == "MatMul")
+          layerInputs.insert(n.inputs[1 - k]);
+  }
   // BatchNormalization's running statistics are state, not parameters.
   std::set<std::string> frozen;
   for (const Node &n : g.nodes)
@@ -195,8 +216,10 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
     if (t.external)
       return s.error("initializer '" + t.name +
                      "' keeps its data in an external file (not supported)");
-    bool param = t.type == kFloat && t.numel() > 1 && used.count(t.name) &&
-                 !frozen.count(t.name);
+    bool param = t.type == kFloat &&
+                 (t.numel() > 1 ||
+                  (t.numel() == 1 && layerInputs.count(t.name))) &&
+                 used.count(t.name) && !frozen.count(t.name);
     if (!param) {
       s.setConst(t.name, t);
       continue;
@@ -214,7 +237,43 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
   return success();
 }
 
+// What ONNX's checker requires of the graph's wiring and the importers
+// assume: every node defines an output (Constant alone has no input), and
+// each value is defined once (single assignment).
+LogicalResult Importer::checkStructure() {
+  std::map<std::string, std::string> definedBy;
+  for (const ValueInfo &in : g.inputs)
+    definedBy.emplace(in.name, "a graph input");
+  for (const Tensor &t : g.initializers)
+    definedBy.emplace(t.name, "an initializer");
+  for (const Node &node : g.nodes) {
+    s.node = &node;
+    if (node.outputs.empty() || node.outputs[0].empty())
+      return s.error("the node has no output");
+    bool anyInput = false;
+    for (const std::string &in : node.inputs)
+      anyInput |= !in.empty();
+    if (!anyInput && node.opType != "Constant" && opTable().count(node.opType))
+      return s.error("the node has no input");
+    std::string self = node.name.empty()
+                           ? "an unnamed " + node.opType + " node"
+                           : "node '" + node.name + "'";
+    for (const std::string &out : node.outputs) {
+      if (out.empty())
+        continue;
+      auto [it, fresh] = definedBy.emplace(out, self);
+      if (!fresh)
+        return s.error("output '" + out + "' is already defined by " +
+                       it->second);
+    }
+  }
+  s.node = nullptr;
+  return success();
+}
+
 LogicalResult Importer::addNodes() {
+  if (failed(checkStructure()))
+    return failure();
   const OpTable &table = opTable();
   nodes = fuseErfGelu(g);
   s.indexGraph(nodes, g.outputs);
@@ -222,26 +281,53 @@ LogicalResult Importer::addNodes() {
     s.node = &node;
     if (!node.domain.empty() && node.domain != "ai.onnx")
       return s.error("domain '" + node.domain + "' is not supported");
-    FailureOr<bool> done = foldAtImport(s);
-    if (succeeded(done) && !*done)
-      done = importAttention(s);
-    if (succeeded(done) && !*done)
-      done = importLinear(s);
-    if (succeeded(done) && !*done)
-      done = importLinearBias(s);
-    if (failed(done))
-      return failure();
-    if (*done)
-      continue;
-    auto it = table.find(node.opType);
-    if (it == table.end())
-      return s.error("op type " + node.opType +
-                     " is not supported by ampc import");
-    if (failed(it->second(s)))
+    // The importers index what ONNX's schemas promise; a malformed node
+    // that breaks a promise they did not check (an empty scalar tensor, a
+    // size past memory) is an error at the node, not an abort.
+    LogicalResult r = failure();
+    try {
+      r = importNode(table);
+    } catch (const ImportLimit &e) {
+      return s.error(e.what());
+    } catch (const std::bad_alloc &) {
+      return s.error("does not fit in memory");
+    } catch (const std::exception &e) {
+      return s.error(Twine("malformed node (") + e.what() + ")");
+    }
+    if (failed(r))
       return failure();
   }
   s.node = nullptr;
   return success();
+}
+
+LogicalResult Importer::importNode(const OpTable &table) {
+  s.attrKindError.clear();
+  if (failed(importNodeOps(table)))
+    return failure();
+  if (!s.attrKindError.empty())
+    return s.error(s.attrKindError);
+  return success();
+}
+
+LogicalResult Importer::importNodeOps(const OpTable &table) {
+  const Node &node = *s.node;
+  FailureOr<bool> done = foldAtImport(s);
+  if (succeeded(done) && !*done)
+    done = importAttention(s);
+  if (succeeded(done) && !*done)
+    done = importLinear(s);
+  if (succeeded(done) && !*done)
+    done = importLinearBias(s);
+  if (failed(done))
+    return failure();
+  if (*done)
+    return success();
+  auto it = table.find(node.opType);
+  if (it == table.end())
+    return s.error("op type " + node.opType +
+                   " is not supported by ampc import");
+  return it->second(s);
 }
 
 FailureOr<Value> Importer::appendLoss(Value output) {

@@ -4,8 +4,10 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -49,6 +51,17 @@ const char *dataTypeName(int32_t type) {
 bool isFloatType(int32_t type) {
   return type == kFloat || type == kFloat16 || type == kDouble ||
          type == kBfloat16;
+}
+
+int64_t checkedNumel(const std::vector<int64_t> &shape) {
+  constexpr int64_t kLimit = int64_t(1) << 62;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d != 0 && n > kLimit / d))
+      return -1;
+    n *= d;
+  }
+  return n;
 }
 
 int64_t Tensor::numel() const {
@@ -125,7 +138,15 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
     t.external = true;
     return true;
   }
-  int64_t n = t.numel();
+  int64_t n = checkedNumel(t.shape);
+  if (n < 0) {
+    std::string dims;
+    for (int64_t d : t.shape)
+      dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    error = "tensor '" + t.name + "' has dims [" + dims +
+            "]: a negative dimension or more than 2^62 elements";
+    return false;
+  }
   bool isFloat = isFloatType(t.type);
   if (p.has_raw_data()) {
     const std::string &raw = p.raw_data();
@@ -283,6 +304,11 @@ void convertValueInfo(const ::onnx::ValueInfoProto &p, ValueInfo &v) {
 }
 
 bool readFile(const std::string &path, std::string &bytes, std::string &error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) { // it opens, as empty
+    error = "'" + path + "' is a directory, not an ONNX file";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read '" + path + "'";
@@ -303,6 +329,12 @@ bool readModel(const std::string &path, Graph &graph, std::string &error) {
   ::onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
     error = "'" + path + "' is not an ONNX model (protobuf parse failed)";
+    return false;
+  }
+  // Every byte string parses as some message; an empty one (an empty file)
+  // as a model without a graph.
+  if (!model.has_graph()) {
+    error = "'" + path + "' is not an ONNX model (it holds no graph)";
     return false;
   }
   for (const auto &o : model.opset_import())
@@ -341,6 +373,28 @@ bool readModel(const std::string &path, Graph &graph, std::string &error) {
     convertValueInfo(v, info);
     graph.outputs.push_back(std::move(info));
   }
+  // Names reach diagnostics and the model file's locations: a control
+  // character (a newline) would break the one-line errors. Each becomes
+  // '?', the same everywhere, so the graph's wiring stays as it was.
+  auto printable = [](std::string &name) {
+    for (char &c : name)
+      if (std::iscntrl(static_cast<unsigned char>(c)))
+        c = '?';
+  };
+  printable(graph.name);
+  for (Tensor &t : graph.initializers)
+    printable(t.name);
+  for (Node &n : graph.nodes) {
+    printable(n.name);
+    for (std::string &v : n.inputs)
+      printable(v);
+    for (std::string &v : n.outputs)
+      printable(v);
+  }
+  for (ValueInfo &v : graph.inputs)
+    printable(v.name);
+  for (ValueInfo &v : graph.outputs)
+    printable(v.name);
   return true;
 }
 

@@ -33,9 +33,10 @@ FailureOr<int64_t> normAxis(ImportState &s, int64_t axis, int64_t rank) {
 // The output shape of the node: a reshape of a graph value, or of a
 // constant (folded).
 LogicalResult reshapeTo(ImportState &s, ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
+  int64_t n = checkedNumel(std::vector<int64_t>(shape.begin(), shape.end()));
+  if (n < 0)
+    return s.error("shape " + shapeStr(shape) +
+                   " has a negative dimension or more than 2^62 elements");
   if (const Tensor *c = s.constInput(0)) {
     if (n != c->numel())
       return s.error("cannot reshape " + shapeStr(c->shape) + " to " +
@@ -99,7 +100,13 @@ LogicalResult reshape(ImportState &s) {
       if (inferred >= 0)
         return s.error("the shape has two -1 entries");
       inferred = int64_t(i);
+    } else if (d < -1) {
+      return s.error("shape entry " + Twine(d) + " at " + Twine(i) +
+                     " is negative");
     } else {
+      if (d != 0 && known > (int64_t(1) << 62) / d)
+        return s.error("shape " + shapeStr(*target) +
+                       " has more than 2^62 elements");
       known *= d;
     }
     shape.push_back(d);
@@ -150,6 +157,8 @@ LogicalResult unsqueeze(ImportState &s) {
     auto n = normAxis(s, a, rank);
     if (failed(n))
       return failure();
+    if (isNew[*n])
+      return s.error("axis " + Twine(a) + " is given twice");
     isNew[*n] = true;
   }
   SmallVector<int64_t> shape;
@@ -323,6 +332,8 @@ LogicalResult gather(ImportState &s) {
     ArrayRef<int64_t> in = shapeOf(*x);
     if (idx->numel() > 256)
       return s.error("more than 256 constant indices are not supported");
+    if (idx->numel() == 0)
+      return s.error("no indices (an empty gather) is not supported");
     SmallVector<Value> parts;
     for (int64_t j : idx->i) {
       if (j < 0)

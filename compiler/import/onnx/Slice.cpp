@@ -194,6 +194,13 @@ LogicalResult expand(ImportState &s) {
       return s.error("cannot expand dimension " + Twine(a) + " to " + Twine(b));
     out[i] = a == 1 ? b : a;
   }
+  if (checkedNumel(std::vector<int64_t>(out.begin(), out.end())) < 0) {
+    std::string dims;
+    for (int64_t d : out)
+      dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    return s.error("cannot expand to [" + dims +
+                   "]: a negative dimension or more than 2^62 elements");
+  }
   auto type = RankedTensorType::get(out, elementTypeOf(*x));
   if (type == x->getType()) {
     s.result(0, *x);
@@ -224,6 +231,7 @@ LogicalResult constantOfShape(ImportState &s) {
       iv = a->t->i[0];
   }
   t.shape = *shape;
+  checkFoldShape(t.shape);
   if (isFloatType(t.type))
     t.f.assign(size_t(t.numel()), fv);
   else
@@ -236,13 +244,19 @@ LogicalResult range(ImportState &s) {
   const Tensor *c[3] = {s.constInput(0), s.constInput(1), s.constInput(2)};
   if (!c[0] || !c[1] || !c[2])
     return s.error("start, limit and delta must be known at import time");
+  for (const Tensor *t : c)
+    if (t->numel() != 1 || t->type != c[0]->type)
+      return s.error("start, limit and delta must be scalars of one type");
   auto at = [](const Tensor *t) {
-    return isFloatType(t->type) ? t->f.at(0) : double(t->i.at(0));
+    return isFloatType(t->type) ? t->f[0] : double(t->i[0]);
   };
   double start = at(c[0]), limit = at(c[1]), delta = at(c[2]);
   if (delta == 0)
     return s.error("delta is 0");
-  int64_t n = std::max<int64_t>(int64_t(std::ceil((limit - start) / delta)), 0);
+  double count = std::ceil((limit - start) / delta);
+  if (!(count <= double(kMaxFoldElements)))
+    checkFoldShape({std::isfinite(count) ? int64_t(count) : -1});
+  int64_t n = std::max<int64_t>(int64_t(count), 0);
   Tensor t;
   t.type = c[0]->type;
   t.shape = {n};
