@@ -228,13 +228,19 @@ LogicalResult dropout(ImportState &s) {
   if (s.node->outputs.size() > 1 && !s.node->outputs[1].empty())
     return s.error("the mask output is not supported");
   double ratio = s.floatAttr("ratio", 0.5);
-  if (const Tensor *r = s.constInput(1))
-    ratio = isFloatType(r->type) ? r->f.at(0) : double(r->i.at(0));
-  else if (s.hasInput(1))
+  if (const Tensor *r = s.constInput(1)) {
+    if (r->numel() != 1)
+      return s.error("the ratio must be a scalar");
+    ratio = isFloatType(r->type) ? r->f[0] : double(r->i[0]);
+  } else if (s.hasInput(1)) {
     return s.error("the ratio must be known at import time");
+  }
   bool training = false;
-  if (const Tensor *t = s.constInput(2))
-    training = t->i.at(0) != 0;
+  if (const Tensor *t = s.constInput(2)) {
+    if (t->numel() != 1 || isFloatType(t->type))
+      return s.error("training_mode must be a boolean scalar");
+    training = t->i[0] != 0;
+  }
   else if (s.hasInput(2))
     return s.error("training_mode must be known at import time");
   // ONNX's Dropout is the identity unless training_mode is true (an export

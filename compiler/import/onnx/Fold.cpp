@@ -158,7 +158,24 @@ std::optional<Tensor> trilu(const Tensor &x, int64_t k, bool upper) {
 
 } // namespace
 
+static FailureOr<bool> fold(ImportState &s);
+
+// Past kMaxFoldElements the node is imported as graph ops instead (an Expand
+// of a large mask, a zeros_like); the ops that exist only to be folded say
+// why they cannot be.
 FailureOr<bool> foldAtImport(ImportState &s) {
+  try {
+    return fold(s);
+  } catch (const ImportLimit &) {
+    const std::string &op = s.node->opType;
+    if (op == "Trilu" || op == "Equal" || op == "Less" || op == "Greater" ||
+        op == "Not")
+      throw;
+    return false;
+  }
+}
+
+static FailureOr<bool> fold(ImportState &s) {
   const Node &n = *s.node;
   std::vector<const Tensor *> in;
   for (unsigned i = 0; i < n.inputs.size(); ++i) {

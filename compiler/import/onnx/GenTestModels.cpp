@@ -29,7 +29,11 @@
 //                     a node without output or input, a value defined
 //                     twice, negative and huge shapes to fold or reshape,
 //                     a repeated Unsqueeze axis, an attribute of the wrong
-//                     kind; linear_1.onnx: Linear(4, 1), a one-element bias
+//                     kind; linear_1.onnx: Linear(4, 1), a one-element bias;
+//                     shared_scalar.onnx: one scalar both a Linear's Add and
+//                     a Pow exponent (stays a constant); zeros_like_big.onnx:
+//                     ConstantOfShape of 2^26 + 8192 elements (a splat);
+//                     ctrl_names.onnx: values named "a\n" and "a\t"
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/onnx_pb.h"
@@ -463,6 +467,29 @@ bool malformed(const std::string &dir) {
   l.node("Add", "fc_bias", {"h", "bias"}, {"y"});
   l.output("y");
   ok &= l.write(dir + "/linear_1.onnx");
+  Builder sc("shared_scalar");
+  sc.input("x", TensorProto::FLOAT, {"2", "4"});
+  sc.init("weight", {4, 3}, values(12, 0, 1));
+  sc.init("two", {}, {2.0f});
+  sc.node("MatMul", "fc", {"x", "weight"}, {"h"});
+  sc.node("Add", "plus_two", {"h", "two"}, {"a"});
+  sc.node("Pow", "square", {"a", "two"}, {"y"});
+  sc.output("y");
+  ok &= sc.write(dir + "/shared_scalar.onnx");
+  Builder z("zeros_like_big"); // torch.zeros_like(x) + x
+  z.input("x", TensorProto::FLOAT, {"1", "8192", "8193"});
+  z.node("Shape", "shape", {"x"}, {"s"});
+  z.node("ConstantOfShape", "zeros", {"s"}, {"zeros"});
+  z.node("Add", "sum", {"zeros", "x"}, {"y"});
+  z.output("y");
+  ok &= z.write(dir + "/zeros_like_big.onnx");
+  Builder c("ctrl_names");
+  c.input("x", TensorProto::FLOAT, {"2", "3"});
+  c.node("Relu", "r1", {"x"}, {"a\n"});
+  c.node("Neg", "r2", {"x"}, {"a\t"});
+  c.node("Add", "sum", {"a\n", "a\t"}, {"y"});
+  c.output("y");
+  ok &= c.write(dir + "/ctrl_names.onnx");
   return ok;
 }
 

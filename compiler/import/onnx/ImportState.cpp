@@ -121,6 +121,30 @@ Value ImportState::constantOf(const Tensor &t) {
   return b.create(st)->getResult(0);
 }
 
+FailureOr<Value> ImportState::splat(int32_t onnxType,
+                                    const std::vector<int64_t> &shape,
+                                    double v) {
+  FailureOr<Type> elem = elementType(onnxType);
+  if (failed(elem))
+    return failure();
+  auto type = RankedTensorType::get(shape, *elem);
+  DenseElementsAttr value;
+  if (auto f = dyn_cast<FloatType>(*elem)) {
+    APFloat x(v);
+    bool lost;
+    x.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    value = DenseElementsAttr::get(type, x);
+  } else {
+    value = DenseElementsAttr::get(
+        type, APInt(elem->getIntOrFloatBitWidth(), uint64_t(int64_t(v)),
+                    /*isSigned=*/true));
+  }
+  OperationState st(loc(), "graph.constant");
+  st.addAttribute("value", value);
+  st.addTypes(type);
+  return b.create(st)->getResult(0);
+}
+
 FailureOr<Value> ImportState::get(const std::string &name) {
   auto it = values.find(name);
   if (it != values.end())

@@ -86,6 +86,10 @@ public:
   void result(unsigned i, mlir::Value v) { set(node->outputs.at(i), v); }
 
   mlir::Value constantOf(const Tensor &t);
+  // A graph.constant of |shape| holding |v| everywhere (one value stored).
+  mlir::FailureOr<mlir::Value> splat(int32_t onnxType,
+                                     const std::vector<int64_t> &shape,
+                                     double v);
   mlir::FailureOr<mlir::Type> elementType(int32_t onnxType);
   mlir::NamedAttribute attr(llvm::StringRef name, mlir::Attribute value) {
     return b.getNamedAttr(name, value);

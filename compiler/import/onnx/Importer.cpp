@@ -173,26 +173,43 @@ bool feedsOnlyMasksIn(const Graph &g, const std::string &name, int depth) {
 }
 
 // Float initializers of more than one element become parameters, and those
-// of one element that a layer reads as its weight or bias (a Linear(1, 1),
-// or Linear(h, 1)'s bias); the rest (integer shapes, scalar constants such
-// as a Pow exponent or an attention scale) stay import-time constants.
+// of one element (rank >= 1) that only layers read, as their weight or bias
+// (a Linear(1, 1), or Linear(h, 1)'s bias); the rest (integer shapes,
+// scalar constants such as a Pow exponent or an attention scale) stay
+// import-time constants.
 LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
-  std::set<std::string> layerInputs;
-  std::map<std::string, std::string> producerType;
+  std::map<std::string, const Tensor *> inits;
+  for (const Tensor &t : g.initializers)
+    inits[t.name] = &t;
+  std::map<std::string, const Node *> producer;
   for (const Node &n : g.nodes)
     for (const std::string &out : n.outputs)
-      producerType[out] = n.opType;
-  for (const Node &n : g.nodes) {
-    bool layer = n.opType == "Gemm" || n.opType == "MatMul" ||
-                 n.opType == "Conv" || n.opType == "ConvTranspose";
-    for (size_t i = 1; layer && i < n.inputs.size(); ++i)
-      layerInputs.insert(n.inputs[i]);
-    // MatMul then Add: the exporters' N-D Linear.
-    if (n.opType == "Add" && n.inputs.size() == 2)
-      for (int k = 0; k < 2; ++k)
-        if (producerType[n.inputs[k]] == "MatMul")
-          layerInputs.insert(n.inputs[1 - k]);
-  }
+      producer[out] = &n;
+  // A MatMul by a weight matrix (an initializer of rank >= 2): a Linear.
+  auto isLinear = [&](const std::string &value) {
+    auto p = producer.find(value);
+    if (p == producer.end() || p->second->opType != "MatMul" ||
+        p->second->inputs.size() != 2)
+      return false;
+    auto w = inits.find(p->second->inputs[1]);
+    return w != inits.end() && w->second->shape.size() >= 2;
+  };
+  std::map<std::string, bool> onlyLayersRead; // per initializer name
+  for (const Node &n : g.nodes)
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const std::string &in = n.inputs[i];
+      if (!inits.count(in))
+        continue;
+      bool layer = ((n.opType == "Gemm" || n.opType == "Conv" ||
+                     n.opType == "ConvTranspose") &&
+                    (i == 1 || i == 2)) ||
+                   (n.opType == "MatMul" && i == 1) ||
+                   (n.opType == "Add" && n.inputs.size() == 2 &&
+                    isLinear(n.inputs[1 - i]));
+      auto [it, fresh] = onlyLayersRead.emplace(in, layer);
+      if (!fresh)
+        it->second = it->second && layer;
+    }
   // BatchNormalization's running statistics are state, not parameters.
   std::set<std::string> frozen;
   for (const Node &n : g.nodes)
@@ -217,8 +234,8 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
       return s.error("initializer '" + t.name +
                      "' keeps its data in an external file (not supported)");
     bool param = t.type == kFloat &&
-                 (t.numel() > 1 ||
-                  (t.numel() == 1 && layerInputs.count(t.name))) &&
+                 (t.numel() > 1 || (t.numel() == 1 && !t.shape.empty() &&
+                                    onlyLayersRead[t.name])) &&
                  used.count(t.name) && !frozen.count(t.name);
     if (!param) {
       s.setConst(t.name, t);
@@ -248,12 +265,15 @@ LogicalResult Importer::checkStructure() {
     definedBy.emplace(t.name, "an initializer");
   for (const Node &node : g.nodes) {
     s.node = &node;
-    if (node.outputs.empty() || node.outputs[0].empty())
+    // Ops ampc does not import may leave their first output out (LSTM's Y):
+    // those get the unsupported-op error.
+    const bool known = opTable().count(node.opType);
+    if (known && (node.outputs.empty() || node.outputs[0].empty()))
       return s.error("the node has no output");
     bool anyInput = false;
     for (const std::string &in : node.inputs)
       anyInput |= !in.empty();
-    if (!anyInput && node.opType != "Constant" && opTable().count(node.opType))
+    if (known && !anyInput && node.opType != "Constant")
       return s.error("the node has no input");
     std::string self = node.name.empty()
                            ? "an unnamed " + node.opType + " node"

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -129,9 +130,28 @@ size_t elemSize(int32_t type) {
   }
 }
 
+// Names reach diagnostics and the model file's locations: a control
+// character (a newline) would break the one-line errors. Each is written
+// \xNN, the same everywhere and distinct from any other name's, so the
+// graph's wiring stays as it was.
+void printable(std::string &name) {
+  std::string out;
+  for (char c : name) {
+    if (std::iscntrl(static_cast<unsigned char>(c)) || c == '\\') {
+      char buf[5];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", unsigned(uint8_t(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  name = std::move(out);
+}
+
 bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
                    std::string &error) {
   t.name = p.name();
+  printable(t.name);
   t.type = p.data_type();
   t.shape.assign(p.dims().begin(), p.dims().end());
   if (p.data_location() == ::onnx::TensorProto::EXTERNAL) {
@@ -373,17 +393,7 @@ bool readModel(const std::string &path, Graph &graph, std::string &error) {
     convertValueInfo(v, info);
     graph.outputs.push_back(std::move(info));
   }
-  // Names reach diagnostics and the model file's locations: a control
-  // character (a newline) would break the one-line errors. Each becomes
-  // '?', the same everywhere, so the graph's wiring stays as it was.
-  auto printable = [](std::string &name) {
-    for (char &c : name)
-      if (std::iscntrl(static_cast<unsigned char>(c)))
-        c = '?';
-  };
   printable(graph.name);
-  for (Tensor &t : graph.initializers)
-    printable(t.name);
   for (Node &n : graph.nodes) {
     printable(n.name);
     for (std::string &v : n.inputs)

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/ImportState.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <algorithm>
@@ -231,7 +233,16 @@ LogicalResult constantOfShape(ImportState &s) {
       iv = a->t->i[0];
   }
   t.shape = *shape;
-  checkFoldShape(t.shape);
+  int64_t n = checkedNumel(t.shape);
+  if (n < 0)
+    checkFoldShape(t.shape); // negative or past 2^62: the error
+  if (n > kMaxFoldElements) { // torch.zeros_like of a large input
+    FailureOr<Value> v = s.splat(t.type, t.shape, isFloatType(t.type) ? fv : double(iv));
+    if (failed(v))
+      return failure();
+    s.result(0, *v);
+    return success();
+  }
   if (isFloatType(t.type))
     t.f.assign(size_t(t.numel()), fv);
   else
@@ -254,8 +265,12 @@ LogicalResult range(ImportState &s) {
   if (delta == 0)
     return s.error("delta is 0");
   double count = std::ceil((limit - start) / delta);
-  if (!(count <= double(kMaxFoldElements)))
-    checkFoldShape({std::isfinite(count) ? int64_t(count) : -1});
+  if (!std::isfinite(count))
+    return s.error("start, limit and delta give no finite count");
+  if (count > double(kMaxFoldElements))
+    return s.error("computing it at import time would make " +
+                   llvm::formatv("{0:e3}", count) +
+                   " elements (at most 2^26)");
   int64_t n = std::max<int64_t>(int64_t(count), 0);
   Tensor t;
   t.type = c[0]->type;
