@@ -454,6 +454,16 @@ bool malformed(const std::string &dir) {
   m->node("Unsqueeze", "u", {"m", "axes"}, {"y"});
   m->output("y");
   ok &= write(m, "unsqueeze_twice");
+  m = base("uint64"); // 2^64 - 1, cast to float
+  auto *u = m->g->add_initializer();
+  u->set_name("big");
+  u->set_data_type(TensorProto::UINT64);
+  u->add_uint64_data(~uint64_t(0));
+  Builder::intAttr(m->node("Cast", "cast", {"big"}, {"c"}), "to",
+                   TensorProto::FLOAT);
+  m->node("Add", "plus", {"m", "c"}, {"y"});
+  m->output("y");
+  ok &= write(m, "uint64");
   m = base("attr_kind"); // LeakyRelu's alpha is a float
   Builder::intAttr(m->node("LeakyRelu", "leaky", {"m"}, {"y"}), "alpha", 2);
   m->output("y");

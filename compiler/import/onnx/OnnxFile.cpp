@@ -198,8 +198,14 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
       case kInt64:
         t.i.push_back(load<int64_t>(raw, k));
         break;
-      case kUint64:
+      case kUint64: // held as int64, as below
         t.i.push_back(int64_t(load<uint64_t>(raw, k)));
+        if (t.i.back() < 0) {
+          error = "tensor '" + t.name + "' holds the UINT64 value " +
+                  std::to_string(load<uint64_t>(raw, k)) +
+                  ", past what ampc holds (int64)";
+          return false;
+        }
         break;
       case kInt32:
         t.i.push_back(load<int32_t>(raw, k));
@@ -264,6 +270,15 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
             " values, its shape needs " + std::to_string(n);
     return false;
   }
+  // Integers are held as int64: a UINT64 past 2^63 - 1 would read as a
+  // negative value (2^64 - 1 cast to float folded to -1).
+  if (t.type == kUint64)
+    for (int64_t v : t.i)
+      if (v < 0) {
+        error = "tensor '" + t.name + "' holds the UINT64 value " +
+                std::to_string(uint64_t(v)) + ", past what ampc holds (int64)";
+        return false;
+      }
   return true;
 }
 
