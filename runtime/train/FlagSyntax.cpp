@@ -89,6 +89,24 @@ std::string nearestTrainFlag(std::string_view name) {
   return best.empty() ? std::string() : dashed(best);
 }
 
+// The flag |name| names, as Abseil's LocateFlag finds it: itself, or "noX"
+// for X (|negative|); null when none.
+static absl::CommandLineFlag *locate(std::string_view name, bool &negative) {
+  absl::CommandLineFlag *flag = absl::FindCommandLineFlag(asv(name));
+  negative = false;
+  if ((!flag || flag->IsRetired()) && name.substr(0, 2) == "no") {
+    flag = absl::FindCommandLineFlag(asv(name.substr(2)));
+    negative = flag != nullptr;
+  }
+  return flag && !flag->IsRetired() ? flag : nullptr;
+}
+
+// The flag name of a flag-like argument ("--name=value" -> "name").
+static std::string_view nameOf(std::string_view arg) {
+  arg.remove_prefix(arg.size() > 1 && arg[1] == '-' ? 2 : 1);
+  return arg.substr(0, arg.find('='));
+}
+
 // "-", "--", or an argument that names a flag ("--log-every",
 // "--nodrop_last=1"), but not a negative number.
 static bool namesAFlag(std::string_view arg) {
@@ -96,13 +114,9 @@ static bool namesAFlag(std::string_view arg) {
     return true;
   if (arg.size() < 2 || arg[0] != '-')
     return false;
-  arg.remove_prefix(arg[1] == '-' ? 2 : 1);
-  if (arg.empty())
-    return true;
-  std::string_view name = arg.substr(0, arg.find('='));
-  return absl::FindCommandLineFlag(asv(name)) ||
-         (name.substr(0, 2) == "no" &&
-          absl::FindCommandLineFlag(asv(name.substr(2))));
+  std::string_view name = nameOf(arg);
+  bool negative;
+  return name.empty() || locate(name, negative);
 }
 
 // Abseil's usage flags, which it handles apart from flag objects
@@ -110,12 +124,6 @@ static bool namesAFlag(std::string_view arg) {
 static bool isUsageFlag(std::string_view name) {
   return name.substr(0, 4) == "help" || name == "version" ||
          name == "only_check_args";
-}
-
-// The flag name of a flag-like argument ("--name=value" -> "name").
-static std::string_view nameOf(std::string_view arg) {
-  arg.remove_prefix(arg.size() > 1 && arg[1] == '-' ? 2 : 1);
-  return arg.substr(0, arg.find('='));
 }
 
 void checkFlagSyntax(const std::vector<std::string> &args) {
@@ -143,13 +151,9 @@ void checkFlagSyntax(const std::vector<std::string> &args) {
         eq == std::string_view::npos ? std::string_view() : arg.substr(eq + 1);
     bool assigned = eq != std::string_view::npos; // "--name=" has a value ""
 
-    absl::CommandLineFlag *flag = absl::FindCommandLineFlag(asv(name));
-    bool negative = false;
-    if ((!flag || flag->IsRetired()) && name.substr(0, 2) == "no") {
-      flag = absl::FindCommandLineFlag(asv(name.substr(2)));
-      negative = flag != nullptr;
-    }
-    if (!flag || flag->IsRetired()) {
+    bool negative;
+    absl::CommandLineFlag *flag = locate(name, negative);
+    if (!flag) {
       std::string near = nearestTrainFlag(name);
       fail(dashed(name), "unknown flag" +
                              (near.empty() ? std::string()

@@ -240,9 +240,9 @@ LogicalResult dropout(ImportState &s) {
     if (t->numel() != 1 || isFloatType(t->type))
       return s.error("training_mode must be a boolean scalar");
     training = t->i[0] != 0;
-  }
-  else if (s.hasInput(2))
+  } else if (s.hasInput(2)) {
     return s.error("training_mode must be known at import time");
+  }
   // ONNX's Dropout is the identity unless training_mode is true (an export
   // with torch.onnx.TrainingMode.TRAINING); that matches its node tests.
   if (!training || ratio == 0.0)

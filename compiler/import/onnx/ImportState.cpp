@@ -19,17 +19,14 @@ Type elementTypeOf(Value v) {
 }
 
 void checkFoldShape(const std::vector<int64_t> &shape) {
-  std::string dims;
-  for (int64_t d : shape)
-    dims += (dims.empty() ? "" : ", ") + std::to_string(d);
   int64_t n = checkedNumel(shape);
   if (n < 0)
-    throw ImportLimit("its result's shape [" + dims +
-                      "] has a negative dimension or more than 2^62 elements");
+    throw ImportLimit("its result's shape " + shapeString(shape) +
+                      " has a negative dimension or more than 2^62 elements");
   if (n > kMaxFoldElements)
     throw ImportLimit("computing it at import time would make a tensor of "
-                      "shape [" + dims + "] (" + std::to_string(n) +
-                      " elements; at most 2^26)");
+                      "shape " + shapeString(shape) + " (" +
+                      std::to_string(n) + " elements; at most 2^26)");
 }
 
 Location ImportState::loc() {

@@ -18,9 +18,9 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
-#include <stdexcept>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 namespace ampc::onnx {
 

@@ -65,6 +65,13 @@ int64_t checkedNumel(const std::vector<int64_t> &shape) {
   return n;
 }
 
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 int64_t Tensor::numel() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -148,6 +155,19 @@ void printable(std::string &name) {
   name = std::move(out);
 }
 
+// Integers are held as int64: a UINT64 past 2^63 - 1 (read in as a
+// negative value; 2^64 - 1 cast to float folded to -1) is refused.
+bool fitsInt64(const Tensor &t, std::string &error) {
+  if (t.type == kUint64)
+    for (int64_t v : t.i)
+      if (v < 0) {
+        error = "tensor '" + t.name + "' holds the UINT64 value " +
+                std::to_string(uint64_t(v)) + ", past what ampc holds (int64)";
+        return false;
+      }
+  return true;
+}
+
 bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
                    std::string &error) {
   t.name = p.name();
@@ -160,11 +180,8 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
   }
   int64_t n = checkedNumel(t.shape);
   if (n < 0) {
-    std::string dims;
-    for (int64_t d : t.shape)
-      dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-    error = "tensor '" + t.name + "' has dims [" + dims +
-            "]: a negative dimension or more than 2^62 elements";
+    error = "tensor '" + t.name + "' has dims " + shapeString(t.shape) +
+            ": a negative dimension or more than 2^62 elements";
     return false;
   }
   bool isFloat = isFloatType(t.type);
@@ -198,14 +215,8 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
       case kInt64:
         t.i.push_back(load<int64_t>(raw, k));
         break;
-      case kUint64: // held as int64, as below
+      case kUint64:
         t.i.push_back(int64_t(load<uint64_t>(raw, k)));
-        if (t.i.back() < 0) {
-          error = "tensor '" + t.name + "' holds the UINT64 value " +
-                  std::to_string(load<uint64_t>(raw, k)) +
-                  ", past what ampc holds (int64)";
-          return false;
-        }
         break;
       case kInt32:
         t.i.push_back(load<int32_t>(raw, k));
@@ -228,7 +239,7 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
         break;
       }
     }
-    return true;
+    return fitsInt64(t, error);
   }
   switch (t.type) {
   case kFloat:
@@ -270,16 +281,7 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
             " values, its shape needs " + std::to_string(n);
     return false;
   }
-  // Integers are held as int64: a UINT64 past 2^63 - 1 would read as a
-  // negative value (2^64 - 1 cast to float folded to -1).
-  if (t.type == kUint64)
-    for (int64_t v : t.i)
-      if (v < 0) {
-        error = "tensor '" + t.name + "' holds the UINT64 value " +
-                std::to_string(uint64_t(v)) + ", past what ampc holds (int64)";
-        return false;
-      }
-  return true;
+  return fitsInt64(t, error);
 }
 
 bool convertAttribute(const ::onnx::AttributeProto &p, Attribute &a,

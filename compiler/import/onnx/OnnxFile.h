@@ -42,6 +42,8 @@ bool isFloatType(int32_t type);
 // The element count of |shape|, or -1 when a dimension is negative or the
 // count passes 2^62 (a hostile file's dims, or a shape computed from one).
 int64_t checkedNumel(const std::vector<int64_t> &shape);
+// "[2, 3]", for messages.
+std::string shapeString(const std::vector<int64_t> &shape);
 
 // A tensor's values: floating-point types in |f| (as doubles, exact for
 // f32/f16/bf16), integer and bool types in |i|.

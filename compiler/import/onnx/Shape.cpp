@@ -14,10 +14,7 @@ namespace ampc::onnx {
 namespace {
 
 std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleaveComma(shape, os);
-  return s + "]";
+  return shapeString(std::vector<int64_t>(shape.begin(), shape.end()));
 }
 
 FailureOr<int64_t> normAxis(ImportState &s, int64_t axis, int64_t rank) {

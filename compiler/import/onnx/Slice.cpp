@@ -196,13 +196,10 @@ LogicalResult expand(ImportState &s) {
       return s.error("cannot expand dimension " + Twine(a) + " to " + Twine(b));
     out[i] = a == 1 ? b : a;
   }
-  if (checkedNumel(std::vector<int64_t>(out.begin(), out.end())) < 0) {
-    std::string dims;
-    for (int64_t d : out)
-      dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-    return s.error("cannot expand to [" + dims +
-                   "]: a negative dimension or more than 2^62 elements");
-  }
+  std::vector<int64_t> outShape(out.begin(), out.end());
+  if (checkedNumel(outShape) < 0)
+    return s.error("cannot expand to " + shapeString(outShape) +
+                   ": a negative dimension or more than 2^62 elements");
   auto type = RankedTensorType::get(out, elementTypeOf(*x));
   if (type == x->getType()) {
     s.result(0, *x);
@@ -237,7 +234,8 @@ LogicalResult constantOfShape(ImportState &s) {
   if (n < 0)
     checkFoldShape(t.shape); // negative or past 2^62: the error
   if (n > kMaxFoldElements) { // torch.zeros_like of a large input
-    FailureOr<Value> v = s.splat(t.type, t.shape, isFloatType(t.type) ? fv : double(iv));
+    FailureOr<Value> v =
+        s.splat(t.type, t.shape, isFloatType(t.type) ? fv : double(iv));
     if (failed(v))
       return failure();
     s.result(0, *v);
