@@ -151,6 +151,8 @@ int runImport() {
                         mlir::OpPrintingFlags().enableDebugInfo(true, false));
   out->os() << "\n";
   out->keep();
+  for (const std::string &note : result->notes)
+    errs() << "ampc import: note: " << note << "\n";
   return 0;
 }
 

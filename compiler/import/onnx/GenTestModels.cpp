@@ -6,6 +6,8 @@
 //   mlp_x.npy, mlp_label.npy, mlp_loss.txt
 //                     a batch of 8 and the mean cross entropy of the MLP on
 //                     it with the file's weights, computed here in double
+//   mlp_f16.onnx, mlp_bf16.onnx, mlp_f64.onnx
+//                     the MLP exported after .half(), .bfloat16(), .double()
 //   scalar_loss.onnx  x, y -> MatMul -> Sub -> Mul -> ReduceMean (a scalar)
 //   shape_chain.onnx  Shape -> Gather -> Unsqueeze -> Concat -> Reshape
 //   unsupported.onnx  a Hardmax node named "my_hardmax"
@@ -40,6 +42,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -48,6 +51,26 @@
 namespace {
 
 using onnx::TensorProto;
+
+// Round to nearest even, for the finite values the generator writes.
+uint16_t toHalf(float f) {
+  double a = std::fabs(double(f));
+  uint16_t sign = std::signbit(f) ? 0x8000 : 0;
+  if (a < std::ldexp(1.0, -14)) // subnormal (2^-24 steps); 1024 is 2^-14
+    return sign | uint16_t(std::nearbyint(std::ldexp(a, 24)));
+  int e;
+  std::frexp(a, &e); // a = m 2^e, m in [0.5, 1)
+  // 11 significant bits; a mantissa rounded up to 2048 carries into the
+  // exponent field by the addition.
+  auto mant = unsigned(std::nearbyint(std::ldexp(a, 11 - e)));
+  return sign | uint16_t((unsigned(e - 1 + 15) << 10) + mant - 1024);
+}
+
+uint16_t toBf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
 
 struct Builder {
   onnx::ModelProto model;
@@ -86,6 +109,23 @@ struct Builder {
       t->add_dims(d);
     for (float v : values)
       t->add_float_data(v);
+  }
+  // The values rounded to `type` (FLOAT16, BFLOAT16 or DOUBLE), as a model
+  // exported with .half(), .bfloat16() or .double() stores them.
+  void initTyped(const std::string &name, int type,
+                 const std::vector<int64_t> &shape,
+                 const std::vector<float> &values) {
+    auto *t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : shape)
+      t->add_dims(d);
+    for (float v : values) {
+      if (type == TensorProto::DOUBLE)
+        t->add_double_data(v);
+      else
+        t->add_int32_data(type == TensorProto::FLOAT16 ? toHalf(v) : toBf16(v));
+    }
   }
   void initInts(const std::string &name, const std::vector<int64_t> &values) {
     auto *t = g->add_initializer();
@@ -154,16 +194,31 @@ bool writeNpy(const std::string &path, const char *descr,
   return bool(out);
 }
 
-bool mlp(const std::string &dir) {
+// The MLP in FLOAT, or exported after .half(), .bfloat16() or .double()
+// (mlp_f16.onnx, mlp_bf16.onnx, mlp_f64.onnx: the same graph, its input and
+// weights of that type); the batch and its loss are written with the FLOAT
+// one.
+bool mlp(const std::string &dir, int type = TensorProto::FLOAT) {
   const int n = 8, in = 4, hidden = 8, classes = 3;
   auto w1 = values(hidden * in, 0.1, 0.5), b1 = values(hidden, 0.2, 0.1);
   auto w2 = values(classes * hidden, 0.3, 0.5), b2 = values(classes, 0.4, 0.1);
+  const char *suffix = type == TensorProto::FLOAT16    ? "_f16"
+                       : type == TensorProto::BFLOAT16 ? "_bf16"
+                       : type == TensorProto::DOUBLE   ? "_f64"
+                                                       : "";
   Builder m("mlp");
-  m.input("x", TensorProto::FLOAT, {"N", "4"});
-  m.init("fc1.weight", {hidden, in}, w1);
-  m.init("fc1.bias", {hidden}, b1);
-  m.init("fc2.weight", {classes, hidden}, w2);
-  m.init("fc2.bias", {classes}, b2);
+  m.input("x", type, {"N", "4"});
+  auto weight = [&](const std::string &name, const std::vector<int64_t> &shape,
+                    const std::vector<float> &v) {
+    if (type == TensorProto::FLOAT)
+      m.init(name, shape, v);
+    else
+      m.initTyped(name, type, shape, v);
+  };
+  weight("fc1.weight", {hidden, in}, w1);
+  weight("fc1.bias", {hidden}, b1);
+  weight("fc2.weight", {classes, hidden}, w2);
+  weight("fc2.bias", {classes}, b2);
   Builder::intAttr(
       m.node("Gemm", "/fc1/Gemm", {"x", "fc1.weight", "fc1.bias"}, {"h"}),
       "transB", 1);
@@ -172,8 +227,10 @@ bool mlp(const std::string &dir) {
       m.node("Gemm", "/fc2/Gemm", {"a", "fc2.weight", "fc2.bias"}, {"logits"}),
       "transB", 1);
   m.output("logits");
-  if (!m.write(dir + "/mlp.onnx"))
+  if (!m.write(dir + "/mlp" + suffix + ".onnx"))
     return false;
+  if (type != TensorProto::FLOAT)
+    return true;
   // The batch and its loss, in double.
   auto x = values(n * in, 0.5, 1.0);
   std::vector<int64_t> label(n);
@@ -511,7 +568,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::string dir = argv[1];
-  if (!mlp(dir) || !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
+  if (!mlp(dir) || !mlp(dir, TensorProto::FLOAT16) ||
+      !mlp(dir, TensorProto::BFLOAT16) || !mlp(dir, TensorProto::DOUBLE) ||
+      !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||
       !attention(dir, "pad") || !resize(dir, "nearest") ||

@@ -94,6 +94,7 @@ private:
   ImportState s;
   Operation *lastInput = nullptr;
   std::vector<Weight> weights;
+  std::vector<std::string> notes;
   std::vector<Node> nodes; // g's, with patterns fused
 };
 
@@ -172,9 +173,11 @@ bool feedsOnlyMasksIn(const Graph &g, const std::string &name, int depth) {
   return any;
 }
 
-// Float initializers of more than one element become parameters, and those
-// of one element (rank >= 1) that only layers read, as their weight or bias
-// (a Linear(1, 1), or Linear(h, 1)'s bias); the rest (integer shapes,
+// Floating-point initializers of more than one element become parameters
+// (DOUBLE, FLOAT16 and BFLOAT16 ones too: a model exported after .double()
+// or .half() trains like the FLOAT one), and those of one element
+// (rank >= 1) that only layers read, as their weight or bias (a
+// Linear(1, 1), or Linear(h, 1)'s bias); the rest (integer shapes,
 // scalar constants such as a Pow exponent or an attention scale) stay
 // import-time constants.
 LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
@@ -233,7 +236,7 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
     if (t.external)
       return s.error("initializer '" + t.name +
                      "' keeps its data in an external file (not supported)");
-    bool param = t.type == kFloat &&
+    bool param = isFloatType(t.type) &&
                  (t.numel() > 1 || (t.numel() == 1 && !t.shape.empty() &&
                                     onlyLayersRead[t.name])) &&
                  used.count(t.name) && !frozen.count(t.name);
@@ -241,10 +244,29 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
       s.setConst(t.name, t);
       continue;
     }
+    // Parameters are FP32 master weights. A model exported after .half()
+    // or .bfloat16() reads its weights in that type: the param is cast to
+    // it, as PyTorch's optimizer would step a half model's FP32 copy.
+    Location loc = s.namedLoc(t.name);
     auto type = RankedTensorType::get(t.shape, b.getF32Type());
-    auto op = graph::ParamOp::create(b, s.namedLoc(t.name), type, t.name,
-                                     graph::ZerosInitAttr::get(&context));
-    s.set(t.name, op.getResult());
+    Value weight = graph::ParamOp::create(b, loc, type, t.name,
+                                          graph::ZerosInitAttr::get(&context));
+    FailureOr<Type> elem = s.elementType(t.type);
+    if (succeeded(elem) && *elem != b.getF32Type()) {
+      weight = graph::CastOp::create(
+          b, loc, RankedTensorType::get(t.shape, *elem), weight);
+      const bool half = t.type == kFloat16;
+      const std::string elemName = half ? "f16" : "bf16";
+      if (notes.empty())
+        notes.push_back(
+            std::string("the weights are ") + dataTypeName(t.type) +
+            " (exported after " + (half ? ".half()" : ".bfloat16()") +
+            "): they become FP32 parameters cast to " + elemName +
+            ", and ampc compile's default --amp=off runs every op in " +
+            elemName + ", the loss too; --amp=" + (half ? "fp16" : "bf16") +
+            " keeps losses, norms and softmax in FP32");
+    }
+    s.set(t.name, weight);
     Weight w;
     w.name = t.name;
     w.shape = t.shape;
@@ -462,6 +484,7 @@ std::optional<ImportResult> Importer::run() {
   if (failed(verify(*result.module)))
     return std::nullopt;
   result.weights = std::move(weights);
+  result.notes = std::move(notes);
   return result;
 }
 

@@ -40,6 +40,7 @@ struct ImportOptions {
 struct ImportResult {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::vector<Weight> weights;
+  std::vector<std::string> notes; // for the user, one line each
 };
 
 // Builds the module; on failure the diagnostics (at the node's location)
