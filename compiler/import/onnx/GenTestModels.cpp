@@ -8,6 +8,8 @@
 //                     it with the file's weights, computed here in double
 //   mlp_f16.onnx, mlp_bf16.onnx, mlp_f64.onnx
 //                     the MLP exported after .half(), .bfloat16(), .double()
+//   mlp_ext.onnx, mlp_ext.weights
+//                     the MLP with its weights as external data
 //   scalar_loss.onnx  x, y -> MatMul -> Sub -> Mul -> ReduceMean (a scalar)
 //   shape_chain.onnx  Shape -> Gather -> Unsqueeze -> Concat -> Reshape
 //   unsupported.onnx  a Hardmax node named "my_hardmax"
@@ -35,7 +37,10 @@
 //                     shared_scalar.onnx: one scalar both a Linear's Add and
 //                     a Pow exponent (stays a constant); zeros_like_big.onnx:
 //                     ConstantOfShape of 2^26 + 8192 elements (a splat);
-//                     ctrl_names.onnx: values named "a\n" and "a\t"
+//                     ctrl_names.onnx: values named "a\n" and "a\t";
+//                     malformed_ext_*.onnx: external data outside the
+//                     model's directory, missing, a link, past the end of
+//                     ext.bin, too short, a bad offset (ext_ok reads it)
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/onnx_pb.h"
@@ -126,6 +131,35 @@ struct Builder {
       else
         t->add_int32_data(type == TensorProto::FLOAT16 ? toHalf(v) : toBf16(v));
     }
+  }
+  // Moves the FLOAT initializers' values into DIR/FILE, as
+  // onnx.save_model(..., save_as_external_data=True) does: each one's
+  // location, offset and length (the last one without a length: to the
+  // end of the file).
+  bool externalize(const std::string &dir, const std::string &file) {
+    std::ofstream out(dir + "/" + file, std::ios::binary);
+    int64_t offset = 0;
+    for (int i = 0; i < g->initializer_size(); ++i) {
+      TensorProto *t = g->mutable_initializer(i);
+      if (t->data_type() != TensorProto::FLOAT)
+        continue;
+      auto bytes = int64_t(t->float_data_size()) * 4;
+      out.write(reinterpret_cast<const char *>(t->float_data().data()),
+                bytes);
+      t->clear_float_data();
+      t->set_data_location(TensorProto::EXTERNAL);
+      auto entry = [&](const char *key, const std::string &value) {
+        auto *kv = t->add_external_data();
+        kv->set_key(key);
+        kv->set_value(value);
+      };
+      entry("location", file);
+      entry("offset", std::to_string(offset));
+      if (i + 1 < g->initializer_size())
+        entry("length", std::to_string(bytes));
+      offset += bytes;
+    }
+    return bool(out);
   }
   void initInts(const std::string &name, const std::vector<int64_t> &values) {
     auto *t = g->add_initializer();
@@ -231,6 +265,9 @@ bool mlp(const std::string &dir, int type = TensorProto::FLOAT) {
     return false;
   if (type != TensorProto::FLOAT)
     return true;
+  if (!m.externalize(dir, "mlp_ext.weights") ||
+      !m.write(dir + "/mlp_ext.onnx"))
+    return false;
   // The batch and its loss, in double.
   auto x = values(n * in, 0.5, 1.0);
   std::vector<int64_t> label(n);
@@ -550,6 +587,31 @@ bool malformed(const std::string &dir) {
   z.node("Add", "sum", {"zeros", "x"}, {"y"});
   z.output("y");
   ok &= z.write(dir + "/zeros_like_big.onnx");
+  // External data that must not be read: w's 12 bytes are in ext.bin.
+  auto external = [&](const std::string &name, const std::string &key,
+                      const std::string &value) {
+    auto e = base(name);
+    e->node("Relu", "act", {"m"}, {"y"});
+    e->output("y");
+    ok &= e->externalize(dir, "ext.bin");
+    TensorProto *w = e->g->mutable_initializer(0);
+    auto *kv = w->add_external_data();
+    for (auto &old : *w->mutable_external_data())
+      if (old.key() == key)
+        kv = &old;
+    kv->set_key(key);
+    kv->set_value(value);
+    ok &= write(e, name);
+  };
+  external("ext_escape", "location", "../ext.bin");
+  external("ext_absolute", "location", "/etc/passwd");
+  external("ext_missing", "location", "missing.bin");
+  external("ext_link", "location", "link.bin"); // the test makes the links
+  external("ext_dir_link", "location", "outside/ext.bin");
+  external("ext_past_end", "length", "16");
+  external("ext_short", "length", "8");
+  external("ext_bad_offset", "offset", "12abc");
+  external("ext_ok", "offset", "0");
   Builder c("ctrl_names");
   c.input("x", TensorProto::FLOAT, {"2", "3"});
   c.node("Relu", "r1", {"x"}, {"a\n"});

@@ -233,9 +233,6 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
         feedsOnlyMasksIn(g, t.name, 0))
       frozen.insert(t.name);
   for (const Tensor &t : g.initializers) {
-    if (t.external)
-      return s.error("initializer '" + t.name +
-                     "' keeps its data in an external file (not supported)");
     bool param = isFloatType(t.type) &&
                  (t.numel() > 1 || (t.numel() == 1 && !t.shape.empty() &&
                                     onlyLayersRead[t.name])) &&

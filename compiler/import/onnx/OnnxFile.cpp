@@ -5,6 +5,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -168,79 +169,170 @@ bool fitsInt64(const Tensor &t, std::string &error) {
   return true;
 }
 
-bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
-                   std::string &error) {
+// A decimal count of external_data ("offset", "length").
+bool parseCount(const std::string &text, int64_t &v) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && end == text.data() + text.size() && v >= 0;
+}
+
+// ONNX's external data (a model past protobuf's 2 GB limit, or saved with
+// save_as_external_data): the tensor's bytes are |length| bytes at |offset|
+// of the file |location| names, relative to the model's directory. The
+// location rules are those of ONNX's checker: relative, without "..", a
+// regular file, not a link, and inside the model's directory once links on
+// the way are resolved (a model must not read files outside its directory
+// into the weights it writes).
+bool readExternal(const ::onnx::TensorProto &p, const Tensor &t,
+                  const std::string &modelDir, std::string &raw,
+                  std::string &error) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &kv : p.external_data()) {
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      int64_t &v = kv.key() == "offset" ? offset : length;
+      if (!parseCount(kv.value(), v)) {
+        std::string value = kv.value();
+        printable(value);
+        error = "tensor '" + t.name + "': external data " + kv.key() + " '" +
+                value + "' is not a count of bytes";
+        return false;
+      }
+    }
+  }
+  std::string shown = location;
+  printable(shown);
+  const std::string what = "tensor '" + t.name + "': external data ";
+  if (location.empty()) {
+    error = what + "without a location";
+    return false;
+  }
+  namespace fs = std::filesystem;
+  fs::path rel(location);
+  bool escapes = rel.has_root_path();
+  for (const fs::path &part : rel)
+    escapes |= part == "..";
+  if (escapes) {
+    error = what + "location '" + shown +
+            "' is not a path inside the model's directory";
+    return false;
+  }
+  fs::path file = modelDir.empty() ? rel : fs::path(modelDir) / rel;
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+    error = what + "file '" + shown + "' is a symbolic link (ONNX's checker "
+            "refuses links)";
+    return false;
+  }
+  if (!fs::is_regular_file(file, ec)) {
+    error = what + "file '" + file.string() + "' does not exist";
+    return false;
+  }
+  // A linked directory on the way could still lead out.
+  fs::path inside = fs::canonical(file, ec).lexically_relative(
+      fs::canonical(modelDir.empty() ? "." : modelDir, ec));
+  if (ec || inside.empty() || *inside.begin() == "..") {
+    error = what + "file '" + shown + "' is outside the model's directory "
+            "(through a link)";
+    return false;
+  }
+  auto size = int64_t(fs::file_size(file, ec));
+  if (length < 0)
+    length = size - offset;
+  if (ec || offset > size || length > size - offset) {
+    error = what + "of " + std::to_string(length) + " bytes at offset " +
+            std::to_string(offset) + " passes the end of '" + shown + "' (" +
+            std::to_string(size) + " bytes)";
+    return false;
+  }
+  std::ifstream in(file, std::ios::binary);
+  raw.resize(size_t(length));
+  if (!in.seekg(offset) || !in.read(raw.data(), length)) {
+    error = what + "cannot read '" + file.string() + "'";
+    return false;
+  }
+  return true;
+}
+
+// |raw| as |t|'s n values (raw_data, or external data).
+bool fromRaw(const std::string &raw, int64_t n, Tensor &t,
+             std::string &error) {
+  size_t es = elemSize(t.type);
+  if (!es) {
+    error = std::string("tensor '") + t.name + "' has unsupported type " +
+            dataTypeName(t.type);
+    return false;
+  }
+  if (raw.size() != size_t(n) * es) {
+    error = "tensor '" + t.name + "' has " + std::to_string(raw.size()) +
+            " bytes of data, its shape needs " + std::to_string(n * es);
+    return false;
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    switch (t.type) {
+    case kFloat:
+      t.f.push_back(load<float>(raw, k));
+      break;
+    case kDouble:
+      t.f.push_back(load<double>(raw, k));
+      break;
+    case kFloat16:
+      t.f.push_back(halfToDouble(load<uint16_t>(raw, k)));
+      break;
+    case kBfloat16:
+      t.f.push_back(bf16ToDouble(load<uint16_t>(raw, k)));
+      break;
+    case kInt64:
+      t.i.push_back(load<int64_t>(raw, k));
+      break;
+    case kUint64:
+      t.i.push_back(int64_t(load<uint64_t>(raw, k)));
+      break;
+    case kInt32:
+      t.i.push_back(load<int32_t>(raw, k));
+      break;
+    case kUint32:
+      t.i.push_back(load<uint32_t>(raw, k));
+      break;
+    case kInt16:
+      t.i.push_back(load<int16_t>(raw, k));
+      break;
+    case kUint16:
+      t.i.push_back(load<uint16_t>(raw, k));
+      break;
+    case kInt8:
+      t.i.push_back(load<int8_t>(raw, k));
+      break;
+    case kUint8:
+    case kBool:
+      t.i.push_back(load<uint8_t>(raw, k));
+      break;
+    }
+  }
+  return fitsInt64(t, error);
+}
+
+bool convertTensor(const ::onnx::TensorProto &p, const std::string &modelDir,
+                   Tensor &t, std::string &error) {
   t.name = p.name();
   printable(t.name);
   t.type = p.data_type();
   t.shape.assign(p.dims().begin(), p.dims().end());
-  if (p.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    t.external = true;
-    return true;
-  }
   int64_t n = checkedNumel(t.shape);
   if (n < 0) {
     error = "tensor '" + t.name + "' has dims " + shapeString(t.shape) +
             ": a negative dimension or more than 2^62 elements";
     return false;
   }
-  bool isFloat = isFloatType(t.type);
-  if (p.has_raw_data()) {
-    const std::string &raw = p.raw_data();
-    size_t es = elemSize(t.type);
-    if (!es) {
-      error = std::string("tensor '") + t.name + "' has unsupported type " +
-              dataTypeName(t.type);
-      return false;
-    }
-    if (raw.size() != size_t(n) * es) {
-      error = "tensor '" + t.name + "' has " + std::to_string(raw.size()) +
-              " bytes of data, its shape needs " + std::to_string(n * es);
-      return false;
-    }
-    for (int64_t k = 0; k < n; ++k) {
-      switch (t.type) {
-      case kFloat:
-        t.f.push_back(load<float>(raw, k));
-        break;
-      case kDouble:
-        t.f.push_back(load<double>(raw, k));
-        break;
-      case kFloat16:
-        t.f.push_back(halfToDouble(load<uint16_t>(raw, k)));
-        break;
-      case kBfloat16:
-        t.f.push_back(bf16ToDouble(load<uint16_t>(raw, k)));
-        break;
-      case kInt64:
-        t.i.push_back(load<int64_t>(raw, k));
-        break;
-      case kUint64:
-        t.i.push_back(int64_t(load<uint64_t>(raw, k)));
-        break;
-      case kInt32:
-        t.i.push_back(load<int32_t>(raw, k));
-        break;
-      case kUint32:
-        t.i.push_back(load<uint32_t>(raw, k));
-        break;
-      case kInt16:
-        t.i.push_back(load<int16_t>(raw, k));
-        break;
-      case kUint16:
-        t.i.push_back(load<uint16_t>(raw, k));
-        break;
-      case kInt8:
-        t.i.push_back(load<int8_t>(raw, k));
-        break;
-      case kUint8:
-      case kBool:
-        t.i.push_back(load<uint8_t>(raw, k));
-        break;
-      }
-    }
-    return fitsInt64(t, error);
+  if (p.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    std::string raw;
+    return readExternal(p, t, modelDir, raw, error) &&
+           fromRaw(raw, n, t, error);
   }
+  if (p.has_raw_data())
+    return fromRaw(p.raw_data(), n, t, error);
+  bool isFloat = isFloatType(t.type);
   switch (t.type) {
   case kFloat:
     t.f.assign(p.float_data().begin(), p.float_data().end());
@@ -284,7 +376,8 @@ bool convertTensor(const ::onnx::TensorProto &p, Tensor &t,
   return fitsInt64(t, error);
 }
 
-bool convertAttribute(const ::onnx::AttributeProto &p, Attribute &a,
+bool convertAttribute(const ::onnx::AttributeProto &p,
+                      const std::string &modelDir, Attribute &a,
                       std::string &error) {
   a.name = p.name();
   switch (p.type()) {
@@ -303,7 +396,7 @@ bool convertAttribute(const ::onnx::AttributeProto &p, Attribute &a,
   case ::onnx::AttributeProto::TENSOR:
     a.kind = Attribute::TensorKind;
     a.t = std::make_shared<Tensor>();
-    return convertTensor(p.t(), *a.t, error);
+    return convertTensor(p.t(), modelDir, *a.t, error);
   case ::onnx::AttributeProto::FLOATS:
     a.kind = Attribute::Floats;
     a.floats.assign(p.floats().begin(), p.floats().end());
@@ -357,6 +450,11 @@ bool readFile(const std::string &path, std::string &bytes, std::string &error) {
   return true;
 }
 
+// Where a model's external data files are found.
+std::string parentDir(const std::string &path) {
+  return std::filesystem::path(path).parent_path().string();
+}
+
 } // namespace
 
 bool readModel(const std::string &path, Graph &graph, std::string &error) {
@@ -377,11 +475,12 @@ bool readModel(const std::string &path, Graph &graph, std::string &error) {
   for (const auto &o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx")
       graph.opset = o.version();
+  const std::string modelDir = parentDir(path);
   const auto &g = model.graph();
   graph.name = g.name();
   for (const auto &init : g.initializer()) {
     Tensor t;
-    if (!convertTensor(init, t, error))
+    if (!convertTensor(init, modelDir, t, error))
       return false;
     graph.initializers.push_back(std::move(t));
   }
@@ -394,7 +493,7 @@ bool readModel(const std::string &path, Graph &graph, std::string &error) {
     node.outputs.assign(n.output().begin(), n.output().end());
     for (const auto &a : n.attribute()) {
       Attribute attr;
-      if (!convertAttribute(a, attr, error))
+      if (!convertAttribute(a, modelDir, attr, error))
         return false;
       node.attrs.push_back(std::move(attr));
     }
@@ -434,7 +533,7 @@ bool readTensor(const std::string &path, Tensor &tensor, std::string &error) {
     error = "'" + path + "' is not a TensorProto";
     return false;
   }
-  return convertTensor(p, tensor, error);
+  return convertTensor(p, parentDir(path), tensor, error);
 }
 
 } // namespace ampc::onnx

@@ -53,7 +53,6 @@ struct Tensor {
   std::vector<int64_t> shape;
   std::vector<double> f;
   std::vector<int64_t> i;
-  bool external = false; // data in an external file (not supported yet)
   int64_t numel() const;
 };
 

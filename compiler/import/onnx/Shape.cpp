@@ -248,8 +248,6 @@ LogicalResult constant(ImportState &s) {
   Tensor t;
   if (a.name == "value" && a.kind == Attribute::TensorKind) {
     t = *a.t;
-    if (t.external)
-      return s.error("external data is not supported");
   } else if (a.name == "value_float") {
     t.type = kFloat;
     t.f = {a.f};
