@@ -160,8 +160,8 @@ void checkFlagSyntax(const std::vector<std::string> &args) {
                                            : " (did you mean " + near + "?)") +
                              "; --help lists the flags");
     }
-    // --flagfile, --fromenv and --tryfromenv change how the rest is read;
-    // Abseil's parser takes it from here.
+    // --fromenv and --tryfromenv change how the rest is read; Abseil's
+    // parser takes it from here (--flagfile was expanded before, FlagFile.h).
     if (!isTrainFlag(*flag))
       return;
 

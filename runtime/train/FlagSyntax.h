@@ -23,7 +23,7 @@ size_t trainFlagFileOffset(std::string_view file);
 
 // `args` as after the dash rewrite (argv[0] first, names with underscores).
 // A value that parses is set now, as ParseCommandLine will set it again.
-// Arguments that name one of Abseil's own flags (--flagfile, --version,
+// Arguments that name one of Abseil's own flags (--fromenv, --version,
 // --helpon...) are left to its parser, with everything after them; with
 // --undefok anywhere, all of them are.
 void checkFlagSyntax(const std::vector<std::string> &args);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/data/DataError.h"
+#include "runtime/train/FlagFile.h"
 #include "runtime/train/FlagSyntax.h"
 #include "runtime/train/Options.h"
 #include "runtime/train/Plot.h"
@@ -171,10 +172,12 @@ static std::string negativeSpelling(const std::string &name) {
 
 // Rewrites dashes in flag names and old spellings, and gathers repeated
 // --data/--eval values.
-static std::vector<std::string> normalizeArgs(int argc, char **argv) {
+static std::vector<std::string>
+normalizeArgs(const std::vector<std::string> &argv) {
   std::vector<std::string> out = {argv[0]};
   std::vector<std::string> data, eval;
-  for (int i = 1; i < argc; ++i) {
+  const size_t argc = argv.size();
+  for (size_t i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") {
       for (; i < argc; ++i)
@@ -321,7 +324,8 @@ static std::string unusedBecause(std::string_view name,
 
 TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   configureUsage(model);
-  std::vector<std::string> args = normalizeArgs(argc, argv);
+  std::vector<std::string> args =
+      normalizeArgs(expandFlagFiles({argv, argv + argc}));
   handleHelp(args);
   checkFlagSyntax(args);
   std::vector<char *> ptrs;
