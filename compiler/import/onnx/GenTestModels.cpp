@@ -38,6 +38,7 @@
 //                     a Pow exponent (stays a constant); zeros_like_big.onnx:
 //                     ConstantOfShape of 2^26 + 8192 elements (a splat);
 //                     ctrl_names.onnx: values named "a\n" and "a\t";
+//                     shared_norm.onnx: two LayerNorms sharing val_1, val_2;
 //                     malformed_ext_*.onnx: external data outside the
 //                     model's directory, missing, a link, past the end of
 //                     ext.bin, too short, a bad offset (ext_ok reads it)
@@ -612,6 +613,17 @@ bool malformed(const std::string &dir) {
   external("ext_short", "length", "8");
   external("ext_bad_offset", "offset", "12abc");
   external("ext_ok", "offset", "0");
+  // Two LayerNorms reading one weight and one bias, as the dynamo
+  // exporter writes freshly initialised norms (it merges equal values).
+  Builder sn("shared_norm");
+  sn.input("x", TensorProto::FLOAT, {"2", "4"});
+  sn.init("val_1", {4}, std::vector<float>(4, 1.0f));
+  sn.init("val_2", {4}, std::vector<float>(4, 0.0f));
+  sn.node("LayerNormalization", "node_ln_1", {"x", "val_1", "val_2"}, {"a"});
+  sn.node("Relu", "node_relu", {"a"}, {"r"});
+  sn.node("LayerNormalization", "node_ln_2", {"r", "val_1", "val_2"}, {"y"});
+  sn.output("y");
+  ok &= sn.write(dir + "/shared_norm.onnx");
   Builder c("ctrl_names");
   c.input("x", TensorProto::FLOAT, {"2", "3"});
   c.node("Relu", "r1", {"x"}, {"a\n"});

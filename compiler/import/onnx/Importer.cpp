@@ -80,6 +80,7 @@ public:
 private:
   LogicalResult addInputs(std::set<std::string> &initNames);
   LogicalResult addInitializers(const std::set<std::string> &used);
+  void noteSharedNormWeights();
   LogicalResult checkStructure();
   LogicalResult addNodes();
   LogicalResult importNode(const OpTable &table);
@@ -232,6 +233,7 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
     if (llvm::any_of(t.f, [](double v) { return !(std::abs(v) < 1e30); }) ||
         feedsOnlyMasksIn(g, t.name, 0))
       frozen.insert(t.name);
+  bool halfNoted = false;
   for (const Tensor &t : g.initializers) {
     bool param = isFloatType(t.type) &&
                  (t.numel() > 1 || (t.numel() == 1 && !t.shape.empty() &&
@@ -254,7 +256,7 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
           b, loc, RankedTensorType::get(t.shape, *elem), weight);
       const bool half = t.type == kFloat16;
       const std::string elemName = half ? "f16" : "bf16";
-      if (notes.empty())
+      if (!halfNoted)
         notes.push_back(
             std::string("the weights are ") + dataTypeName(t.type) +
             " (exported after " + (half ? ".half()" : ".bfloat16()") +
@@ -262,6 +264,7 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
             ", and ampc compile's default --amp=off runs every op in " +
             elemName + ", the loss too; --amp=" + (half ? "fp16" : "bf16") +
             " keeps losses, norms and softmax in FP32");
+      halfNoted = true;
     }
     s.set(t.name, weight);
     Weight w;
@@ -270,7 +273,46 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
     w.data.assign(t.f.begin(), t.f.end());
     weights.push_back(std::move(w));
   }
+  noteSharedNormWeights();
   return success();
+}
+
+// A parameter that is the scale or bias of several norms trains as one.
+// Models do not share a norm's weights, but an exporter that merges
+// initializers of equal value (torch.onnx.export's dynamo=True: freshly
+// initialised norms all hold ones and zeros) makes them shared.
+void Importer::noteSharedNormWeights() {
+  std::set<std::string> params;
+  for (const Weight &w : weights)
+    params.insert(w.name);
+  // (parameter, input index) -> the norms reading it there, in order.
+  std::map<std::pair<std::string, size_t>, std::vector<const Node *>> readers;
+  for (const Node &n : g.nodes) {
+    const bool norm = llvm::StringRef(n.opType).ends_with("Normalization");
+    for (size_t i = 1; norm && i < std::min<size_t>(n.inputs.size(), 3); ++i)
+      if (params.count(n.inputs[i]))
+        readers[{n.inputs[i], i}].push_back(&n);
+  }
+  bool any = false;
+  for (const auto &[use, nodes] : readers) {
+    if (nodes.size() < 2)
+      continue;
+    any = true;
+    auto nameOf = [](const Node *n) {
+      return n->name.empty() ? "an unnamed node" : "'" + n->name + "'";
+    };
+    std::string which = nameOf(nodes[0]) + ", " + nameOf(nodes[1]);
+    if (nodes.size() > 2)
+      which += " and " + std::to_string(nodes.size() - 2) + " more";
+    notes.push_back("'" + use.first + "' is the " +
+                    (use.second == 1 ? "scale" : "bias") + " of " +
+                    std::to_string(nodes.size()) + " normalizations (" +
+                    which + "): they train as one parameter");
+  }
+  if (any)
+    notes.push_back("exporters that merge initializers of equal value share "
+                    "norms' weights so (torch.onnx.export's dynamo=True); "
+                    "export with dynamo=False to train each norm's own");
 }
 
 // What ONNX's checker requires of the graph's wiring and the importers
