@@ -8,6 +8,7 @@
 //                     it with the file's weights, computed here in double
 //   mlp_f16.onnx, mlp_bf16.onnx, mlp_f64.onnx
 //                     the MLP exported after .half(), .bfloat16(), .double()
+//   half_mask.onnx    a float16 causal mask (0 / -65504) added to x
 //   mlp_ext.onnx, mlp_ext.weights
 //                     the MLP with its weights as external data
 //   scalar_loss.onnx  x, y -> MatMul -> Sub -> Mul -> ReduceMean (a scalar)
@@ -41,7 +42,9 @@
 //                     shared_norm.onnx: two LayerNorms sharing val_1, val_2;
 //                     malformed_ext_*.onnx: external data outside the
 //                     model's directory, missing, a link, past the end of
-//                     ext.bin, too short, a bad offset (ext_ok reads it)
+//                     ext.bin, too short, a bad offset, a directory, an
+//                     offset past the end (ext_ok reads it);
+//                     malformed_raw_wrap.onnx: 2^62 floats in 0 bytes
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/onnx_pb.h"
@@ -227,6 +230,22 @@ bool writeNpy(const std::string &path, const char *descr,
   out << dict;
   out.write(static_cast<const char *>(data), std::streamsize(bytes));
   return bool(out);
+}
+
+// A causal mask as the dynamo exporter writes it after .half(): 0 and
+// -65504 (float16's lowest), added to the scores.
+bool halfMask(const std::string &dir) {
+  Builder m("half_mask");
+  m.input("x", TensorProto::FLOAT16, {"2", "4", "4"});
+  std::vector<float> mask(16);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      mask[i * 4 + j] = j > i ? -65504.0f : 0.0f;
+  m.initTyped("mask", TensorProto::FLOAT16, {4, 4}, mask);
+  m.node("Add", "masked", {"x", "mask"}, {"s"});
+  Builder::intAttr(m.node("Softmax", "softmax", {"s"}, {"y"}), "axis", -1);
+  m.output("y");
+  return m.write(dir + "/half_mask.onnx");
 }
 
 // The MLP in FLOAT, or exported after .half(), .bfloat16() or .double()
@@ -559,6 +578,15 @@ bool malformed(const std::string &dir) {
   m->node("Add", "plus", {"m", "c"}, {"y"});
   m->output("y");
   ok &= write(m, "uint64");
+  m = base("raw_wrap"); // 2^62 floats in no bytes: 2^62 * 4 wraps to 0
+  auto *wrap = m->g->add_initializer();
+  wrap->set_name("huge");
+  wrap->set_data_type(TensorProto::FLOAT);
+  wrap->add_dims(int64_t(1) << 62);
+  wrap->set_raw_data("");
+  m->node("Add", "plus", {"m", "huge"}, {"y"});
+  m->output("y");
+  ok &= write(m, "raw_wrap");
   m = base("attr_kind"); // LeakyRelu's alpha is a float
   Builder::intAttr(m->node("LeakyRelu", "leaky", {"m"}, {"y"}), "alpha", 2);
   m->output("y");
@@ -596,10 +624,12 @@ bool malformed(const std::string &dir) {
     e->output("y");
     ok &= e->externalize(dir, "ext.bin");
     TensorProto *w = e->g->mutable_initializer(0);
-    auto *kv = w->add_external_data();
+    onnx::StringStringEntryProto *kv = nullptr;
     for (auto &old : *w->mutable_external_data())
       if (old.key() == key)
         kv = &old;
+    if (!kv)
+      kv = w->add_external_data();
     kv->set_key(key);
     kv->set_value(value);
     ok &= write(e, name);
@@ -609,6 +639,8 @@ bool malformed(const std::string &dir) {
   external("ext_missing", "location", "missing.bin");
   external("ext_link", "location", "link.bin"); // the test makes the links
   external("ext_dir_link", "location", "outside/ext.bin");
+  external("ext_directory", "location", "adir"); // the test makes adir
+  external("ext_offset_past", "offset", "20");
   external("ext_past_end", "length", "16");
   external("ext_short", "length", "8");
   external("ext_bad_offset", "offset", "12abc");
@@ -644,6 +676,7 @@ int main(int argc, char **argv) {
   std::string dir = argv[1];
   if (!mlp(dir) || !mlp(dir, TensorProto::FLOAT16) ||
       !mlp(dir, TensorProto::BFLOAT16) || !mlp(dir, TensorProto::DOUBLE) ||
+      !halfMask(dir) ||
       !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||

@@ -226,13 +226,16 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
       for (size_t i = 1; i < n.inputs.size(); ++i)
         frozen.insert(n.inputs[i]);
   // Masks are constants, not parameters: the dynamo exporter's causal mask
-  // (an initializer of 0 and float's lowest value, or -inf), and buffers
-  // that only feed comparisons (nanoGPT's registered tril, compared with 0
-  // for masked_fill).
-  for (const Tensor &t : g.initializers)
-    if (llvm::any_of(t.f, [](double v) { return !(std::abs(v) < 1e30); }) ||
+  // (an initializer of 0 and its type's lowest value, or -inf: -65504 in a
+  // model exported after .half()), and buffers that only feed comparisons
+  // (nanoGPT's registered tril, compared with 0 for masked_fill).
+  for (const Tensor &t : g.initializers) {
+    const double lowest = t.type == kFloat16 ? 65504.0 : 1e30;
+    if (llvm::any_of(t.f,
+                     [&](double v) { return !(std::abs(v) < lowest); }) ||
         feedsOnlyMasksIn(g, t.name, 0))
       frozen.insert(t.name);
+  }
   bool halfNoted = false;
   for (const Tensor &t : g.initializers) {
     bool param = isFloatType(t.type) &&

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -220,13 +221,19 @@ bool readExternal(const ::onnx::TensorProto &p, const Tensor &t,
   }
   fs::path file = modelDir.empty() ? rel : fs::path(modelDir) / rel;
   std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+  fs::file_status status = fs::symlink_status(file, ec);
+  if (fs::is_symlink(status)) {
     error = what + "file '" + shown + "' is a symbolic link (ONNX's checker "
             "refuses links)";
     return false;
   }
-  if (!fs::is_regular_file(file, ec)) {
-    error = what + "file '" + file.string() + "' does not exist";
+  if (!fs::exists(status)) {
+    error = what + "file '" + shown +
+            "' does not exist in the model's directory";
+    return false;
+  }
+  if (!fs::is_regular_file(status)) {
+    error = what + "'" + shown + "' is not a regular file";
     return false;
   }
   // A linked directory on the way could still lead out.
@@ -238,9 +245,15 @@ bool readExternal(const ::onnx::TensorProto &p, const Tensor &t,
     return false;
   }
   auto size = int64_t(fs::file_size(file, ec));
+  if (ec || offset > size) {
+    error = what + "offset " + std::to_string(offset) +
+            " is past the end of '" + shown + "' (" + std::to_string(size) +
+            " bytes)";
+    return false;
+  }
   if (length < 0)
     length = size - offset;
-  if (ec || offset > size || length > size - offset) {
+  if (length > size - offset) {
     error = what + "of " + std::to_string(length) + " bytes at offset " +
             std::to_string(offset) + " passes the end of '" + shown + "' (" +
             std::to_string(size) + " bytes)";
@@ -249,7 +262,7 @@ bool readExternal(const ::onnx::TensorProto &p, const Tensor &t,
   std::ifstream in(file, std::ios::binary);
   raw.resize(size_t(length));
   if (!in.seekg(offset) || !in.read(raw.data(), length)) {
-    error = what + "cannot read '" + file.string() + "'";
+    error = what + "cannot read '" + shown + "'";
     return false;
   }
   return true;
@@ -264,9 +277,14 @@ bool fromRaw(const std::string &raw, int64_t n, Tensor &t,
             dataTypeName(t.type);
     return false;
   }
-  if (raw.size() != size_t(n) * es) {
+  // n is at most 2^62, so n * es can pass 2^64.
+  if (raw.size() % es != 0 || raw.size() / es != uint64_t(n)) {
+    bool fits = uint64_t(n) <= UINT64_MAX / es;
     error = "tensor '" + t.name + "' has " + std::to_string(raw.size()) +
-            " bytes of data, its shape needs " + std::to_string(n * es);
+            " bytes of data, its shape needs " +
+            (fits ? std::to_string(uint64_t(n) * es)
+                  : std::to_string(n) + " values of " + std::to_string(es) +
+                        " bytes");
     return false;
   }
   for (int64_t k = 0; k < n; ++k) {
