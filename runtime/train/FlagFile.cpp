@@ -5,14 +5,23 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace ampc::rt {
 
 namespace {
 
-// Nesting past this is a file that names itself, directly or not.
+// Nesting past this is a file that names itself, directly or not; reading
+// more files than this, files that name each other many times over.
 constexpr int kMaxDepth = 16;
+constexpr int kMaxFiles = 1000;
+
+struct Expansion {
+  const FlagLineCheck &check;
+  std::vector<std::string> out;
+  int files = 0;
+};
 
 // The value of a --flagfile argument at args[i] (advancing i past a value
 // given as the next argument), or nullptr when args[i] is another flag.
@@ -43,13 +52,18 @@ std::string trimmed(const std::string &line) {
 }
 
 void expandInto(const std::vector<std::string> &args, size_t from,
-                std::vector<std::string> &out, int depth);
+                Expansion &x, int depth);
 
-void readFlagFile(const std::string &file, std::vector<std::string> &out,
-                  int depth) {
+void readFlagFile(const std::string &file, Expansion &x, int depth) {
   if (depth > kMaxDepth)
     fail(file, "flagfiles nest more than " + std::to_string(kMaxDepth) +
                    " deep (does one name itself?)");
+  if (++x.files > kMaxFiles)
+    fail(file, "more than " + std::to_string(kMaxFiles) +
+                   " flagfiles read (do they name each other?)");
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) // it opens, and reads empty
+    fail(file, "is a directory, not a flagfile");
   std::ifstream in(file);
   if (!in)
     fail(file, std::string("cannot read the flagfile (") +
@@ -70,22 +84,33 @@ void readFlagFile(const std::string &file, std::vector<std::string> &out,
       fail(where, "'" + flag + "': write " + flag.substr(0, name) + "=" +
                       trimmed(flag.substr(name)) +
                       " (a flagfile holds one --name=value per line)");
+    size_t dashes = flag[1] == '-' ? 2 : 1;
+    if (flag.compare(dashes, std::string::npos, "flagfile") == 0)
+      fail(where, "'" + flag + "' needs =FILE (a flagfile holds one "
+                               "--name=value per line)");
+    if (flag.compare(dashes, 9, "flagfile=") != 0) {
+      try {
+        x.check(flag);
+      } catch (const InputError &e) {
+        throw InputError(where + ": " + e.what());
+      }
+    }
     flags.push_back(flag);
   }
-  expandInto(flags, 0, out, depth);
+  expandInto(flags, 0, x, depth);
 }
 
 void expandInto(const std::vector<std::string> &args, size_t from,
-                std::vector<std::string> &out, int depth) {
+                Expansion &x, int depth) {
   for (size_t i = from; i < args.size(); ++i) {
     if (args[i] == "--") {
-      out.insert(out.end(), args.begin() + long(i), args.end());
+      x.out.insert(x.out.end(), args.begin() + long(i), args.end());
       return;
     }
     std::string inline_;
     const std::string *files = flagFileValue(args, i, inline_);
     if (!files) {
-      out.push_back(args[i]);
+      x.out.push_back(args[i]);
       continue;
     }
     size_t begin = 0;
@@ -94,7 +119,7 @@ void expandInto(const std::vector<std::string> &args, size_t from,
       std::string file = files->substr(begin, comma - begin);
       if (file.empty())
         fail("--flagfile", "'" + *files + "' names an empty file name");
-      readFlagFile(file, out, depth + 1);
+      readFlagFile(file, x, depth + 1);
       begin = comma == std::string::npos ? comma : comma + 1;
     } while (begin != std::string::npos);
   }
@@ -102,13 +127,14 @@ void expandInto(const std::vector<std::string> &args, size_t from,
 
 } // namespace
 
-std::vector<std::string> expandFlagFiles(const std::vector<std::string> &args) {
-  std::vector<std::string> out;
+std::vector<std::string> expandFlagFiles(const std::vector<std::string> &args,
+                                         const FlagLineCheck &check) {
+  Expansion x{check, {}, 0};
   if (args.empty())
-    return out;
-  out.push_back(args[0]);
-  expandInto(args, 1, out, 0);
-  return out;
+    return x.out;
+  x.out.push_back(args[0]);
+  expandInto(args, 1, x, 0);
+  return std::move(x.out);
 }
 
 } // namespace ampc::rt
