@@ -32,7 +32,8 @@ def GraphAutocast : Pass<"graph-autocast", "mlir::ModuleOp"> {
     or FILE:LINE[:COL]); its category in the policy: `lower` (the half type:
     matmul, batch_matmul, linear, conv2d, conv_transpose2d, attention),
     `fp32` (softmax, log_softmax, the norms, exp, log, pow, rsqrt,
-    reciprocal, softplus, losses, reduce_sum, cumsum, upsample_nearest2d),
+    reciprocal, softplus, losses, reduce_sum, cumsum, upsample_nearest2d,
+    upsample_bilinear2d),
     `promote` (the widest float input: add, sub, mul, div, maximum, minimum,
     where, concat) or `follow` (the first float input's type: activations,
     shape ops, pooling, dropout, embedding, reduce_max, reduce_mean, argmax,

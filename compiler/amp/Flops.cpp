@@ -98,6 +98,8 @@ double ampc::estimateFlops(Operation *op) {
       .Case([](AdaptiveAvgPool2dOp o) {
         return numel(o.getInput()) + numel(o.getResult());
       })
+      // Two lerps along a row and one across: 6 products and 3 sums.
+      .Case([](UpsampleBilinear2dOp o) { return 9.0 * numel(o.getResult()); })
       .Case([](GeluOp o) { return 8.0 * numel(o.getResult()); })
       .Case<AddOp, SubOp, MulOp, DivOp, NegOp, ReluOp, TanhOp, SigmoidOp,
             ExpOp, LogOp, SqrtOp, RsqrtOp, PowOp, DropoutOp>(

@@ -798,6 +798,19 @@ void cudaRules(Operation *op, RuleState &state, std::vector<Launch> &out) {
     out.push_back(runtime("nearestBackwardKernel", in, res, numel(op->getOperand(0))));
     return;
   }
+  // Four taps per output, each input read from memory once at most; the
+  // backward gathers each output's g for the taps that read an input (four
+  // per output, three FLOPs each: two products and a sum).
+  if (name == "graph.upsample_bilinear2d") {
+    out.push_back(runtime("bilinearKernel", std::min(in, 4 * res), res,
+                          ampc::estimateFlops(op)));
+    return;
+  }
+  if (name == "graph.upsample_bilinear2d_backward") {
+    out.push_back(runtime("bilinearBackwardKernel", in, res,
+                          12 * numel(op->getOperand(0))));
+    return;
+  }
   // BatchNorm.cu: one block per channel; the training form reads x three
   // times (mean, variance, normalise), the backward four.
   if (name == "graph.batch_norm") {

@@ -680,6 +680,27 @@ def Graph_UpsampleNearest2dBackwardOp : Graph_GradOp<"upsample_nearest2d_backwar
   let assemblyFormat = "$g attr-dict `:` type($g) `->` type($dx)";
 }
 
+def Graph_UpsampleBilinear2dBackwardOp : Graph_GradOp<"upsample_bilinear2d_backward"> {
+  let summary = "Cotangent of upsample_bilinear2d's input";
+  let description = [{
+    Each input position gets the sum of `weight * g` over the outputs that
+    read it, in output order (row-major, then the four taps r0c0, r0c1,
+    r1c0, r1c1), with the forward's weights h * w. Attributes as in
+    `graph.upsample_bilinear2d`; the result type spells the input's type.
+
+    ```mlir
+    %dx = graph.upsample_bilinear2d_backward %g {scales_h = 2.0, scales_w = 2.0} : tensor<8x16x14x14xf32> -> tensor<8x16x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$g,
+      OptionalAttr<DenseI64ArrayAttr>:$size,
+      OptionalAttr<F64Attr>:$scales_h,
+      OptionalAttr<F64Attr>:$scales_w,
+      DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "$g attr-dict `:` type($g) `->` type($dx)";
+}
+
 def Graph_MatmulBiasGradOp : Graph_GradOp<"matmul_bias_grad"> {
   let summary = "A weight-gradient GEMM and the sum of its lhs over K (dW, db)";
   let description = [{

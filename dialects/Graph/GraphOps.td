@@ -1103,7 +1103,8 @@ def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
-// Resampling: adaptive average pooling and nearest upsampling (NCHW)
+// Resampling: adaptive average pooling, nearest and bilinear upsampling
+// (NCHW)
 //===----------------------------------------------------------------------===//
 
 def Graph_AdaptiveAvgPool2dOp : Graph_ComputeOp<"adaptive_avg_pool2d", [Graph_VJP]> {
@@ -1144,6 +1145,35 @@ def Graph_UpsampleNearest2dOp : Graph_ComputeOp<"upsample_nearest2d", [Graph_VJP
       OptionalAttr<DenseI64ArrayAttr>:$size,
       OptionalAttr<F64Attr>:$scales_h,
       OptionalAttr<F64Attr>:$scales_w);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Graph_UpsampleBilinear2dOp : Graph_ComputeOp<"upsample_bilinear2d", [Graph_VJP]> {
+  let summary = "Bilinear upsampling (F.interpolate, mode=\"bilinear\")";
+  let description = [{
+    `input: [N, C, H, W]` -> `[N, C, OH, OW]`, sized as
+    `graph.upsample_nearest2d` (`size = [OH, OW]`, or both `scales_h` and
+    `scales_w` with OH = floor(H * scales_h)). Output row i reads input
+    rows r0 = floor(src) and r1 = min(r0 + 1, H - 1) with weights 1 - t and
+    t = src - r0, where src = i * (H - 1) / (OH - 1) with `align_corners`,
+    else max(s * (i + 0.5) - 0.5, 0) with s = float(1 / scales_h) when the
+    scales are given, else H / OH (aten's upsample_bilinear2d, in float;
+    an unchanged size copies). The same for columns; the four reads are
+    combined as h0 * (w0 * a + w1 * b) + h1 * (w0 * c + w1 * d).
+    Downsampling reads only those taps (no antialiasing, as PyTorch's
+    default).
+
+    ```mlir
+    %y = graph.upsample_bilinear2d %x {scales_h = 2.0, scales_w = 2.0} : tensor<8x16x7x7xf32> -> tensor<8x16x14x14xf32>
+    %z = graph.upsample_bilinear2d %x {size = array<i64: 20, 20>, align_corners = true} : tensor<8x16x7x7xf32> -> tensor<8x16x20x20xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      OptionalAttr<DenseI64ArrayAttr>:$size,
+      OptionalAttr<F64Attr>:$scales_h,
+      OptionalAttr<F64Attr>:$scales_w,
+      DefaultValuedAttr<BoolAttr, "false">:$align_corners);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }

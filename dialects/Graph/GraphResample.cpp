@@ -1,6 +1,6 @@
-//===- GraphResample.cpp - adaptive_avg_pool2d, upsample_nearest2d --------===//
+//===- GraphResample.cpp - adaptive pooling, nearest/bilinear upsampling --===//
 //
-// Shape inference of the two forward ops and the verifiers of their backward
+// Shape inference of the three forward ops and the verifiers of their backward
 // ops; the backward ops check that their cotangent has the shape the forward
 // op would give the result type's (the input's) shape.
 //
@@ -115,16 +115,42 @@ LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
                   x.getElementType(), types);
 }
 
-LogicalResult UpsampleNearest2dOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor a,
-    SmallVectorImpl<Type> &types) {
+namespace {
+
+// The two upsampling ops share their sizing attributes and rule.
+template <class Adaptor>
+LogicalResult inferUpsample(std::optional<Location> loc, StringRef op,
+                            Adaptor a, SmallVectorImpl<Type> &types) {
   std::string why;
   auto x = tensorOf(a.getInput());
-  return inferred(loc, "upsample_nearest2d",
+  return inferred(loc, op,
                   upsampleShape(x.getShape(), a.getSize(),
                                 optF64(a.getScalesH()), optF64(a.getScalesW()),
                                 why),
                   why, x.getElementType(), types);
+}
+
+template <class BackwardOp>
+LogicalResult verifyUpsampleBackward(BackwardOp op) {
+  std::string why;
+  auto shape =
+      upsampleShape(tensorOf(op.getDx()).getShape(), op.getSize(),
+                    optF64(op.getScalesH()), optF64(op.getScalesW()), why);
+  return checkBackward(op, op.getG(), op.getDx(), shape, why);
+}
+
+} // namespace
+
+LogicalResult UpsampleNearest2dOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &types) {
+  return inferUpsample(loc, "upsample_nearest2d", a, types);
+}
+
+LogicalResult UpsampleBilinear2dOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor a,
+    SmallVectorImpl<Type> &types) {
+  return inferUpsample(loc, "upsample_bilinear2d", a, types);
 }
 
 LogicalResult AdaptiveAvgPool2dBackwardOp::verify() {
@@ -140,8 +166,9 @@ LogicalResult AdaptiveAvgPool2dBackwardOp::verify() {
 }
 
 LogicalResult UpsampleNearest2dBackwardOp::verify() {
-  std::string why;
-  auto shape = upsampleShape(tensorOf(getDx()).getShape(), getSize(),
-                             optF64(getScalesH()), optF64(getScalesW()), why);
-  return checkBackward(*this, getG(), getDx(), shape, why);
+  return verifyUpsampleBackward(*this);
+}
+
+LogicalResult UpsampleBilinear2dBackwardOp::verify() {
+  return verifyUpsampleBackward(*this);
 }

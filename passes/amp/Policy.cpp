@@ -91,6 +91,7 @@ constexpr DefaultEntry kDefaults[] = {
     {"gather", Category::Follow, "indexing"},
     {"adaptive_avg_pool2d", Category::Follow, "pooling"},
     {"upsample_nearest2d", Category::FP32, "upsample"},
+    {"upsample_bilinear2d", Category::FP32, "upsample"},
     {"packed_attention", Category::Lower, "attention"},
 };
 

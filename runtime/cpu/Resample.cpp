@@ -1,4 +1,4 @@
-//===- Resample.cpp - adaptive_avg_pool2d, upsample_nearest2d (NCHW) ------===//
+//===- Resample.cpp - adaptive pooling, nearest/bilinear upsampling (NCHW) ===//
 //
 // Float sums as avg_pool2d (Pool.cpp): each window summed in float in
 // row-major order, then divided as aten does (numerics::adaptiveAverage:
@@ -120,6 +120,75 @@ void upsampleNearest2dBackwardKernel(std::span<const TensorRef> in,
       for (int64_t b = 0; b < g.ow; ++b)
         fdx[(p * g.h + m.rows[a]) * g.w + m.cols[b]] +=
             fg[(p * g.oh + a) * g.ow + b];
+  fdx.commit();
+}
+
+namespace {
+
+// The taps of every output row and column.
+struct BilinearMap {
+  std::vector<numerics::BilinearTap> rows, cols;
+  explicit BilinearMap(const ResampleGeometry &g) {
+    for (int64_t a = 0; a < g.oh; ++a)
+      rows.push_back(
+          numerics::bilinearTap(a, g.h, g.oh, g.stepH, g.alignCorners));
+    for (int64_t b = 0; b < g.ow; ++b)
+      cols.push_back(
+          numerics::bilinearTap(b, g.w, g.ow, g.stepW, g.alignCorners));
+  }
+};
+
+} // namespace
+
+void upsampleBilinear2dKernel(std::span<const TensorRef> in,
+                              std::span<const TensorRef> out,
+                              const Attrs &attrs) {
+  constexpr std::string_view op = "graph.upsample_bilinear2d";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  ResampleGeometry g = bilinearGeometry(op, x, y, attrs);
+  BilinearMap m(g);
+  FloatIn fx(x);
+  FloatOut fy(y);
+  for (int64_t p = 0; p < g.planes; ++p) {
+    const float *plane = fx.data() + p * g.h * g.w;
+    for (int64_t a = 0; a < g.oh; ++a) {
+      const numerics::BilinearTap &r = m.rows[a];
+      const float *r0 = plane + r.i0 * g.w, *r1 = plane + r.i1 * g.w;
+      for (int64_t b = 0; b < g.ow; ++b) {
+        const numerics::BilinearTap &c = m.cols[b];
+        fy[(p * g.oh + a) * g.ow + b] = numerics::bilinearValue(
+            r0[c.i0], r0[c.i1], r1[c.i0], r1[c.i1], r.w0, r.w1, c.w0, c.w1);
+      }
+    }
+  }
+  fy.commit();
+}
+
+// in: g; out: dx. Each output's g, times each tap's weight, added to the
+// four inputs it read, in output order (aten's CPU order).
+void upsampleBilinear2dBackwardKernel(std::span<const TensorRef> in,
+                                      std::span<const TensorRef> out,
+                                      const Attrs &attrs) {
+  constexpr std::string_view op = "graph.upsample_bilinear2d_backward";
+  const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
+  ResampleGeometry g = bilinearGeometry(op, dx, gy, attrs);
+  BilinearMap m(g);
+  FloatIn fg(gy);
+  FloatOut fdx(dx, /*zeroed=*/true);
+  for (int64_t p = 0; p < g.planes; ++p) {
+    float *plane = fdx.data() + p * g.h * g.w;
+    for (int64_t a = 0; a < g.oh; ++a) {
+      const numerics::BilinearTap &r = m.rows[a];
+      for (int64_t b = 0; b < g.ow; ++b) {
+        const numerics::BilinearTap &c = m.cols[b];
+        float v = fg[(p * g.oh + a) * g.ow + b];
+        plane[r.i0 * g.w + c.i0] += r.w0 * c.w0 * v;
+        plane[r.i0 * g.w + c.i1] += r.w0 * c.w1 * v;
+        plane[r.i1 * g.w + c.i0] += r.w1 * c.w0 * v;
+        plane[r.i1 * g.w + c.i1] += r.w1 * c.w1 * v;
+      }
+    }
+  }
   fdx.commit();
 }
 

@@ -1,8 +1,10 @@
-//===- Resample.cu - adaptive_avg_pool2d, upsample_nearest2d (NCHW) -------===//
+//===- Resample.cu - adaptive pooling, nearest/bilinear upsampling (NCHW) -===//
 //
 // One thread per output (forward) or per input element (backward, a gather
 // over the outputs that read it: deterministic, and in the CPU kernel's
-// order of accumulation, so the float sums agree).
+// order of accumulation, so the float sums agree). Compiled with
+// --fmad=false (CMakeLists.txt): bilinear's products and sums stay separate
+// IEEE operations, as in the CPU kernels, so the bits agree.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Common.cuh"
@@ -110,6 +112,71 @@ __global__ void nearestBackwardKernel(ResampleGeometry g, const void *gy,
   }
 }
 
+using numerics::BilinearTap;
+using numerics::bilinearTap;
+
+__global__ void bilinearKernel(ResampleGeometry g, const void *x, int tx,
+                               void *y, int ty) {
+  AMPC_GRID_STRIDE(i, g.planes * g.oh * g.ow) {
+    auto [p, a, b] = pixelOf(i, g.oh, g.ow);
+    BilinearTap r = bilinearTap(a, g.h, g.oh, g.stepH, g.alignCorners);
+    BilinearTap c = bilinearTap(b, g.w, g.ow, g.stepW, g.alignCorners);
+    int64_t base = p * g.h * g.w;
+    st(y, ty, i,
+       numerics::bilinearValue(ld(x, tx, base + r.i0 * g.w + c.i0),
+                               ld(x, tx, base + r.i0 * g.w + c.i1),
+                               ld(x, tx, base + r.i1 * g.w + c.i0),
+                               ld(x, tx, base + r.i1 * g.w + c.i1), r.w0, r.w1,
+                               c.w0, c.w1));
+  }
+}
+
+// The first output index whose taps may reach input |i| or a later one
+// (i0 never decreases along the output, and i1 <= i0 + 1).
+__device__ int64_t firstBilinearReader(int64_t i, int64_t in, int64_t out,
+                                       float step, bool corners) {
+  int64_t lo = 0, hi = out;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (bilinearTap(mid, in, out, step, corners).i0 < i - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Gathers, per input element, the weighted g of every output tap that reads
+// it: outputs in order, taps in the order r0c0, r0c1, r1c0, r1c1, so the
+// float sum is the CPU kernel's.
+__global__ void bilinearBackwardKernel(ResampleGeometry g, const void *gy,
+                                       int tg, void *dx, int tdx) {
+  AMPC_GRID_STRIDE(i, g.planes * g.h * g.w) {
+    auto [p, iy, ix] = pixelOf(i, g.h, g.w);
+    int64_t a0 = firstBilinearReader(iy, g.h, g.oh, g.stepH, g.alignCorners);
+    int64_t b0 = firstBilinearReader(ix, g.w, g.ow, g.stepW, g.alignCorners);
+    float s = 0.0f;
+    for (int64_t a = a0; a < g.oh; ++a) {
+      BilinearTap r = bilinearTap(a, g.h, g.oh, g.stepH, g.alignCorners);
+      if (r.i0 > iy)
+        break;
+      for (int64_t b = b0; b < g.ow; ++b) {
+        BilinearTap c = bilinearTap(b, g.w, g.ow, g.stepW, g.alignCorners);
+        if (c.i0 > ix)
+          break;
+        float v = ld(gy, tg, (p * g.oh + a) * g.ow + b);
+        const int64_t rows[2] = {r.i0, r.i1}, cols[2] = {c.i0, c.i1};
+        const float rw[2] = {r.w0, r.w1}, cw[2] = {c.w0, c.w1};
+        for (int u = 0; u < 2; ++u)
+          for (int t = 0; t < 2; ++t)
+            if (rows[u] == iy && cols[t] == ix)
+              s += rw[u] * cw[t] * v;
+      }
+    }
+    st(dx, tdx, i, s);
+  }
+}
+
 } // namespace
 
 void adaptiveAvgPool2dKernel(std::span<const TensorRef> in,
@@ -154,6 +221,30 @@ void upsampleNearest2dBackwardKernel(std::span<const TensorRef> in,
   const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
   ResampleGeometry g = kernels::detail::nearestGeometry(op, dx, gy, attrs);
   nearestBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
+      g, gy.data, int(gy.dtype), dx.data, int(dx.dtype));
+  checkLaunch(op.data());
+}
+
+void upsampleBilinear2dKernel(std::span<const TensorRef> in,
+                              std::span<const TensorRef> out,
+                              const Attrs &attrs, cudaStream_t stream) {
+  constexpr std::string_view op = "graph.upsample_bilinear2d";
+  const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
+  ResampleGeometry g = kernels::detail::bilinearGeometry(op, x, y, attrs);
+  bilinearKernel<<<gridFor(y.numel()), 256, 0, stream>>>(
+      g, x.data, int(x.dtype), y.data, int(y.dtype));
+  checkLaunch(op.data());
+}
+
+// in: g; out: dx.
+void upsampleBilinear2dBackwardKernel(std::span<const TensorRef> in,
+                                      std::span<const TensorRef> out,
+                                      const Attrs &attrs,
+                                      cudaStream_t stream) {
+  constexpr std::string_view op = "graph.upsample_bilinear2d_backward";
+  const TensorRef &gy = required(op, in, 0), &dx = required(op, out, 0);
+  ResampleGeometry g = kernels::detail::bilinearGeometry(op, dx, gy, attrs);
+  bilinearBackwardKernel<<<gridFor(dx.numel()), 256, 0, stream>>>(
       g, gy.data, int(gy.dtype), dx.data, int(dx.dtype));
   checkLaunch(op.data());
 }

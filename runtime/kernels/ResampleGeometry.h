@@ -1,8 +1,9 @@
 //===- ResampleGeometry.h - Operand checks of the resampling ops -*- C++ -*-===//
 //
-// adaptive_avg_pool2d, upsample_nearest2d and their backward ops take
-// x [N, C, H, W] and y [N, C, OH, OW] (for the backward ops: dx and g);
-// shared by runtime/cpu and runtime/cuda (plain host C++, plain data).
+// adaptive_avg_pool2d, upsample_nearest2d, upsample_bilinear2d and their
+// backward ops take x [N, C, H, W] and y [N, C, OH, OW] (for the backward
+// ops: dx and g); shared by runtime/cpu and runtime/cuda (plain host C++,
+// plain data).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AMPC_RUNTIME_KERNELS_RESAMPLEGEOMETRY_H
@@ -15,8 +16,10 @@ namespace ampc::kernels::detail {
 
 struct ResampleGeometry {
   int64_t planes, h, w, oh, ow;
-  // upsample_nearest2d's row and column steps (numerics::nearestStep).
+  // The upsampling ops' row and column steps (numerics::nearestStep,
+  // numerics::bilinearStep).
   float stepH = 0, stepW = 0;
+  bool alignCorners = false; // upsample_bilinear2d's align_corners
 };
 
 inline ResampleGeometry resampleGeometry(std::string_view op,
@@ -37,6 +40,20 @@ inline ResampleGeometry nearestGeometry(std::string_view op,
   ResampleGeometry g = resampleGeometry(op, x, y);
   g.stepH = numerics::nearestStep(g.h, g.oh, attrs.getFloat("scales_h", 0.0));
   g.stepW = numerics::nearestStep(g.w, g.ow, attrs.getFloat("scales_w", 0.0));
+  return g;
+}
+
+// upsample_bilinear2d's: the steps of numerics::bilinearStep.
+inline ResampleGeometry bilinearGeometry(std::string_view op,
+                                         const TensorRef &x,
+                                         const TensorRef &y,
+                                         const Attrs &attrs) {
+  ResampleGeometry g = resampleGeometry(op, x, y);
+  g.alignCorners = attrs.getBool("align_corners", false);
+  g.stepH = numerics::bilinearStep(g.h, g.oh, g.alignCorners,
+                                   attrs.getFloat("scales_h", 0.0));
+  g.stepW = numerics::bilinearStep(g.w, g.ow, g.alignCorners,
+                                   attrs.getFloat("scales_w", 0.0));
   return g;
 }
 

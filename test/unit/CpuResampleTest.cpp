@@ -1,4 +1,4 @@
-//===- CpuResampleTest.cpp - adaptive_avg_pool2d, upsample_nearest2d ------===//
+//===- CpuResampleTest.cpp - adaptive pooling, nearest/bilinear upsampling ===//
 //
 // The CPU kernels against PyTorch's own float32 numbers
 // (test/unit/torch/resample_expected.py writes ResampleExpected.inc from the
@@ -80,6 +80,51 @@ TEST(CpuResample, UpsampleNearestMatchesPyTorch) {
         floatSizeDx, 0);
   check(kNearest, kNearestBack, {1, 1, 5, 6}, {1, 1, 2, 4}, {}, downY, downDx,
         0);
+}
+
+// Bilinear (F.interpolate mode="bilinear"), worked out by hand in exact
+// fractions from aten's index and weight formulas: every value is dyadic, so
+// the float kernels must give them exactly. A: 2x2 -> 4x4 by scale 2
+// (PyTorch's documented example: 1, 1.25, 1.75, 2, ...); B: align_corners
+// 2x2 -> 3x3; C: 4x4 -> 2x2 (each output the mean of a 2x2 block; no
+// antialiasing); D: an unchanged size copies.
+constexpr const char *kBilinear = "graph.upsample_bilinear2d";
+constexpr const char *kBilinearBack = "graph.upsample_bilinear2d_backward";
+
+void checkBilinear(std::vector<int64_t> xs, std::vector<int64_t> ys,
+                   const Attrs &attrs, std::vector<double> x,
+                   std::vector<double> wantY, std::vector<double> g,
+                   std::vector<double> wantDx) {
+  Tensor tx = fromValues(DType::F32, xs, x), tg = fromValues(DType::F32, ys, g);
+  Tensor y(DType::F32, ys), dx(DType::F32, xs);
+  run(kBilinear, {&tx}, {&y}, attrs);
+  expectEqual(y, wantY, "forward");
+  run(kBilinearBack, {&tg}, {&dx}, attrs);
+  expectEqual(dx, wantDx, "backward");
+}
+
+std::vector<double> iota(int n) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    v[size_t(i)] = i;
+  return v;
+}
+
+TEST(CpuResample, UpsampleBilinearByHand) {
+  checkBilinear({1, 1, 2, 2}, {1, 1, 4, 4},
+                {{"scales_h", 2.0}, {"scales_w", 2.0}}, {1, 2, 3, 4},
+                {1.0, 1.25, 1.75, 2.0, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25,
+                 3.5, 3.0, 3.25, 3.75, 4.0},
+                iota(16), {12.5, 19.5, 40.5, 47.5});
+  checkBilinear({1, 1, 2, 2}, {1, 1, 3, 3}, {{"align_corners", true}},
+                {1, 2, 3, 4}, {1.0, 1.5, 2.0, 2.0, 2.5, 3.0, 3.0, 3.5, 4.0},
+                iota(9), {3.0, 6.0, 12.0, 15.0});
+  checkBilinear({1, 1, 4, 4}, {1, 1, 2, 2}, {}, iota(16),
+                {2.5, 4.5, 10.5, 12.5}, {1, 2, 3, 4},
+                {0.25, 0.25, 0.5, 0.5, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 1.0,
+                 1.0, 0.75, 0.75, 1.0, 1.0});
+  checkBilinear({1, 2, 2, 3}, {1, 2, 2, 3}, {}, iota(12), iota(12), iota(12),
+                iota(12));
 }
 
 // Half types: the float result rounded once (copies are exact).

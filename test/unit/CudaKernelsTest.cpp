@@ -1006,6 +1006,34 @@ TEST(CudaKernels, AdaptivePoolAndNearestUpsample) {
   }
 }
 
+// upsample_bilinear2d and its backward against runtime/cpu, exactly: the
+// same float operations (Resample.cu is compiled with --fmad=false) and the
+// backward gathers each input's taps in the CPU kernel's scatter order.
+// Up by 2, by a float scale pair, down by a size, align_corners, and an
+// unchanged size.
+TEST(CudaKernels, BilinearUpsample) {
+  REQUIRE_GPU();
+  struct Case {
+    std::vector<int64_t> xs, ys;
+    cpu::Attrs attrs;
+  };
+  const Case cases[] = {
+      {{2, 3, 4, 5}, {2, 3, 8, 10}, {{"scales_h", 2.0}, {"scales_w", 2.0}}},
+      {{1, 2, 4, 3}, {1, 2, 5, 4}, {{"scales_h", 1.4}, {"scales_w", 1.6}}},
+      {{1, 2, 7, 9}, {1, 2, 3, 4}, {}},
+      {{2, 3, 3, 4}, {2, 3, 7, 9}, {{"align_corners", true}}},
+      {{1, 2, 3, 4}, {1, 2, 3, 4}, {}},
+  };
+  for (const Case &k : cases) {
+    size_t nx = size_t(k.xs[0] * k.xs[1] * k.xs[2] * k.xs[3]);
+    size_t ny = size_t(k.ys[0] * k.ys[1] * k.ys[2] * k.ys[3]);
+    compareOp("graph.upsample_bilinear2d", {randoms(nx, 1, 12)}, {k.xs}, k.ys,
+              k.attrs, 0, 0);
+    compareOp("graph.upsample_bilinear2d_backward", {randoms(ny, 1, 13)},
+              {k.ys}, k.xs, k.attrs, 0, 0);
+  }
+}
+
 // lhs_transposed / rhs_transposed as cuBLASLt's transA / transB (or, with
 // AMPC_CUDA_GEMM_TRANSPOSE=copy, the old transpose-copy path) against
 // cblas' flags on the CPU, every flag pair, 2-D and batched.

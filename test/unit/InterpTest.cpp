@@ -541,6 +541,32 @@ TEST_F(InterpTest, ResampleMatchesPyTorch) {
   expectNear(r[3], floats(resample::floatDx), 0);
 }
 
+// upsample_bilinear2d and its backward on the values CpuResampleTest works
+// out by hand (exact fractions; all dyadic): 2x2 -> 4x4 by scale 2, and
+// align_corners 2x2 -> 3x3. Typed numerics compute in float, as the kernels.
+TEST_F(InterpTest, BilinearUpsampleByHand) {
+  auto r = run(R"(
+    func.func @f(%x: tensor<1x1x2x2xf32>, %g: tensor<1x1x4x4xf32>, %g3: tensor<1x1x3x3xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) {
+      %y = graph.upsample_bilinear2d %x {scales_h = 2.0, scales_w = 2.0} : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
+      %dx = "graph.upsample_bilinear2d_backward"(%g) {scales_h = 2.0, scales_w = 2.0} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+      %y3 = graph.upsample_bilinear2d %x {size = array<i64: 3, 3>, align_corners = true} : tensor<1x1x2x2xf32> -> tensor<1x1x3x3xf32>
+      %dx3 = "graph.upsample_bilinear2d_backward"(%g3) {size = array<i64: 3, 3>, align_corners = true} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+      return %y, %dx, %y3, %dx3 : tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>
+    })",
+               {f32({1, 1, 2, 2}, {1, 2, 3, 4}),
+                f32({1, 1, 4, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                   13, 14, 15}),
+                f32({1, 1, 3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8})});
+  ASSERT_EQ(r.size(), 4u);
+  expectNear(r[0],
+             {1.0, 1.25, 1.75, 2.0, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5,
+              3.0, 3.25, 3.75, 4.0},
+             0);
+  expectNear(r[1], {12.5, 19.5, 40.5, 47.5}, 0);
+  expectNear(r[2], {1.0, 1.5, 2.0, 2.0, 2.5, 3.0, 3.0, 3.5, 4.0}, 0);
+  expectNear(r[3], {3.0, 6.0, 12.0, 15.0}, 0);
+}
+
 // embedding_backward with init: each row's FP32 sum plus init's row (a row
 // no id names is init + 0, so -0.0 becomes +0.0), as the graph.add of the
 // plain result and the widened init gave.

@@ -29,7 +29,9 @@
 //                     -inf for every query): not causal, imported unfused
 //   resize_nearest.onnx  x[N,2,3,4] -> Resize(scales 1.5, 2) -> Resize(sizes
 //                     5x9) -> GlobalAveragePool, nearest/asymmetric/floor
-//   resize_linear.onnx   the same with a bilinear first Resize
+//   resize_linear.onnx, resize_linear_ac.onnx, resize_cubic.onnx
+//                     the same with a bilinear first Resize (align_corners
+//                     False, True) or a bicubic one (not supported)
 //   malformed_*.onnx  one defect each, from fuzzing (onnx-malformed.test):
 //                     a node without output or input, a value defined
 //                     twice, negative and huge shapes to fold or reshape,
@@ -495,14 +497,22 @@ bool attention(const std::string &dir, const std::string &variant) {
 // torch.onnx's F.interpolate(mode="nearest") (Resize: asymmetric, floor)
 // by scales, then by sizes, then GlobalAveragePool; with |mode| "linear"
 // the first Resize is bilinear (an import error).
-bool resize(const std::string &dir, const std::string &mode) {
+// |variant| names the first Resize: nearest (F.interpolate's nearest),
+// linear (bilinear, align_corners=False: pytorch_half_pixel), linear_ac
+// (bilinear, align_corners=True), cubic (not supported).
+bool resize(const std::string &dir, const std::string &variant) {
   Builder m("resize", 13);
   m.input("x", TensorProto::FLOAT, {"N", "2", "3", "4"});
   m.init("scales", {4}, {1.0f, 1.0f, 1.5f, 2.0f});
   m.initInts("sizes", {2, 2, 5, 9});
+  const std::string mode = variant == "linear_ac" ? "linear" : variant;
+  const std::string map = variant == "linear"      ? "pytorch_half_pixel"
+                          : variant == "linear_ac" ? "align_corners"
+                                                   : "asymmetric";
   auto attrs = [&](onnx::NodeProto *n, const std::string &mo) {
     for (auto [k, v] : {std::pair<std::string, std::string>{"mode", mo},
-                        {"coordinate_transformation_mode", "asymmetric"},
+                        {"coordinate_transformation_mode",
+                         mo == "nearest" ? "asymmetric" : map},
                         {"nearest_mode", "floor"}}) {
       auto *a = n->add_attribute();
       a->set_name(k);
@@ -515,7 +525,7 @@ bool resize(const std::string &dir, const std::string &mode) {
         "nearest");
   m.node("GlobalAveragePool", "/pool/GlobalAveragePool", {"v"}, {"y"});
   m.output("y");
-  return m.write(dir + "/resize_" + mode + ".onnx");
+  return m.write(dir + "/resize_" + variant + ".onnx");
 }
 
 // Each file holds x[2,3] -> Mul(w) -> m, then the defect.
@@ -681,7 +691,8 @@ int main(int argc, char **argv) {
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||
       !attention(dir, "pad") || !resize(dir, "nearest") ||
-      !resize(dir, "linear") || !malformed(dir)) {
+      !resize(dir, "linear") || !resize(dir, "linear_ac") ||
+      !resize(dir, "cubic") || !malformed(dir)) {
     std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
     return 1;
   }

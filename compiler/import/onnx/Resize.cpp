@@ -1,12 +1,19 @@
-//===- Resize.cpp - Resize and Upsample as graph.upsample_nearest2d --------===//
+//===- Resize.cpp - Resize and Upsample as graph.upsample_*2d -------------===//
 //
-// What torch.onnx writes for F.interpolate(mode="nearest"): Resize with
-// mode=nearest, coordinate_transformation_mode=asymmetric and
-// nearest_mode=floor (opset 11+), Resize with mode=nearest (opset 10), or
-// Upsample (opset 7-9). All read output row i from input row
-// floor(i / scale), which is graph.upsample_nearest2d. Scales (or sizes) must
-// be known at import time and leave N and C alone. Any other mode or
-// coordinate mapping is an error naming the attribute.
+// What torch.onnx writes for F.interpolate:
+// - mode="nearest": Resize with mode=nearest,
+//   coordinate_transformation_mode=asymmetric and nearest_mode=floor (opset
+//   11+), Resize with mode=nearest (opset 10), or Upsample (opset 7-9). All
+//   read output row i from input row floor(i / scale):
+//   graph.upsample_nearest2d.
+// - mode="bilinear": Resize with mode=linear and
+//   coordinate_transformation_mode=pytorch_half_pixel (align_corners=False)
+//   or align_corners (align_corners=True), opset 11+:
+//   graph.upsample_bilinear2d. half_pixel maps as pytorch_half_pixel but
+//   for an output size of 1, where ONNX reads row 0 and PyTorch's kernel
+//   the middle; that case is refused rather than imported either way.
+// Scales (or sizes) must be known at import time and leave N and C alone.
+// Any other mode or coordinate mapping is an error naming the attribute.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/ImportState.h"
@@ -26,10 +33,17 @@ LogicalResult requireString(ImportState &s, StringRef name, StringRef dflt,
                  ": F.interpolate's mode=\"nearest\")");
 }
 
-// Emits upsample_nearest2d of input 0 from float |scales| [1, 1, sh, sw]
-// or, when empty, integer |sizes| [N, C, OH, OW].
-LogicalResult emitNearest(ImportState &s, ArrayRef<double> scales,
-                          ArrayRef<int64_t> sizes) {
+// How F.interpolate's mode is spelled in the file.
+struct Mode {
+  bool bilinear = false, alignCorners = false;
+  bool halfPixel = false; // ONNX's half_pixel, not pytorch_half_pixel
+};
+
+// Emits upsample_nearest2d (or upsample_bilinear2d, |mode|) of input 0
+// from float |scales| [1, 1, sh, sw] or, when empty, integer |sizes|
+// [N, C, OH, OW].
+LogicalResult emitResample(ImportState &s, ArrayRef<double> scales,
+                           ArrayRef<int64_t> sizes, Mode mode = {}) {
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
@@ -48,7 +62,19 @@ LogicalResult emitNearest(ImportState &s, ArrayRef<double> scales,
                      "and C");
     attrs = {s.attr("size", s.b.getDenseI64ArrayAttr(sizes.drop_front(2)))};
   }
-  FailureOr<Value> r = s.emit("graph.upsample_nearest2d", {*x}, attrs);
+  if (mode.bilinear && mode.alignCorners)
+    attrs.push_back(s.attr("align_corners", s.b.getBoolAttr(true)));
+  FailureOr<Value> r = s.emit(mode.bilinear ? "graph.upsample_bilinear2d"
+                                            : "graph.upsample_nearest2d",
+                              {*x}, attrs);
+  if (failed(r))
+    return failure();
+  ArrayRef<int64_t> outShape = shapeOf(*r);
+  if (mode.bilinear && !mode.alignCorners && !mode.halfPixel &&
+      (outShape[2] == 1 || outShape[3] == 1))
+    return s.error("pytorch_half_pixel with an output size of 1 is not "
+                   "supported (ONNX reads the first row there, PyTorch's "
+                   "kernel the middle)");
   if (failed(r))
     return failure();
   s.result(0, *r);
@@ -66,20 +92,53 @@ FailureOr<std::vector<double>> floatsInput(ImportState &s, unsigned i) {
   return t->f;
 }
 
+// F.interpolate's bilinear mode from a linear Resize's coordinate mapping.
+FailureOr<Mode> bilinearMode(ImportState &s) {
+  std::string map =
+      s.stringAttr("coordinate_transformation_mode", "half_pixel");
+  // Opset 10 maps asymmetrically, which no PyTorch mode does.
+  if (s.opset < 11)
+    map = "asymmetric";
+  Mode m;
+  m.bilinear = true;
+  m.alignCorners = map == "align_corners";
+  m.halfPixel = map == "half_pixel";
+  if (map != "pytorch_half_pixel" && !m.halfPixel && !m.alignCorners) {
+    (void)s.error("coordinate_transformation_mode " + map +
+                  " is not supported with mode linear (only "
+                  "pytorch_half_pixel, half_pixel or align_corners: "
+                  "F.interpolate's mode=\"bilinear\")");
+    return failure();
+  }
+  return m;
+}
+
 LogicalResult resize(ImportState &s) {
   if (failed(s.onlyAttrs({"mode", "coordinate_transformation_mode",
                           "nearest_mode", "cubic_coeff_a", "exclude_outside",
                           "extrapolation_value", "antialias",
-                          "keep_aspect_ratio_policy"})) ||
-      failed(requireString(s, "mode", "nearest", "nearest")))
+                          "keep_aspect_ratio_policy"})))
     return failure();
-  // Opset 10 has neither attribute and maps asymmetrically with floor.
-  if (s.opset >= 11 &&
-      (failed(requireString(s, "coordinate_transformation_mode", "half_pixel",
-                            "asymmetric")) ||
-       failed(requireString(s, "nearest_mode", "round_prefer_floor",
-                            "floor"))))
+  Mode mode;
+  std::string name = s.stringAttr("mode", "nearest");
+  if (name == "linear") {
+    FailureOr<Mode> m = bilinearMode(s);
+    if (failed(m))
+      return failure();
+    mode = *m;
+  } else if (name != "nearest") {
+    return s.error("mode " + name +
+                   " is not supported (only nearest and linear: "
+                   "F.interpolate's mode=\"nearest\" and \"bilinear\")");
+  } else if (s.opset >= 11 &&
+             // Opset 10 has neither attribute and maps asymmetrically with
+             // floor.
+             (failed(requireString(s, "coordinate_transformation_mode",
+                                   "half_pixel", "asymmetric")) ||
+              failed(requireString(s, "nearest_mode", "round_prefer_floor",
+                                   "floor")))) {
     return failure();
+  }
   if (s.intAttr("antialias", 0) != 0)
     return s.error("antialias 1 is not supported");
   if (failed(requireString(s, "keep_aspect_ratio_policy", "stretch",
@@ -91,11 +150,11 @@ LogicalResult resize(ImportState &s) {
   const Tensor *scales = s.constInput(scalesAt);
   if (scales && scales->numel() > 0) {
     auto v = floatsInput(s, scalesAt);
-    return failed(v) ? failure() : emitNearest(s, *v, {});
+    return failed(v) ? failure() : emitResample(s, *v, {}, mode);
   }
   if (s.opset >= 11 && s.hasInput(3)) {
     auto sizes = s.intsInput(3, "sizes");
-    return failed(sizes) ? failure() : emitNearest(s, {}, *sizes);
+    return failed(sizes) ? failure() : emitResample(s, {}, *sizes, mode);
   }
   return s.error("needs scales or sizes known at import time");
 }
@@ -106,9 +165,9 @@ LogicalResult upsample(ImportState &s) {
     return failure();
   // Opset 7-8: a `scales` attribute; opset 9: input 1.
   if (const Attribute *a = s.node->attr("scales"))
-    return emitNearest(s, a->floats, {});
+    return emitResample(s, a->floats, {});
   auto v = floatsInput(s, 1);
-  return failed(v) ? failure() : emitNearest(s, *v, {});
+  return failed(v) ? failure() : emitResample(s, *v, {});
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-//===- Resample.cpp - adaptive_avg_pool2d, upsample_nearest2d (NCHW) ------===//
+//===- Resample.cpp - adaptive pooling, nearest/bilinear upsampling (NCHW) ===//
 //
 // Same conventions as avg_pool2d (ConvPool.cpp): window sums in an FP32
 // accumulator under typed numerics; then, as aten, divided by the window's
@@ -129,6 +129,76 @@ KernelResult upsampleNearest2dBackward(const OpContext &ctx,
   return one(std::move(out));
 }
 
+// The taps of every output row and column (numerics::bilinearTap).
+struct BilinearMap {
+  std::vector<BilinearTap> rows, cols;
+  BilinearMap(const OpContext &ctx, const Planes &g) {
+    bool corners = ctx.getFlag("align_corners");
+    float sh = bilinearStep(g.h, g.oh, corners, ctx.getFloat("scales_h", 0.0));
+    float sw = bilinearStep(g.w, g.ow, corners, ctx.getFloat("scales_w", 0.0));
+    for (int64_t a = 0; a < g.oh; ++a)
+      rows.push_back(bilinearTap(a, g.h, g.oh, sh, corners));
+    for (int64_t b = 0; b < g.ow; ++b)
+      cols.push_back(bilinearTap(b, g.w, g.ow, sw, corners));
+  }
+};
+
+// In float under typed numerics (the kernels' operations, in their order),
+// else in double.
+KernelResult upsampleBilinear2d(const OpContext &ctx,
+                                std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  Planes g(in[0].shape, out.shape);
+  BilinearMap m(ctx, g);
+  const bool typed = ctx.fp32Accumulate();
+  for (int64_t p = 0; p < g.planes; ++p) {
+    const double *x = in[0].f.data() + p * g.h * g.w;
+    for (int64_t a = 0; a < g.oh; ++a) {
+      const BilinearTap &r = m.rows[a];
+      for (int64_t b = 0; b < g.ow; ++b) {
+        const BilinearTap &c = m.cols[b];
+        double v00 = x[r.i0 * g.w + c.i0], v01 = x[r.i0 * g.w + c.i1];
+        double v10 = x[r.i1 * g.w + c.i0], v11 = x[r.i1 * g.w + c.i1];
+        out.f[(p * g.oh + a) * g.ow + b] =
+            typed ? double(bilinearValue<float>(float(v00), float(v01),
+                                                float(v10), float(v11), r.w0,
+                                                r.w1, c.w0, c.w1))
+                  : bilinearValue<double>(v00, v01, v10, v11, r.w0, r.w1, c.w0,
+                                          c.w1);
+      }
+    }
+  }
+  return one(std::move(out));
+}
+
+// upsample_bilinear2d_backward(g) -> dx (spelled): each output's weighted g
+// added to its four taps, in output order.
+KernelResult upsampleBilinear2dBackward(const OpContext &ctx,
+                                        std::span<const Tensor> in) {
+  Tensor out = ctx.makeResult();
+  Planes g(out.shape, in[0].shape);
+  BilinearMap m(ctx, g);
+  const bool typed = ctx.fp32Accumulate();
+  auto weighted = [&](float h, float w, double v) {
+    return typed ? double(h * w * float(v)) : double(h) * double(w) * v;
+  };
+  for (int64_t p = 0; p < g.planes; ++p) {
+    double *dx = out.f.data() + p * g.h * g.w;
+    for (int64_t a = 0; a < g.oh; ++a) {
+      const BilinearTap &r = m.rows[a];
+      for (int64_t b = 0; b < g.ow; ++b) {
+        const BilinearTap &c = m.cols[b];
+        double v = in[0].f[(p * g.oh + a) * g.ow + b];
+        accumulate(ctx, dx[r.i0 * g.w + c.i0], weighted(r.w0, c.w0, v));
+        accumulate(ctx, dx[r.i0 * g.w + c.i1], weighted(r.w0, c.w1, v));
+        accumulate(ctx, dx[r.i1 * g.w + c.i0], weighted(r.w1, c.w0, v));
+        accumulate(ctx, dx[r.i1 * g.w + c.i1], weighted(r.w1, c.w1, v));
+      }
+    }
+  }
+  return one(std::move(out));
+}
+
 } // namespace
 
 void ampc::interp::registerResampleKernels(KernelTable &t) {
@@ -136,4 +206,6 @@ void ampc::interp::registerResampleKernels(KernelTable &t) {
   t["graph.adaptive_avg_pool2d_backward"] = adaptiveAvgPool2dBackward;
   t["graph.upsample_nearest2d"] = upsampleNearest2d;
   t["graph.upsample_nearest2d_backward"] = upsampleNearest2dBackward;
+  t["graph.upsample_bilinear2d"] = upsampleBilinear2d;
+  t["graph.upsample_bilinear2d_backward"] = upsampleBilinear2dBackward;
 }

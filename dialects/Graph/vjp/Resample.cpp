@@ -1,4 +1,4 @@
-//===- Resample.cpp - VJPs of adaptive_avg_pool2d and upsample_nearest2d --===//
+//===- Resample.cpp - VJPs of adaptive pooling and upsampling -------------===//
 #include "dialects/Graph/vjp/VJPBuilder.h"
 
 using namespace mlir;
@@ -15,4 +15,11 @@ SmallVector<Value> UpsampleNearest2dOp::buildVJP(OpBuilder &b,
   return {UpsampleNearest2dBackwardOp::create(
       b, getLoc(), getInput().getType(), cotangents[0], getSizeAttr(),
       getScalesHAttr(), getScalesWAttr())};
+}
+
+SmallVector<Value> UpsampleBilinear2dOp::buildVJP(OpBuilder &b,
+                                                  ValueRange cotangents) {
+  return {UpsampleBilinear2dBackwardOp::create(
+      b, getLoc(), getInput().getType(), cotangents[0], getSizeAttr(),
+      getScalesHAttr(), getScalesWAttr(), getAlignCornersAttr())};
 }

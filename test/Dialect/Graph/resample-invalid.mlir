@@ -76,3 +76,29 @@ func.func @upsample_backward_type(%g: tensor<1x4x10x14xf16>) {
   %0 = graph.upsample_nearest2d_backward %g {size = array<i64: 10, 14>} : tensor<1x4x10x14xf16> -> tensor<1x4x5x7xf32>
   return
 }
+
+// -----
+
+func.func @bilinear_both(%x: tensor<1x4x5x7xf32>) {
+  // expected-error @+2 {{upsample_bilinear2d needs either size = [OH, OW] or both scales_h and scales_w}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.upsample_bilinear2d %x {size = array<i64: 10, 14>, scales_h = 2.0, scales_w = 2.0} : tensor<1x4x5x7xf32> -> tensor<1x4x10x14xf32>
+  return
+}
+
+// -----
+
+func.func @bilinear_rank(%x: tensor<4x5x7xf32>) {
+  // expected-error @+2 {{upsample_bilinear2d needs an input [N, C, H, W], got [4, 5, 7]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.upsample_bilinear2d %x {scales_h = 2.0, scales_w = 2.0} : tensor<4x5x7xf32> -> tensor<4x10x14xf32>
+  return
+}
+
+// -----
+
+func.func @bilinear_backward_g(%g: tensor<1x4x10x10xf32>) {
+  // expected-error @+1 {{'graph.upsample_bilinear2d_backward' op g must have the forward result's shape [1, 4, 10, 14], got [1, 4, 10, 10]}}
+  %0 = graph.upsample_bilinear2d_backward %g {scales_h = 2.0, scales_w = 2.0, align_corners = true} : tensor<1x4x10x10xf32> -> tensor<1x4x5x7xf32>
+  return
+}

@@ -1,4 +1,5 @@
-// graph.adaptive_avg_pool2d, graph.upsample_nearest2d and their backward ops
+// graph.adaptive_avg_pool2d, graph.upsample_nearest2d,
+// graph.upsample_bilinear2d and their backward ops
 // parse, infer their result types, verify, print and parse again (custom and
 // generic forms).
 // RUN: ampc-opt %s --split-input-file | ampc-opt --split-input-file | FileCheck %s
@@ -16,6 +17,10 @@ graph.model @resample {
   %u = graph.upsample_nearest2d %x {scales_h = 1.5, scales_w = 2.5} : tensor<2x4x5x7xf32> -> tensor<2x4x7x17xf32>
   // CHECK: graph.upsample_nearest2d %{{.*}} {size = array<i64: 10, 3>} : tensor<2x4x5x7xf32> -> tensor<2x4x10x3xf32>
   %s = graph.upsample_nearest2d %x {size = array<i64: 10, 3>} : tensor<2x4x5x7xf32> -> tensor<2x4x10x3xf32>
+  // CHECK: graph.upsample_bilinear2d %{{.*}} {scales_h = 1.500000e+00 : f64, scales_w = 2.500000e+00 : f64} : tensor<2x4x5x7xf32> -> tensor<2x4x7x17xf32>
+  %b = graph.upsample_bilinear2d %x {scales_h = 1.5, scales_w = 2.5} : tensor<2x4x5x7xf32> -> tensor<2x4x7x17xf32>
+  // CHECK: graph.upsample_bilinear2d %{{.*}} {align_corners = true, size = array<i64: 10, 3>} : tensor<2x4x5x7xf32> -> tensor<2x4x10x3xf32>
+  %c = graph.upsample_bilinear2d %x {size = array<i64: 10, 3>, align_corners = true} : tensor<2x4x5x7xf32> -> tensor<2x4x10x3xf32>
   %l = graph.reduce_sum %s : tensor<2x4x10x3xf32> -> tensor<f32>
   graph.output loss = %l : tensor<f32>
 }
@@ -28,5 +33,7 @@ func.func @backward(%ga: tensor<2x4x3x4xf32>, %gu: tensor<2x4x7x17xf32>) {
   %0 = graph.adaptive_avg_pool2d_backward %ga : tensor<2x4x3x4xf32> -> tensor<2x4x5x7xf32>
   // CHECK: graph.upsample_nearest2d_backward %{{.*}} {scales_h = 1.500000e+00 : f64, scales_w = 2.500000e+00 : f64} : tensor<2x4x7x17xf32> -> tensor<2x4x5x7xf32>
   %1 = graph.upsample_nearest2d_backward %gu {scales_h = 1.5, scales_w = 2.5} : tensor<2x4x7x17xf32> -> tensor<2x4x5x7xf32>
+  // CHECK: graph.upsample_bilinear2d_backward %{{.*}} {align_corners = true, scales_h = 1.500000e+00 : f64, scales_w = 2.500000e+00 : f64} : tensor<2x4x7x17xf32> -> tensor<2x4x5x7xf32>
+  %2 = graph.upsample_bilinear2d_backward %gu {scales_h = 1.5, scales_w = 2.5, align_corners = true} : tensor<2x4x7x17xf32> -> tensor<2x4x5x7xf32>
   return
 }
