@@ -118,6 +118,21 @@ LogicalResult globalAvgPool(ImportState &s) {
   return success();
 }
 
+// GlobalMaxPool (AdaptiveMaxPool2d((1, 1))): the maximum over H and W.
+LogicalResult globalMaxPool(ImportState &s) {
+  FailureOr<Value> x = input4d(s);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> r =
+      s.emit("graph.reduce_max", {*x},
+             {s.attr("axes", s.b.getDenseI64ArrayAttr({2, 3})),
+              s.attr("keepdim", s.b.getBoolAttr(true))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
 // ConvTranspose -> graph.conv_transpose2d. ONNX trims a transposed
 // convolution's full result (output_padding q included) by pad_begin b and
 // pad_end e per side; the graph op trims |padding| from both sides and then
@@ -224,6 +239,7 @@ void registerConvOps(OpTable &t) {
   t["MaxPool"] = [](ImportState &s) { return pool(s, "max_pool2d"); };
   t["AveragePool"] = [](ImportState &s) { return pool(s, "avg_pool2d"); };
   t["GlobalAveragePool"] = globalAvgPool;
+  t["GlobalMaxPool"] = globalMaxPool;
   t["ConvTranspose"] = convTranspose;
 }
 

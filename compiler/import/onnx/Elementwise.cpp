@@ -165,8 +165,8 @@ LogicalResult softplus(ImportState &s) {
   return success();
 }
 
-// Max / Min of any number of inputs, folded pairwise.
-LogicalResult variadic(ImportState &s, StringRef op) {
+// The inputs folded pairwise with the binary graph op |op|, in order.
+FailureOr<Value> foldInputs(ImportState &s, StringRef op) {
   if (failed(s.onlyAttrs({})))
     return failure();
   FailureOr<Value> acc = s.input(0);
@@ -174,9 +174,97 @@ LogicalResult variadic(ImportState &s, StringRef op) {
     FailureOr<Value> v = s.input(i);
     acc = failed(v) ? v : s.emit(("graph." + op).str(), {*acc, *v});
   }
+  return acc;
+}
+
+// Max, Min and Sum of any number of inputs.
+LogicalResult variadic(ImportState &s, StringRef op) {
+  FailureOr<Value> acc = foldInputs(s, op);
   if (failed(acc))
     return failure();
   s.result(0, *acc);
+  return success();
+}
+
+// ONNX's HardSigmoid, max(0, min(1, alpha * x + beta)), as graph ops
+// (PyTorch's hardsigmoid has no autocast entry either: the input's type).
+FailureOr<Value> hardSigmoidOf(ImportState &s, Value x, double alpha,
+                               double beta) {
+  FailureOr<Value> ax = s.emit("graph.mul", {x, scalarLike(s, x, alpha)});
+  if (failed(ax))
+    return failure();
+  FailureOr<Value> axb = s.emit("graph.add", {*ax, scalarLike(s, x, beta)});
+  if (failed(axb))
+    return failure();
+  return s.emit("graph.clamp", {*axb},
+                {s.attr("min", s.b.getF64FloatAttr(0.0)),
+                 s.attr("max", s.b.getF64FloatAttr(1.0))});
+}
+
+LogicalResult hardSigmoid(ImportState &s) {
+  if (failed(s.onlyAttrs({"alpha", "beta"})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> r = hardSigmoidOf(s, *x, s.floatAttr("alpha", 0.2),
+                                     s.floatAttr("beta", 0.5));
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// HardSwish (nn.Hardswish, opset 14): x * HardSigmoid(x) with alpha 1/6
+// and beta 0.5.
+LogicalResult hardSwish(ImportState &s) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> h = hardSigmoidOf(s, *x, 1.0 / 6.0, 0.5);
+  FailureOr<Value> r = failed(h) ? h : s.emit("graph.mul", {*x, *h});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// PRelu(x, slope) = x where x >= 0, slope * x elsewhere, written
+// relu(x) - slope * relu(-x): the same values, and the gradients of both
+// operands (1 or slope for x, x where x < 0 for the slope). The slope is
+// usually a parameter ([C, 1, 1] for NCHW; [1] for nn.PReLU()).
+LogicalResult prelu(ImportState &s) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  FailureOr<Value> x = s.input(0), slope = s.input(1);
+  if (failed(x) || failed(slope))
+    return failure();
+  FailureOr<Value> pos = s.emit("graph.relu", {*x});
+  if (failed(pos))
+    return failure();
+  FailureOr<Value> neg = s.emit("graph.neg", {*x});
+  if (failed(neg) || failed(neg = s.emit("graph.relu", {*neg})) ||
+      failed(neg = s.emit("graph.mul", {*slope, *neg})))
+    return failure();
+  FailureOr<Value> r = s.emit("graph.sub", {*pos, *neg});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
+// Mean of any number of inputs: their sum, divided by the count.
+LogicalResult mean(ImportState &s) {
+  FailureOr<Value> sum = foldInputs(s, "add");
+  if (failed(sum))
+    return failure();
+  FailureOr<Value> r = s.emit(
+      "graph.div", {*sum, scalarLike(s, *sum, double(s.node->inputs.size()))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
   return success();
 }
 
@@ -326,6 +414,11 @@ void registerElementwiseOps(OpTable &t) {
   t["Softplus"] = softplus;
   t["Max"] = [](ImportState &s) { return variadic(s, "maximum"); };
   t["Min"] = [](ImportState &s) { return variadic(s, "minimum"); };
+  t["Sum"] = [](ImportState &s) { return variadic(s, "add"); };
+  t["Mean"] = mean;
+  t["HardSigmoid"] = hardSigmoid;
+  t["HardSwish"] = hardSwish;
+  t["PRelu"] = prelu;
   t["Where"] = where;
   t["Pow"] = pow;
   t["Gelu"] = gelu;

@@ -19,6 +19,9 @@
 //   cnn.onnx          Conv -> BatchNormalization (training mode) -> LeakyRelu
 //                     -> MaxPool -> Flatten -> Gemm, x[N,1,6,6] -> [N,3];
 //                     cnn_x.npy, cnn_label.npy: a batch of 4
+//   mobile.onnx       Conv -> InstanceNormalization -> PRelu -> HardSwish ->
+//                     HardSigmoid gate -> GlobalMaxPool/GlobalAveragePool ->
+//                     Sum, Mean -> Gemm; mobile_x.npy, mobile_label.npy
 //   gelu.onnx         PyTorch's exact GELU below opset 20:
 //                     Div(sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)
 //   attn_div.onnx     q, k, v [2,2,4,8] -> MatMul(q, Transpose(k)) ->
@@ -419,6 +422,49 @@ bool cnn(const std::string &dir) {
          writeNpy(dir + "/cnn_label.npy", "<i8", {4}, label.data(), 4 * 8);
 }
 
+// MobileNet-style blocks: Conv -> InstanceNormalization -> PRelu (one
+// slope, nn.PReLU()) -> HardSwish -> x * HardSigmoid(x) (a gate) ->
+// GlobalMaxPool and GlobalAveragePool -> Sum and Mean of them -> Gemm.
+bool mobile(const std::string &dir) {
+  Builder m("mobile", 17);
+  m.input("x", TensorProto::FLOAT, {"N", "2", "6", "6"});
+  m.init("conv.weight", {4, 2, 3, 3}, values(72, 0.1, 0.4));
+  m.init("conv.bias", {4}, values(4, 0.2, 0.1));
+  m.init("in.weight", {4}, values(4, 1.0, 0.5));
+  m.init("in.bias", {4}, values(4, 0.3, 0.1));
+  m.init("act.weight", {1}, {0.25f});
+  m.init("fc.weight", {3, 4}, values(12, 0.4, 0.3));
+  m.init("fc.bias", {3}, values(3, 0.5, 0.1));
+  auto *conv =
+      m.node("Conv", "/conv/Conv", {"x", "conv.weight", "conv.bias"}, {"c"});
+  Builder::intsAttr(conv, "pads", {1, 1, 1, 1});
+  m.node("InstanceNormalization", "/in/InstanceNormalization",
+         {"c", "in.weight", "in.bias"}, {"i"});
+  m.node("PRelu", "/act/PRelu", {"i", "act.weight"}, {"p"});
+  m.node("HardSwish", "/hs/HardSwish", {"p"}, {"h"});
+  auto *gate = m.node("HardSigmoid", "/gate/HardSigmoid", {"h"}, {"g"});
+  auto *alpha = gate->add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(onnx::AttributeProto::FLOAT);
+  alpha->set_f(1.0f / 6.0f);
+  m.node("Mul", "/gate/Mul", {"h", "g"}, {"se"});
+  m.node("GlobalMaxPool", "/maxpool/GlobalMaxPool", {"se"}, {"gm"});
+  m.node("GlobalAveragePool", "/avgpool/GlobalAveragePool", {"se"}, {"ga"});
+  m.node("Sum", "/Sum", {"gm", "ga"}, {"s"});
+  m.node("Mean", "/Mean", {"gm", "ga", "s"}, {"mm"});
+  m.node("Flatten", "/Flatten", {"mm"}, {"f"});
+  Builder::intAttr(
+      m.node("Gemm", "/fc/Gemm", {"f", "fc.weight", "fc.bias"}, {"logits"}),
+      "transB", 1);
+  m.output("logits");
+  auto x = values(4 * 72, 0.9, 1.5);
+  std::vector<int64_t> label = {0, 1, 2, 1};
+  return m.write(dir + "/mobile.onnx") &&
+         writeNpy(dir + "/mobile_x.npy", "<f4", {4, 2, 6, 6}, x.data(),
+                  x.size() * 4) &&
+         writeNpy(dir + "/mobile_label.npy", "<i8", {4}, label.data(), 4 * 8);
+}
+
 bool geluErf(const std::string &dir) {
   Builder m("gelu");
   m.input("x", TensorProto::FLOAT, {"N", "4"});
@@ -689,6 +735,7 @@ int main(int argc, char **argv) {
       !halfMask(dir) ||
       !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
+      !mobile(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||
       !attention(dir, "pad") || !resize(dir, "nearest") ||
       !resize(dir, "linear") || !resize(dir, "linear_ac") ||

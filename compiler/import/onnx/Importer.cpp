@@ -178,9 +178,9 @@ bool feedsOnlyMasksIn(const Graph &g, const std::string &name, int depth) {
 // (DOUBLE, FLOAT16 and BFLOAT16 ones too: a model exported after .double()
 // or .half() trains like the FLOAT one), and those of one element
 // (rank >= 1) that only layers read, as their weight or bias (a
-// Linear(1, 1), or Linear(h, 1)'s bias); the rest (integer shapes,
-// scalar constants such as a Pow exponent or an attention scale) stay
-// import-time constants.
+// Linear(1, 1), Linear(h, 1)'s bias, nn.PReLU()'s slope); the rest
+// (integer shapes, scalar constants such as a Pow exponent or an attention
+// scale) stay import-time constants.
 LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
   std::map<std::string, const Tensor *> inits;
   for (const Tensor &t : g.initializers)
@@ -207,7 +207,8 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
       bool layer = ((n.opType == "Gemm" || n.opType == "Conv" ||
                      n.opType == "ConvTranspose") &&
                     (i == 1 || i == 2)) ||
-                   (n.opType == "MatMul" && i == 1) ||
+                   ((n.opType == "MatMul" || n.opType == "PRelu") &&
+                    i == 1) ||
                    (n.opType == "Add" && n.inputs.size() == 2 &&
                     isLinear(n.inputs[1 - i]));
       auto [it, fresh] = onlyLayersRead.emplace(in, layer);

@@ -327,6 +327,30 @@ LogicalResult batchNorm(ImportState &s) {
   return success();
 }
 
+// InstanceNormalization(x, scale, B): each (sample, channel) normalised
+// over its own H x W, then scaled and shifted per channel; that is
+// graph.group_norm with one channel per group (nn.InstanceNorm2d without
+// running statistics, its default).
+LogicalResult instanceNorm(ImportState &s) {
+  if (failed(s.onlyAttrs({"epsilon"})))
+    return failure();
+  FailureOr<Value> x = s.input(0), scale = s.input(1), bias = s.input(2);
+  if (failed(x) || failed(scale) || failed(bias))
+    return failure();
+  ArrayRef<int64_t> shape = shapeOf(*x);
+  if (shape.size() < 3)
+    return s.error("needs an input [N, C, D1, ...], got rank " +
+                   Twine(shape.size()));
+  FailureOr<Value> r = s.emit(
+      "graph.group_norm", {*x, *scale, *bias},
+      {s.attr("num_groups", s.b.getI64IntegerAttr(shape[1])),
+       s.attr("eps", s.b.getF64FloatAttr(s.floatAttr("epsilon", 1e-5)))});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
 } // namespace
 
 void registerNormOps(OpTable &t) {
@@ -336,6 +360,7 @@ void registerNormOps(OpTable &t) {
     return softmaxLike(s, "log_softmax");
   };
   t["LayerNormalization"] = layerNorm;
+  t["InstanceNormalization"] = instanceNorm;
 }
 
 } // namespace ampc::onnx
