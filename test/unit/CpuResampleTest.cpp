@@ -127,6 +127,75 @@ TEST(CpuResample, UpsampleBilinearByHand) {
                 iota(12));
 }
 
+// Non-dyadic steps (scales 1.4 / 1.6, align_corners 4 -> 7): the kernels
+// against a float transcription of aten's upsample_bilinear2d written here
+// apart from runtime/numerics (area_pixel_compute_scale /
+// compute_source_index_and_lambda, then UpSampleKernel.cpp's
+// t0 * w0 + t1 * w1 per dimension, and the backward's (h * w) * g in output
+// order), bit for bit.
+struct AtenTap {
+  int64_t i0, i1;
+  float l0, l1;
+};
+AtenTap atenTap(int64_t dst, int64_t in, int64_t out, bool corners,
+                double scale) {
+  if (in == out)
+    return {dst, dst, 1.0f, 0.0f};
+  float ratio = corners ? (out > 1 ? float(in - 1) / float(out - 1) : 0.0f)
+                        : (scale > 0 ? float(1.0 / scale) : float(in) / out);
+  float real = corners ? ratio * float(dst)
+                       : ratio * (float(dst) + 0.5f) - 0.5f;
+  if (!corners && real < 0.0f)
+    real = 0.0f;
+  int64_t i0 = std::min<int64_t>(int64_t(std::floor(real)), in - 1);
+  float l1 = std::min(std::max(real - float(i0), 0.0f), 1.0f);
+  return {i0, i0 + (i0 < in - 1 ? 1 : 0), 1.0f - l1, l1};
+}
+
+TEST(CpuResample, UpsampleBilinearMatchesAtenTranscription) {
+  struct Case {
+    int64_t h, w, oh, ow;
+    bool corners;
+    double sh, sw;
+  };
+  for (const Case &k : {Case{4, 3, 5, 4, false, 1.4, 1.6},
+                        Case{4, 5, 7, 3, true, 0, 0},
+                        Case{7, 9, 3, 4, false, 0, 0}}) {
+    SCOPED_TRACE(std::to_string(k.h) + "x" + std::to_string(k.w) + " -> " +
+                 std::to_string(k.oh) + "x" + std::to_string(k.ow));
+    Attrs attrs;
+    if (k.corners)
+      attrs.set("align_corners", true);
+    if (k.sh > 0) {
+      attrs.set("scales_h", k.sh);
+      attrs.set("scales_w", k.sw);
+    }
+    std::vector<double> x = asFloats(ramp(k.h * k.w, 37, 23, 11, 7.0));
+    std::vector<double> g = asFloats(ramp(k.oh * k.ow, 13, 17, 8, 3.0));
+    std::vector<double> wantY, wantDx(size_t(k.h * k.w), 0.0);
+    std::vector<float> dx(size_t(k.h * k.w), 0.0f);
+    for (int64_t a = 0; a < k.oh; ++a) {
+      AtenTap r = atenTap(a, k.h, k.oh, k.corners, k.sh);
+      for (int64_t b = 0; b < k.ow; ++b) {
+        AtenTap c = atenTap(b, k.w, k.ow, k.corners, k.sw);
+        auto at = [&](int64_t i, int64_t j) { return float(x[size_t(i * k.w + j)]); };
+        float t0 = at(r.i0, c.i0) * c.l0 + at(r.i0, c.i1) * c.l1;
+        float t1 = at(r.i1, c.i0) * c.l0 + at(r.i1, c.i1) * c.l1;
+        wantY.push_back(t0 * r.l0 + t1 * r.l1);
+        float v = float(g[size_t(a * k.ow + b)]);
+        dx[size_t(r.i0 * k.w + c.i0)] += r.l0 * c.l0 * v;
+        dx[size_t(r.i0 * k.w + c.i1)] += r.l0 * c.l1 * v;
+        dx[size_t(r.i1 * k.w + c.i0)] += r.l1 * c.l0 * v;
+        dx[size_t(r.i1 * k.w + c.i1)] += r.l1 * c.l1 * v;
+      }
+    }
+    for (size_t i = 0; i < dx.size(); ++i)
+      wantDx[i] = dx[i];
+    checkBilinear({1, 1, k.h, k.w}, {1, 1, k.oh, k.ow}, attrs, x, wantY, g,
+                  wantDx);
+  }
+}
+
 // Half types: the float result rounded once (copies are exact).
 TEST(CpuResample, HalfTypesRoundOnce) {
   for (DType t : {DType::F16, DType::BF16}) {

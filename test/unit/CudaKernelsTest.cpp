@@ -1009,8 +1009,8 @@ TEST(CudaKernels, AdaptivePoolAndNearestUpsample) {
 // upsample_bilinear2d and its backward against runtime/cpu, exactly: the
 // same float operations (Resample.cu is compiled with --fmad=false) and the
 // backward gathers each input's taps in the CPU kernel's scatter order.
-// Up by 2, by a float scale pair, down by a size, align_corners, and an
-// unchanged size.
+// Up by 2, by a float scale pair, down by a size, align_corners, an
+// unchanged size, and an input or output of one row or column.
 TEST(CudaKernels, BilinearUpsample) {
   REQUIRE_GPU();
   struct Case {
@@ -1023,6 +1023,8 @@ TEST(CudaKernels, BilinearUpsample) {
       {{1, 2, 7, 9}, {1, 2, 3, 4}, {}},
       {{2, 3, 3, 4}, {2, 3, 7, 9}, {{"align_corners", true}}},
       {{1, 2, 3, 4}, {1, 2, 3, 4}, {}},
+      {{1, 2, 1, 5}, {1, 2, 3, 1}, {}},
+      {{1, 2, 1, 5}, {1, 2, 3, 1}, {{"align_corners", true}}},
   };
   for (const Case &k : cases) {
     size_t nx = size_t(k.xs[0] * k.xs[1] * k.xs[2] * k.xs[3]);

@@ -545,15 +545,18 @@ bool attention(const std::string &dir, const std::string &variant) {
 // the first Resize is bilinear (an import error).
 // |variant| names the first Resize: nearest (F.interpolate's nearest),
 // linear (bilinear, align_corners=False: pytorch_half_pixel), linear_ac
-// (bilinear, align_corners=True), cubic (not supported).
+// (bilinear, align_corners=True), cubic (not supported), linear_keep
+// (scale 1.2 on height 3: a size kept by a scale other than 1).
 bool resize(const std::string &dir, const std::string &variant) {
   Builder m("resize", 13);
   m.input("x", TensorProto::FLOAT, {"N", "2", "3", "4"});
-  m.init("scales", {4}, {1.0f, 1.0f, 1.5f, 2.0f});
+  m.init("scales", {4},
+         {1.0f, 1.0f, variant == "linear_keep" ? 1.2f : 1.5f, 2.0f});
   m.initInts("sizes", {2, 2, 5, 9});
-  const std::string mode = variant == "linear_ac" ? "linear" : variant;
-  const std::string map = variant == "linear"      ? "pytorch_half_pixel"
-                          : variant == "linear_ac" ? "align_corners"
+  const std::string mode =
+      variant == "linear_ac" || variant == "linear_keep" ? "linear" : variant;
+  const std::string map = variant == "linear_ac" ? "align_corners"
+                          : mode == "linear"       ? "pytorch_half_pixel"
                                                    : "asymmetric";
   auto attrs = [&](onnx::NodeProto *n, const std::string &mo) {
     for (auto [k, v] : {std::pair<std::string, std::string>{"mode", mo},
@@ -739,7 +742,8 @@ int main(int argc, char **argv) {
       !attention(dir, "div") || !attention(dir, "where") ||
       !attention(dir, "pad") || !resize(dir, "nearest") ||
       !resize(dir, "linear") || !resize(dir, "linear_ac") ||
-      !resize(dir, "cubic") || !malformed(dir)) {
+      !resize(dir, "cubic") || !resize(dir, "linear_keep") ||
+      !malformed(dir)) {
     std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
     return 1;
   }

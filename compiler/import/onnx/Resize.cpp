@@ -9,14 +9,20 @@
 // - mode="bilinear": Resize with mode=linear and
 //   coordinate_transformation_mode=pytorch_half_pixel (align_corners=False)
 //   or align_corners (align_corners=True), opset 11+:
-//   graph.upsample_bilinear2d. half_pixel maps as pytorch_half_pixel but
-//   for an output size of 1, where ONNX reads row 0 and PyTorch's kernel
-//   the middle; that case is refused rather than imported either way.
+//   graph.upsample_bilinear2d. half_pixel maps as align_corners=False
+//   everywhere; pytorch_half_pixel too, but to an output size of 1 from a
+//   larger input, where ONNX reads row 0 and PyTorch's kernel the middle:
+//   that case is refused rather than imported either way.
+// PyTorch's kernels copy an axis whose size a scale keeps (and nearest reads
+// i / 2 on one it doubles) whatever the scale; ONNX maps by the scale. A
+// scale other than 1 (2) that keeps (doubles) a size is refused too.
 // Scales (or sizes) must be known at import time and leave N and C alone.
 // Any other mode or coordinate mapping is an error naming the attribute.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/ImportState.h"
+
+#include <cstdio>
 
 using namespace mlir;
 
@@ -70,13 +76,26 @@ LogicalResult emitResample(ImportState &s, ArrayRef<double> scales,
   if (failed(r))
     return failure();
   ArrayRef<int64_t> outShape = shapeOf(*r);
-  if (mode.bilinear && !mode.alignCorners && !mode.halfPixel &&
-      (outShape[2] == 1 || outShape[3] == 1))
-    return s.error("pytorch_half_pixel with an output size of 1 is not "
-                   "supported (ONNX reads the first row there, PyTorch's "
-                   "kernel the middle)");
-  if (failed(r))
-    return failure();
+  for (int k = 2; k < 4; ++k) {
+    int64_t in = shape[k], out = outShape[k];
+    if (mode.bilinear && !mode.alignCorners && !mode.halfPixel && out == 1 &&
+        in > 1)
+      return s.error("pytorch_half_pixel to an output size of 1 is not "
+                     "supported (ONNX reads the first row there, PyTorch's "
+                     "kernel the middle)");
+    if (scales.empty())
+      continue;
+    double scale = scales[size_t(k)];
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%g", scale);
+    if ((out == in && scale != 1.0) ||
+        (!mode.bilinear && out == 2 * in && scale != 2.0))
+      return s.error(
+          "scale " + std::string(shown) + " " +
+          (out == in ? "keeps" : "doubles") + " size " + Twine(in) +
+          ": ONNX maps by the scale there, PyTorch's kernel " +
+          (out == in ? "copies" : "reads i / 2") + " (not supported)");
+  }
   s.result(0, *r);
   return success();
 }
