@@ -255,6 +255,23 @@ LogicalResult prelu(ImportState &s) {
   return success();
 }
 
+// Softsign: x / (1 + |x|), as F.softsign computes it.
+LogicalResult softsign(ImportState &s) {
+  if (failed(s.onlyAttrs({})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> d = s.emit("graph.abs", {*x});
+  if (failed(d) || failed(d = s.emit("graph.add", {scalarLike(s, *x, 1.0), *d})))
+    return failure();
+  FailureOr<Value> r = s.emit("graph.div", {*x, *d});
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
 // Mean of any number of inputs: their sum, divided by the count.
 LogicalResult mean(ImportState &s) {
   FailureOr<Value> sum = foldInputs(s, "add");
@@ -419,6 +436,7 @@ void registerElementwiseOps(OpTable &t) {
   t["HardSigmoid"] = hardSigmoid;
   t["HardSwish"] = hardSwish;
   t["PRelu"] = prelu;
+  t["Softsign"] = softsign;
   t["Where"] = where;
   t["Pow"] = pow;
   t["Gelu"] = gelu;

@@ -22,6 +22,8 @@
 //   mobile.onnx       Conv -> InstanceNormalization -> PRelu -> HardSwish ->
 //                     HardSigmoid gate -> GlobalMaxPool/GlobalAveragePool ->
 //                     Sum, Mean -> Gemm; mobile_x.npy, mobile_label.npy
+//   indexing.onnx     Tile -> Gemm -> CumSum -> Softsign -> GatherElements,
+//                     and ArgMax; indexing_x.npy, indexing_label.npy
 //   gelu.onnx         PyTorch's exact GELU below opset 20:
 //                     Div(sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)
 //   attn_div.onnx     q, k, v [2,2,4,8] -> MatMul(q, Transpose(k)) ->
@@ -465,6 +467,47 @@ bool mobile(const std::string &dir) {
          writeNpy(dir + "/mobile_label.npy", "<i8", {4}, label.data(), 4 * 8);
 }
 
+// Tile -> Gemm -> CumSum -> Softsign -> GatherElements (negative constant
+// indices) -> logits, and ArgMax of them as a second output.
+bool indexing(const std::string &dir) {
+  Builder m("indexing", 17);
+  m.input("x", TensorProto::FLOAT, {"4", "4"});
+  m.initInts("repeats", {1, 2});
+  m.init("fc.weight", {3, 8}, values(24, 0.4, 0.3));
+  m.init("fc.bias", {3}, values(3, 0.5, 0.1));
+  m.initInts("axis", {1});
+  m.g->mutable_initializer(m.g->initializer_size() - 1)->clear_dims();
+  auto *idx = m.g->add_initializer();
+  idx->set_name("perm");
+  idx->set_data_type(TensorProto::INT64);
+  idx->add_dims(4);
+  idx->add_dims(3);
+  // The same order in every row (rows are shuffled samples), written with
+  // and without negative indices.
+  for (int64_t v : {2, 0, 1, -1, -3, -2, 2, 0, 1, -1, 0, 1})
+    idx->add_int64_data(v);
+  m.node("Tile", "/Tile", {"x", "repeats"}, {"t"});
+  Builder::intAttr(
+      m.node("Gemm", "/fc/Gemm", {"t", "fc.weight", "fc.bias"}, {"h"}),
+      "transB", 1);
+  m.node("CumSum", "/CumSum", {"h", "axis"}, {"c"});
+  m.node("Softsign", "/Softsign", {"c"}, {"s"});
+  Builder::intAttr(
+      m.node("GatherElements", "/GatherElements", {"s", "perm"}, {"logits"}),
+      "axis", 1);
+  Builder::intAttr(m.node("ArgMax", "/ArgMax", {"logits"}, {"pred"}), "axis",
+                   1);
+  m.output("logits");
+  m.output("pred");
+  auto x = values(16, 0.9, 1.5);
+  std::vector<int64_t> label = {0, 1, 2, 1};
+  return m.write(dir + "/indexing.onnx") &&
+         writeNpy(dir + "/indexing_x.npy", "<f4", {4, 4}, x.data(),
+                  x.size() * 4) &&
+         writeNpy(dir + "/indexing_label.npy", "<i8", {4}, label.data(),
+                  4 * 8);
+}
+
 bool geluErf(const std::string &dir) {
   Builder m("gelu");
   m.input("x", TensorProto::FLOAT, {"N", "4"});
@@ -738,7 +781,7 @@ int main(int argc, char **argv) {
       !halfMask(dir) ||
       !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
-      !mobile(dir) ||
+      !mobile(dir) || !indexing(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||
       !attention(dir, "pad") || !resize(dir, "nearest") ||
       !resize(dir, "linear") || !resize(dir, "linear_ac") ||

@@ -145,6 +145,7 @@ void registerSliceOps(OpTable &table);
 void registerFoldOnlyOps(OpTable &table);
 void registerEinsumOps(OpTable &table);
 void registerResizeOps(OpTable &table);
+void registerIndexingOps(OpTable &table);
 
 // Computes the node on the host when all its inputs are known at import
 // time (Fold.cpp): true if it did.

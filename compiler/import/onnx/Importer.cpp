@@ -40,6 +40,7 @@ const OpTable &opTable() {
     registerFoldOnlyOps(t);
     registerEinsumOps(t);
     registerResizeOps(t);
+    registerIndexingOps(t);
     return t;
   }();
   return table;
