@@ -166,6 +166,13 @@ LogicalResult LeakyReluBackwardOp::verify() {
   return success();
 }
 
+LogicalResult EluBackwardOp::verify() {
+  if (failed(sameType(*this, getX(), "x", getG(), "g")) ||
+      failed(sameType(*this, getX(), "x", getDx(), "dx")))
+    return failure();
+  return success();
+}
+
 LogicalResult SoftplusBackwardOp::verify() {
   if (failed(sameType(*this, getX(), "x", getG(), "g")) ||
       failed(sameType(*this, getX(), "x", getDx(), "dx")))

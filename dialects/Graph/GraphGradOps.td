@@ -98,6 +98,26 @@ def Graph_LeakyReluBackwardOp : Graph_GradOp<"leaky_relu_backward"> {
       "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
 }
 
+def Graph_EluBackwardOp : Graph_GradOp<"elu_backward"> {
+  let summary = "Cotangent of elu: g * scale where x > 0, else g * input_scale * alpha * scale * exp(x * input_scale)";
+  let description = [{
+    `x` is the elu input (PyTorch's elu_backward with is_result false);
+    attributes as graph.elu's.
+
+    ```mlir
+    %dx = graph.elu_backward %x, %g {alpha = 0.5} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$g,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       DefaultValuedAttr<F64Attr, "1.0">:$input_scale);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat =
+      "$x `,` $g attr-dict `:` type($x) `,` type($g) `->` type($dx)";
+  let hasVerifier = 1;
+}
+
 def Graph_SoftplusBackwardOp : Graph_GradOp<"softplus_backward"> {
   let summary = "Cotangent of softplus";
   let description = [{

@@ -365,6 +365,27 @@ def Graph_LeakyReluOp : Graph_SameTypeOp<"leaky_relu", [Graph_VJP]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Graph_EluOp : Graph_SameTypeOp<"elu", [Graph_VJP]> {
+  let summary = "scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)";
+  let description = [{
+    aten's elu, which is also torch.nn.SELU (alpha 1.6732632423543772,
+    scale 1.0507009873554805) and torch.nn.CELU (input_scale 1 / alpha).
+    All three default to 1 (torch.nn.ELU). Computed as PyTorch's kernel:
+    expm1(x * input_scale) * (alpha * scale), the coefficients in float.
+
+    ```mlir
+    %y = graph.elu %x {alpha = 0.5} : tensor<4x8xf32>
+    %s = graph.elu %x {alpha = 1.6732632423543772, scale = 1.0507009873554805} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       DefaultValuedAttr<F64Attr, "1.0">:$input_scale);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def Graph_SoftplusOp : Graph_SameTypeOp<"softplus", [Graph_VJP]> {
   let summary = "log(1 + exp(beta x)) / beta";
   let description = [{

@@ -29,7 +29,7 @@ bool ampc::kernel::isFusableElementwise(Operation *op) {
       "graph.softplus", "graph.clamp", "graph.silu_backward",
       "graph.leaky_relu_backward", "graph.softplus_backward",
       "graph.clamp_backward", "graph.maximum_backward", "graph.where",
-      "graph.masked_fill"};
+      "graph.masked_fill", "graph.elu", "graph.elu_backward"};
   return llvm::is_contained(names, op->getName().getStringRef());
 }
 

@@ -22,7 +22,7 @@ struct DefaultEntry {
 // AT_FORALL_LOWER_PRECISION_FP, AT_FORALL_FP32, AT_FORALL_FP32_SET_OPT_DTYPE,
 // AT_FORALL_PROMOTE), restricted to the graph dialect. Ops on no PyTorch list
 // run in their input's type (follow): sqrt, neg, gelu, silu, leaky_relu,
-// sigmoid, tanh, abs, clamp, masked_fill, erf, sin, cos, reduce_max and
+// elu, sigmoid, tanh, abs, clamp, masked_fill, erf, sin, cos, reduce_max and
 // reduce_mean (mean has no autocast entry, unlike sum). Binary ops and where
 // have no entry either; PyTorch's type promotion runs them in the widest
 // input type (promote). exp, log, pow, rsqrt, reciprocal and softplus are on
@@ -70,6 +70,7 @@ constexpr DefaultEntry kDefaults[] = {
     {"sigmoid", Category::Follow, "activation"},
     {"silu", Category::Follow, "activation"},
     {"leaky_relu", Category::Follow, "activation"},
+    {"elu", Category::Follow, "activation"},
     {"abs", Category::Follow, "pointwise"},
     {"clamp", Category::Follow, "pointwise"},
     {"masked_fill", Category::Follow, "pointwise"},

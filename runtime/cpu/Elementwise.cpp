@@ -52,6 +52,16 @@ float negativeSlope(const Attrs &attrs) {
   return float(attrs.getFloat("negative_slope", 0.01));
 }
 float beta(const Attrs &attrs) { return float(attrs.getFloat("beta", 1.0)); }
+// elu's coefficients as PyTorch's kernel forms them, in float: alpha *
+// scale, scale, input_scale.
+struct EluCoefs {
+  float neg, pos, negInput;
+};
+EluCoefs eluCoefs(const Attrs &attrs) {
+  float scale = float(attrs.getFloat("scale", 1.0));
+  return {float(attrs.getFloat("alpha", 1.0)) * scale, scale,
+          float(attrs.getFloat("input_scale", 1.0))};
+}
 float threshold(const Attrs &attrs) {
   return float(attrs.getFloat("threshold", 20.0));
 }
@@ -204,6 +214,12 @@ void leakyReluKernel(std::span<const TensorRef> in,
   unary("graph.leaky_relu", in, out,
         [s](float x) { return num::leakyRelu(x, s); });
 }
+void eluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &attrs) {
+  EluCoefs c = eluCoefs(attrs);
+  unary("graph.elu", in, out,
+        [c](float x) { return num::elu(x, c.neg, c.pos, c.negInput); });
+}
 void softplusKernel(std::span<const TensorRef> in,
                     std::span<const TensorRef> out, const Attrs &attrs) {
   float b = beta(attrs), t = threshold(attrs);
@@ -316,6 +332,13 @@ void leakyReluBackwardKernel(std::span<const TensorRef> in,
   float s = negativeSlope(attrs);
   binary("graph.leaky_relu_backward", in, out,
          [s](float x, float g) { return num::leakyReluGrad(x, g, s); });
+}
+void eluBackwardKernel(std::span<const TensorRef> in,
+                       std::span<const TensorRef> out, const Attrs &attrs) {
+  EluCoefs c = eluCoefs(attrs);
+  binary("graph.elu_backward", in, out, [c](float x, float g) {
+    return num::eluGrad(x, g, c.neg, c.pos, c.negInput);
+  });
 }
 void softplusBackwardKernel(std::span<const TensorRef> in,
                             std::span<const TensorRef> out,

@@ -21,7 +21,7 @@ enum class Fn : int {
   GeluTanh, Pow, Copy, ReluBackward, GeluBackward, GeluTanhBackward,
   Dropout, Maximum, Minimum, Silu, Abs, Erf, Sin, Cos, Reciprocal, LeakyRelu,
   Softplus, Clamp, SiluBackward, LeakyReluBackward, SoftplusBackward,
-  ClampBackward, MaximumBackward, Where, MaskedFill
+  ClampBackward, MaximumBackward, Where, MaskedFill, Elu, EluBackward
 };
 
 // Operand strides over the result's dimensions (0 where it broadcasts).
@@ -38,7 +38,9 @@ struct Map {
   int ty;
   float param;       // pow's exponent, dropout's scale, leaky_relu's slope,
                      // softplus's beta, clamp's lower bound
-  float param2;      // softplus's threshold, clamp's upper bound
+  float param2;      // softplus's threshold, clamp's upper bound, elu's
+                     // positive coefficient
+  float param3;      // elu's input scale
   double p;          // dropout probability
   uint64_t streamKey; // dropout
   uint64_t maskBase;  // dropout: shard * numel (the global-batch index of i)
@@ -90,6 +92,9 @@ __device__ float apply(const Map &m, float x, float g, float h, int64_t i,
   // x is the (integer) condition or mask, read as a float: nonzero is true.
   case Fn::Where: return x != 0.0f ? g : h;
   case Fn::MaskedFill: return x != 0.0f ? m.param : g;
+  case Fn::Elu: return num::elu(x, m.param, m.param2, m.param3);
+  case Fn::EluBackward:
+    return num::eluGrad(x, g, m.param, m.param2, m.param3);
   case Fn::Dropout:
     if (m.p <= 0.0)
       return x;
@@ -121,7 +126,8 @@ __global__ void mapKernel(Map m, int64_t n) {
 
 void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
                std::span<const TensorRef> out, cudaStream_t stream,
-               float param = 0.0f, float param2 = 0.0f) {
+               float param = 0.0f, float param2 = 0.0f,
+               float param3 = 0.0f) {
   const TensorRef &x = required(op, in, 0), &y = required(op, out, 0);
   const TensorRef *g = in.size() > 1 ? &required(op, in, 1) : nullptr;
   Map m{};
@@ -138,6 +144,7 @@ void launchMap(std::string_view op, Fn fn, std::span<const TensorRef> in,
   m.y = y.data, m.ty = int(y.dtype);
   m.param = param;
   m.param2 = param2;
+  m.param3 = param3;
   if (in.size() > 2) {
     const TensorRef &h = required(op, in, 2);
     broadcastStrides(op, h.numel() == y.numel() ? y : h, y, m.sc);
@@ -208,6 +215,27 @@ static float lowerBound(const Attrs &attrs) {
 }
 static float upperBound(const Attrs &attrs) {
   return attrs.has("max") ? float(attrs.getFloat("max")) : INFINITY;
+}
+
+// elu's coefficients as PyTorch's kernel forms them, in float: alpha *
+// scale, scale, input_scale.
+static void launchElu(std::string_view op, Fn fn,
+                      std::span<const TensorRef> in,
+                      std::span<const TensorRef> out, const Attrs &attrs,
+                      cudaStream_t stream) {
+  float scale = float(attrs.getFloat("scale", 1.0));
+  float alpha = float(attrs.getFloat("alpha", 1.0));
+  launchMap(op, fn, in, out, stream, alpha * scale, scale,
+            float(attrs.getFloat("input_scale", 1.0)));
+}
+void eluKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
+               const Attrs &attrs, cudaStream_t stream) {
+  launchElu("graph.elu", Fn::Elu, in.first(1), out, attrs, stream);
+}
+void eluBackwardKernel(std::span<const TensorRef> in,
+                       std::span<const TensorRef> out, const Attrs &attrs,
+                       cudaStream_t stream) {
+  launchElu("graph.elu_backward", Fn::EluBackward, in, out, attrs, stream);
 }
 
 void leakyReluKernel(std::span<const TensorRef> in,

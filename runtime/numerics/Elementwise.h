@@ -59,6 +59,8 @@ AMPC_HD inline float sin(float x) { return ::sinf(x); }
 AMPC_HD inline double sin(double x) { return ::sin(x); }
 AMPC_HD inline float cos(float x) { return ::cosf(x); }
 AMPC_HD inline double cos(double x) { return ::cos(x); }
+AMPC_HD inline float expm1(float x) { return ::expm1f(x); }
+AMPC_HD inline double expm1(double x) { return ::expm1(x); }
 } // namespace math
 
 inline constexpr double kSqrtHalf = 0.70710678118654752440;    // 1/sqrt(2)
@@ -147,6 +149,20 @@ template <class T> AMPC_HD inline T leakyRelu(T x, T slope) {
 // g where x > 0, else g * slope (PyTorch's leaky_relu_backward).
 template <class T> AMPC_HD inline T leakyReluGrad(T x, T g, T slope) {
   return x > T(0) ? g : g * slope;
+}
+
+// elu with PyTorch's coefficients: negcoef = alpha * scale, poscoef =
+// scale, negiptcoef = input_scale (elu_kernel: x <= 0 is the negative side).
+template <class T>
+AMPC_HD inline T elu(T x, T negcoef, T poscoef, T negiptcoef) {
+  return x <= T(0) ? math::expm1(x * negiptcoef) * negcoef : x * poscoef;
+}
+
+// g * elu'(x) (PyTorch's elu_backward with is_result false).
+template <class T>
+AMPC_HD inline T eluGrad(T x, T g, T negcoef, T poscoef, T negiptcoef) {
+  return x <= T(0) ? g * negiptcoef * negcoef * math::exp(x * negiptcoef)
+                   : g * poscoef;
 }
 
 // softplus(x) = log1p(exp(beta x)) / beta, and x itself where beta x >

@@ -1,6 +1,6 @@
 //===- CpuActivationTest.cpp - issue 13's activations and pointwise ops ---===//
 //
-// silu, leaky_relu, softplus, abs, clamp, erf, sin, cos, reciprocal,
+// silu, leaky_relu, elu, softplus, abs, clamp, erf, sin, cos, reciprocal,
 // maximum/minimum, where, masked_fill and their backward ops in the CPU kernel library: rounded
 // once from the float formula, accurate against the exact function, and the
 // PyTorch edge cases (NaN, ties, thresholds, inclusive clamp bounds) with
@@ -63,6 +63,36 @@ TEST(CpuActivation, LeakyReluSlopeAndNaN) {
   Tensor g = fromValues(DType::F32, {4}, {4.0, 4.0, 4.0, 4.0}), d(DType::F32, {4});
   run("graph.leaky_relu_backward", {&x, &g}, {&d}, Attrs{{"negative_slope", 0.25}});
   expectEqual(d, {1.0, 1.0, 4.0, 1.0}, "leaky_relu_backward");
+}
+
+// elu as PyTorch's kernel: x <= 0 takes expm1(x * input_scale) * (alpha *
+// scale), the coefficients formed in float; SELU's constants; CELU's 1 /
+// alpha input scale. Backward: g * scale, or g * input_scale * alpha *
+// scale * exp(x * input_scale).
+TEST(CpuActivation, EluSeluCelu) {
+  Tensor x = fromValues(DType::F32, {4}, {-2.0, 0.0, 3.0, -0.5}),
+         y(DType::F32, {4}), g = fromValues(DType::F32, {4}, {1, 1, 1, 2}),
+         d(DType::F32, {4});
+  run("graph.elu", {&x}, {&y});
+  expectEqual(y, {double(std::expm1(-2.0f)), 0.0, 3.0,
+                  double(std::expm1(-0.5f))},
+              "elu");
+  const float a = float(1.6732632423543772), s = float(1.0507009873554805);
+  Attrs selu{{"alpha", 1.6732632423543772}, {"scale", 1.0507009873554805}};
+  run("graph.elu", {&x}, {&y}, selu);
+  expectEqual(y, {double(std::expm1(-2.0f) * (a * s)), 0.0, double(3.0f * s),
+                  double(std::expm1(-0.5f) * (a * s))},
+              "selu");
+  Attrs celu{{"alpha", 0.5}, {"input_scale", 2.0}};
+  run("graph.elu", {&x}, {&y}, celu);
+  expectEqual(y, {double(std::expm1(-4.0f) * 0.5f), 0.0, 3.0,
+                  double(std::expm1(-1.0f) * 0.5f)},
+              "celu");
+  run("graph.elu_backward", {&x, &g}, {&d}, celu);
+  expectEqual(d, {double(1.0f * 2.0f * 0.5f * std::exp(-4.0f)),
+                  double(1.0f * 2.0f * 0.5f * std::exp(0.0f)), 1.0,
+                  double(2.0f * 2.0f * 0.5f * std::exp(-1.0f))},
+              "celu backward");
 }
 
 TEST(CpuActivation, SoftplusThresholdAndBeta) {

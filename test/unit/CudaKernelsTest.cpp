@@ -157,6 +157,10 @@ TEST(CudaKernels, ActivationsAndPointwiseMath) {
                          "graph.cos", "graph.reciprocal"})
     compareOp(op, {x}, {s}, s, {}, 1e-5f, 1e-6f);
   compareOp("graph.leaky_relu", {x}, {s}, s, {{"negative_slope", 0.2}});
+  compareOp("graph.elu", {x}, {s}, s,
+            {{"alpha", 1.6732632423543772}, {"scale", 1.0507009873554805}});
+  compareOp("graph.elu_backward", {x, g}, {s, s}, s,
+            {{"alpha", 0.5}, {"input_scale", 2.0}});
   compareOp("graph.softplus", {x}, {s}, s, {{"beta", 2.0}, {"threshold", 1.5}});
   compareOp("graph.clamp", {x}, {s}, s, {{"min", -0.5}});
   compareOp("graph.clamp", {x}, {s}, s, {{"min", -0.5}, {"max", 0.7}});

@@ -255,6 +255,34 @@ LogicalResult prelu(ImportState &s) {
   return success();
 }
 
+// Elu, Selu and Celu are graph.elu (aten's elu: alpha, scale, input_scale).
+LogicalResult eluFamily(ImportState &s, StringRef op) {
+  bool selu = op == "Selu";
+  if (failed(selu ? s.onlyAttrs({"alpha", "gamma"}) : s.onlyAttrs({"alpha"})))
+    return failure();
+  FailureOr<Value> x = s.input(0);
+  if (failed(x))
+    return failure();
+  // ONNX's Selu defaults are its float32 spellings of SELU's constants.
+  double alpha = s.floatAttr("alpha", selu ? 1.67326319217681884765625 : 1.0);
+  SmallVector<NamedAttribute> attrs = {
+      s.attr("alpha", s.b.getF64FloatAttr(alpha))};
+  if (selu)
+    attrs.push_back(s.attr(
+        "scale",
+        s.b.getF64FloatAttr(s.floatAttr("gamma", 1.05070102214813232421875))));
+  if (op == "Celu") {
+    if (alpha == 0.0)
+      return s.error("alpha must be nonzero");
+    attrs.push_back(s.attr("input_scale", s.b.getF64FloatAttr(1.0 / alpha)));
+  }
+  FailureOr<Value> r = s.emit("graph.elu", {*x}, attrs);
+  if (failed(r))
+    return failure();
+  s.result(0, *r);
+  return success();
+}
+
 // Softsign: x / (1 + |x|), as F.softsign computes it.
 LogicalResult softsign(ImportState &s) {
   if (failed(s.onlyAttrs({})))
@@ -263,7 +291,8 @@ LogicalResult softsign(ImportState &s) {
   if (failed(x))
     return failure();
   FailureOr<Value> d = s.emit("graph.abs", {*x});
-  if (failed(d) || failed(d = s.emit("graph.add", {scalarLike(s, *x, 1.0), *d})))
+  if (failed(d) ||
+      failed(d = s.emit("graph.add", {scalarLike(s, *x, 1.0), *d})))
     return failure();
   FailureOr<Value> r = s.emit("graph.div", {*x, *d});
   if (failed(r))
@@ -437,6 +466,8 @@ void registerElementwiseOps(OpTable &t) {
   t["HardSwish"] = hardSwish;
   t["PRelu"] = prelu;
   t["Softsign"] = softsign;
+  for (const char *op : {"Elu", "Selu", "Celu"})
+    t[op] = [op](ImportState &s) { return eluFamily(s, op); };
   t["Where"] = where;
   t["Pow"] = pow;
   t["Gelu"] = gelu;

@@ -70,6 +70,25 @@ KernelResult leakyRelu(const OpContext &ctx, std::span<const Tensor> in) {
   return one(std::move(out));
 }
 
+// elu's coefficients: alpha * scale, scale, input_scale (in double: the
+// reference; the kernels form them in float, as PyTorch).
+struct EluCoefs {
+  double neg, pos, negInput;
+};
+EluCoefs eluCoefs(const OpContext &ctx) {
+  double scale = ctx.getFloat("scale", 1.0);
+  return {ctx.getFloat("alpha", 1.0) * scale, scale,
+          ctx.getFloat("input_scale", 1.0)};
+}
+
+KernelResult elu(const OpContext &ctx, std::span<const Tensor> in) {
+  EluCoefs c = eluCoefs(ctx);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::elu(in[0].f[k], c.neg, c.pos, c.negInput);
+  return one(std::move(out));
+}
+
 KernelResult softplus(const OpContext &ctx, std::span<const Tensor> in) {
   double beta = ctx.getFloat("beta", 1.0), th = ctx.getFloat("threshold", 20.0);
   Tensor out = ctx.makeResult();
@@ -192,6 +211,14 @@ KernelResult leakyReluBackward(const OpContext &ctx,
   return one(std::move(out));
 }
 
+KernelResult eluBackward(const OpContext &ctx, std::span<const Tensor> in) {
+  EluCoefs c = eluCoefs(ctx);
+  Tensor out = ctx.makeResult();
+  for (int64_t k = 0; k < out.size(); ++k)
+    out.f[k] = num::eluGrad(in[0].f[k], in[1].f[k], c.neg, c.pos, c.negInput);
+  return one(std::move(out));
+}
+
 KernelResult softplusBackward(const OpContext &ctx,
                               std::span<const Tensor> in) {
   double beta = ctx.getFloat("beta", 1.0), th = ctx.getFloat("threshold", 20.0);
@@ -246,6 +273,7 @@ void ampc::interp::registerElementwiseKernels(KernelTable &t) {
   t["graph.cos"] = unary<cosF>;
   t["graph.reciprocal"] = unary<reciprocal>;
   t["graph.leaky_relu"] = leakyRelu;
+  t["graph.elu"] = elu;
   t["graph.softplus"] = softplus;
   t["graph.clamp"] = clamp;
   t["graph.maximum"] = binary<num::maximum<double>>;
@@ -254,6 +282,7 @@ void ampc::interp::registerElementwiseKernels(KernelTable &t) {
   t["graph.masked_fill"] = maskedFill;
   t["graph.silu_backward"] = siluBackward;
   t["graph.leaky_relu_backward"] = leakyReluBackward;
+  t["graph.elu_backward"] = eluBackward;
   t["graph.softplus_backward"] = softplusBackward;
   t["graph.clamp_backward"] = clampBackward;
   t["graph.maximum_backward"] = maximumBackward;

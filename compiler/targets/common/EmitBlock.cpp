@@ -127,6 +127,16 @@ FailureOr<std::string> BlockEmitter::formula(Operation *op,
                : "ampc::num::leakyReluGrad(" + x[0] + ", " + x[1] + ", " +
                      slope + ")";
   }
+  if (name == "elu" || name == "elu_backward") {
+    // PyTorch's coefficients, in float: alpha * scale, scale, input_scale.
+    std::string params = "float(" + floatAttr(op, "alpha", "1.0") + " * " +
+                         floatAttr(op, "scale", "1.0") + "), " +
+                         floatAttr(op, "scale", "1.0") + ", " +
+                         floatAttr(op, "input_scale", "1.0");
+    return name == "elu" ? "ampc::num::elu(" + x[0] + ", " + params + ")"
+                         : "ampc::num::eluGrad(" + x[0] + ", " + x[1] + ", " +
+                               params + ")";
+  }
   if (name == "softplus" || name == "softplus_backward") {
     std::string params = floatAttr(op, "beta", "1.0") + ", " +
                          floatAttr(op, "threshold", "20.0");

@@ -122,6 +122,12 @@ SmallVector<Value> LeakyReluOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
                                       cotangents[0], getNegativeSlopeAttr())};
 }
 
+SmallVector<Value> EluOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
+  return {EluBackwardOp::create(b, getLoc(), getType(), getInput(),
+                                cotangents[0], getAlphaAttr(), getScaleAttr(),
+                                getInputScaleAttr())};
+}
+
 SmallVector<Value> SoftplusOp::buildVJP(OpBuilder &b, ValueRange cotangents) {
   return {SoftplusBackwardOp::create(b, getLoc(), getType(), getInput(),
                                      cotangents[0], getBetaAttr(),

@@ -48,6 +48,8 @@ func.func @all(%x: tensor<4x8xf32>, %g: tensor<4x8xf32>, %b: tensor<8xf32>,
   %15 = graph.silu_backward %x, %g : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   // CHECK: graph.leaky_relu_backward %{{.*}}, %{{.*}} {negative_slope = 2.000000e-01 : f64} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   %16 = graph.leaky_relu_backward %x, %g {negative_slope = 0.2} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  // CHECK: graph.elu_backward %{{.*}}, %{{.*}} {alpha = 5.000000e-01 : f64, input_scale = 2.000000e+00 : f64} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %elu = graph.elu_backward %x, %g {alpha = 0.5, input_scale = 2.0} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   // CHECK: graph.softplus_backward %{{.*}}, %{{.*}} {beta = 2.000000e+00 : f64, threshold = 1.000000e+01 : f64} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   %17 = graph.softplus_backward %x, %g {beta = 2.0, threshold = 10.0} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   // CHECK: graph.clamp_backward %{{.*}}, %{{.*}} {min = -1.000000e+00 : f64} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>

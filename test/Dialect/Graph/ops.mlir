@@ -220,6 +220,8 @@ graph.model @activations_and_math {
   %1 = graph.leaky_relu %0 : tensor<4x8xf32>
   // CHECK: graph.leaky_relu %{{.*}} {negative_slope = 2.000000e-01 : f64} : tensor<4x8xf32>
   %2 = graph.leaky_relu %1 {negative_slope = 0.2} : tensor<4x8xf32>
+  // CHECK: graph.elu %{{.*}} {alpha = 1.6732632423543772 : f64, scale = 1.0507009873554805 : f64} : tensor<4x8xf32>
+  %elu = graph.elu %2 {alpha = 1.6732632423543772, scale = 1.0507009873554805} : tensor<4x8xf32>
   // CHECK: graph.softplus %{{.*}} : tensor<4x8xf32>
   %3 = graph.softplus %2 : tensor<4x8xf32>
   // CHECK: graph.softplus %{{.*}} {beta = 2.000000e+00 : f64, threshold = 1.000000e+01 : f64} : tensor<4x8xf32>

@@ -1,7 +1,8 @@
 // A small MLP built from the activations and pointwise ops of issue 13
-// (e2e/new-ops.test): silu, leaky_relu, clamp, abs, erf, sin, cos, softplus,
-// reciprocal, maximum, minimum, where and masked_fill (integer inputs "keep"
-// and "drop" of 0/1), all fused into elementwise loops.
+// (e2e/new-ops.test): silu, leaky_relu, elu (SELU), clamp, abs, erf, sin,
+// cos, softplus, reciprocal, maximum, minimum, where and masked_fill
+// (integer inputs "keep" and "drop" of 0/1), all fused into elementwise
+// loops.
 graph.model @mlp_new_ops {
   %image = graph.input "image" : tensor<64x32xf32>
   %label = graph.input "label" : tensor<64xi64>
@@ -21,7 +22,8 @@ graph.model @mlp_new_ops {
   %lk = graph.leaky_relu %h2 {negative_slope = 0.1} : tensor<64x64xf32>
   %cl = graph.clamp %lk {min = -2.0, max = 2.0} : tensor<64x64xf32>
   %mx = graph.maximum %cl, %floor : tensor<64x64xf32>, tensor<64xf32> -> tensor<64x64xf32>
-  %er = graph.erf %h2 : tensor<64x64xf32>
+  %el = graph.elu %h2 {alpha = 1.6732632423543772, scale = 1.0507009873554805} : tensor<64x64xf32>
+  %er = graph.erf %el : tensor<64x64xf32>
   %sn = graph.sin %er : tensor<64x64xf32>
   %cs = graph.cos %h2 : tensor<64x64xf32>
   %ab = graph.abs %cs : tensor<64x64xf32>
