@@ -370,8 +370,9 @@ def Graph_EluOp : Graph_SameTypeOp<"elu", [Graph_VJP]> {
   let description = [{
     aten's elu, which is also torch.nn.SELU (alpha 1.6732632423543772,
     scale 1.0507009873554805) and torch.nn.CELU (input_scale 1 / alpha).
-    All three default to 1 (torch.nn.ELU). Computed as PyTorch's kernel:
-    expm1(x * input_scale) * (alpha * scale), the coefficients in float.
+    All three default to 1 (torch.nn.ELU). Computed as PyTorch's CUDA
+    kernel: expm1(x * input_scale) * (alpha * scale), the coefficients in
+    float (its CPU kernel takes exp(...) - 1, a few ulps apart near 0).
 
     ```mlir
     %y = graph.elu %x {alpha = 0.5} : tensor<4x8xf32>

@@ -118,15 +118,19 @@ LogicalResult globalAvgPool(ImportState &s) {
   return success();
 }
 
-// GlobalMaxPool (AdaptiveMaxPool2d((1, 1))): the maximum over H and W.
+// GlobalMaxPool (AdaptiveMaxPool2d((1, 1))): one max_pool2d window over H
+// and W, whose gradient goes to the first maximum as PyTorch's (reduce_max,
+// amax, would split it among ties).
 LogicalResult globalMaxPool(ImportState &s) {
   FailureOr<Value> x = input4d(s);
   if (failed(x))
     return failure();
+  ArrayRef<int64_t> hw = shapeOf(*x).drop_front(2);
   FailureOr<Value> r =
-      s.emit("graph.reduce_max", {*x},
-             {s.attr("axes", s.b.getDenseI64ArrayAttr({2, 3})),
-              s.attr("keepdim", s.b.getBoolAttr(true))});
+      s.emit("graph.max_pool2d", {*x},
+             {s.attr("kernel_size", s.b.getDenseI64ArrayAttr(hw)),
+              s.attr("stride", s.b.getDenseI64ArrayAttr(hw)),
+              s.attr("padding", s.b.getDenseI64ArrayAttr({0, 0}))});
   if (failed(r))
     return failure();
   s.result(0, *r);

@@ -201,54 +201,83 @@ FailureOr<Value> hardSigmoidOf(ImportState &s, Value x, double alpha,
                  s.attr("max", s.b.getF64FloatAttr(1.0))});
 }
 
+// PyTorch's hardsigmoid, min(max(x + 3, 0), 6) / 6, times x first for its
+// hardswish (x * min(max(x + 3, 0), 6) / 6): the float operations of its
+// kernels, so the values are its bits (ONNX's alpha * x + beta with alpha
+// the float 1/6 differs in the last bits, and more in half). The
+// gradients are the composition's: at exactly x = -3 and 3 they take the
+// clamp's inclusive bounds where PyTorch's kernels do not.
+FailureOr<Value> hardFormula(ImportState &s, Value x, bool swish) {
+  FailureOr<Value> r = s.emit("graph.add", {x, scalarLike(s, x, 3.0)});
+  if (failed(r) ||
+      failed(r = s.emit("graph.clamp", {*r},
+                        {s.attr("min", s.b.getF64FloatAttr(0.0)),
+                         s.attr("max", s.b.getF64FloatAttr(6.0))})) ||
+      (swish && failed(r = s.emit("graph.mul", {x, *r}))))
+    return failure();
+  return s.emit("graph.div", {*r, scalarLike(s, x, 6.0)});
+}
+
+// HardSigmoid: PyTorch's formula for the attributes torch.onnx writes
+// (alpha the float 1/6, beta 0.5), else ONNX's.
 LogicalResult hardSigmoid(ImportState &s) {
   if (failed(s.onlyAttrs({"alpha", "beta"})))
     return failure();
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> r = hardSigmoidOf(s, *x, s.floatAttr("alpha", 0.2),
-                                     s.floatAttr("beta", 0.5));
+  double alpha = s.floatAttr("alpha", 0.2), beta = s.floatAttr("beta", 0.5);
+  FailureOr<Value> r = float(alpha) == float(1.0 / 6.0) && beta == 0.5
+                           ? hardFormula(s, *x, /*swish=*/false)
+                           : hardSigmoidOf(s, *x, alpha, beta);
   if (failed(r))
     return failure();
   s.result(0, *r);
   return success();
 }
 
-// HardSwish (nn.Hardswish, opset 14): x * HardSigmoid(x) with alpha 1/6
-// and beta 0.5.
+// HardSwish (nn.Hardswish, opset 14).
 LogicalResult hardSwish(ImportState &s) {
   if (failed(s.onlyAttrs({})))
     return failure();
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> h = hardSigmoidOf(s, *x, 1.0 / 6.0, 0.5);
-  FailureOr<Value> r = failed(h) ? h : s.emit("graph.mul", {*x, *h});
+  FailureOr<Value> r = hardFormula(s, *x, /*swish=*/true);
   if (failed(r))
     return failure();
   s.result(0, *r);
   return success();
 }
 
-// PRelu(x, slope) = x where x >= 0, slope * x elsewhere, written
-// relu(x) - slope * relu(-x): the same values, and the gradients of both
-// operands (1 or slope for x, x where x < 0 for the slope). The slope is
-// usually a parameter ([C, 1, 1] for NCHW; [1] for nn.PReLU()).
+// PRelu(x, slope) = x where x > 0, slope * x elsewhere, written
+// relu(x) + slope * clamp(x, max = 0): the same values and PyTorch's
+// gradients, x == 0 included (relu's is 0 there and the clamp's, whose
+// bound is inclusive, 1: dx = slope; dslope = x where x < 0, else 0). The
+// slope is usually a parameter ([C, 1, 1] for NCHW; [1] for nn.PReLU()) and
+// broadcasts to x one way, as ONNX's.
 LogicalResult prelu(ImportState &s) {
   if (failed(s.onlyAttrs({})))
     return failure();
-  FailureOr<Value> x = s.input(0), slope = s.input(1);
-  if (failed(x) || failed(slope))
+  FailureOr<Value> x = s.input(0);
+  FailureOr<Value> slope = failed(x) ? x : s.input(1);
+  if (failed(slope))
     return failure();
   FailureOr<Value> pos = s.emit("graph.relu", {*x});
-  if (failed(pos))
+  FailureOr<Value> neg =
+      failed(pos) ? pos
+                  : s.emit("graph.clamp", {*x},
+                           {s.attr("max", s.b.getF64FloatAttr(0.0))});
+  if (failed(neg) || failed(neg = s.emit("graph.mul", {*slope, *neg})))
     return failure();
-  FailureOr<Value> neg = s.emit("graph.neg", {*x});
-  if (failed(neg) || failed(neg = s.emit("graph.relu", {*neg})) ||
-      failed(neg = s.emit("graph.mul", {*slope, *neg})))
-    return failure();
-  FailureOr<Value> r = s.emit("graph.sub", {*pos, *neg});
+  auto text = [](Value v) {
+    ArrayRef<int64_t> d = shapeOf(v);
+    return shapeString(std::vector<int64_t>(d.begin(), d.end()));
+  };
+  if (shapeOf(*neg) != shapeOf(*x))
+    return s.error("the slope " + text(*slope) +
+                   " does not broadcast to the input " + text(*x));
+  FailureOr<Value> r = s.emit("graph.add", {*pos, *neg});
   if (failed(r))
     return failure();
   s.result(0, *r);

@@ -22,6 +22,8 @@
 //   mobile.onnx       Conv -> InstanceNormalization -> PRelu -> HardSwish ->
 //                     HardSigmoid gate -> GlobalMaxPool/GlobalAveragePool ->
 //                     Sum, Mean -> Gemm; mobile_x.npy, mobile_label.npy
+//   prelu_kink.onnx   u * x -> PRelu, x = (0, 0, 1, -1); prelu_u.npy (ones),
+//                     prelu_t.npy (targets -1)
 //   indexing.onnx     Tile -> Gemm -> CumSum -> Softsign -> GatherElements,
 //                     and ArgMax; indexing_x.npy, indexing_label.npy
 //   gelu.onnx         PyTorch's exact GELU below opset 20:
@@ -508,6 +510,23 @@ bool indexing(const std::string &dir) {
                   4 * 8);
 }
 
+// PRelu at its kink: a parameter x = (0, 0, 1, -1) through PRelu(slope
+// 0.25) against targets t (prelu_t.npy, all -1), so that the loss's
+// gradient at each output is nonzero.
+bool preluKink(const std::string &dir) {
+  Builder m("prelu_kink", 17);
+  m.input("u", TensorProto::FLOAT, {"1", "4"});
+  m.init("x", {1, 4}, {0.0f, 0.0f, 1.0f, -1.0f});
+  m.init("slope", {1}, {0.25f});
+  m.node("Mul", "/scale", {"u", "x"}, {"ux"});
+  m.node("PRelu", "/act/PRelu", {"ux", "slope"}, {"p"});
+  m.output("p");
+  std::vector<float> u(4, 1.0f), t(4, -1.0f);
+  return m.write(dir + "/prelu_kink.onnx") &&
+         writeNpy(dir + "/prelu_u.npy", "<f4", {1, 4}, u.data(), 16) &&
+         writeNpy(dir + "/prelu_t.npy", "<f4", {1, 4}, t.data(), 16);
+}
+
 bool geluErf(const std::string &dir) {
   Builder m("gelu");
   m.input("x", TensorProto::FLOAT, {"N", "4"});
@@ -689,6 +708,20 @@ bool malformed(const std::string &dir) {
   m->node("Add", "plus", {"m", "huge"}, {"y"});
   m->output("y");
   ok &= write(m, "raw_wrap");
+  m = base("gather_range"); // index 5 on an axis of 3
+  m->initInts("idx", {0, 1, 5});
+  m->g->mutable_initializer(m->g->initializer_size() - 1)->clear_dims();
+  m->g->mutable_initializer(m->g->initializer_size() - 1)->add_dims(1);
+  m->g->mutable_initializer(m->g->initializer_size() - 1)->add_dims(3);
+  Builder::intAttr(m->node("GatherElements", "g", {"m", "idx"}, {"y"}), "axis",
+                   1);
+  m->output("y");
+  ok &= write(m, "gather_range");
+  m = base("prelu_wide"); // a slope [4, 2, 3] wider than x [2, 3]
+  m->init("slope", {4, 2, 3}, values(24, 0.1, 0.2));
+  m->node("PRelu", "p", {"m", "slope"}, {"y"});
+  m->output("y");
+  ok &= write(m, "prelu_wide");
   m = base("attr_kind"); // LeakyRelu's alpha is a float
   Builder::intAttr(m->node("LeakyRelu", "leaky", {"m"}, {"y"}), "alpha", 2);
   m->output("y");
@@ -781,7 +814,7 @@ int main(int argc, char **argv) {
       !halfMask(dir) ||
       !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
-      !mobile(dir) || !indexing(dir) ||
+      !mobile(dir) || !indexing(dir) || !preluKink(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||
       !attention(dir, "pad") || !resize(dir, "nearest") ||
       !resize(dir, "linear") || !resize(dir, "linear_ac") ||

@@ -12,8 +12,7 @@ using namespace mlir;
 namespace ampc::onnx {
 namespace {
 
-// The axis of |x| named by the node's attribute (or scalar input |input|),
-// made non-negative.
+// |axis| of |x| made non-negative, or an error when out of range.
 FailureOr<int64_t> axisOf(ImportState &s, Value x, int64_t axis) {
   auto rank = int64_t(shapeOf(x).size());
   int64_t a = axis < 0 ? axis + rank : axis;
@@ -91,9 +90,13 @@ LogicalResult gatherElements(ImportState &s) {
       return s.error("indices must be integers");
     Tensor t = *c;
     int64_t extent = shapeOf(*x)[size_t(*axis)];
-    for (int64_t &i : t.i)
+    for (int64_t &i : t.i) {
+      if (i < -extent || i >= extent)
+        return s.error("index " + Twine(i) + " is outside [-" + Twine(extent) +
+                       ", " + Twine(extent) + ") on axis " + Twine(*axis));
       if (i < 0)
         i += extent;
+    }
     t.type = kInt64;
     index = s.constantOf(t);
   } else {
@@ -119,6 +122,8 @@ LogicalResult tile(ImportState &s) {
   if (failed(x) || failed(repeats))
     return failure();
   ArrayRef<int64_t> in = shapeOf(*x);
+  if (!isa<FloatType>(elementTypeOf(*x)))
+    return s.error("tiling integer graph values is not supported");
   if (repeats->size() != in.size())
     return s.error("repeats has " + Twine(repeats->size()) +
                    " entries for an input of rank " + Twine(in.size()));
@@ -128,6 +133,9 @@ LogicalResult tile(ImportState &s) {
     int64_t r = (*repeats)[k];
     if (r < 1)
       return s.error("repeats must be positive, got " + Twine(r));
+    if (in[k] > 0 && r > (int64_t(1) << 62) / in[k])
+      return s.error("repeats " + Twine(r) + " on a dimension of " +
+                     Twine(in[k]) + " pass 2^62 elements");
     spread.append({1, in[k]});
     wide.append({r, in[k]});
     outShape.push_back(r * in[k]);

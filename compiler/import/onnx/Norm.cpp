@@ -334,8 +334,10 @@ LogicalResult batchNorm(ImportState &s) {
 LogicalResult instanceNorm(ImportState &s) {
   if (failed(s.onlyAttrs({"epsilon"})))
     return failure();
-  FailureOr<Value> x = s.input(0), scale = s.input(1), bias = s.input(2);
-  if (failed(x) || failed(scale) || failed(bias))
+  FailureOr<Value> x = s.input(0);
+  FailureOr<Value> scale = failed(x) ? x : s.input(1);
+  FailureOr<Value> bias = failed(scale) ? scale : s.input(2);
+  if (failed(bias))
     return failure();
   ArrayRef<int64_t> shape = shapeOf(*x);
   if (shape.size() < 3)
