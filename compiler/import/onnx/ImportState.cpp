@@ -67,6 +67,16 @@ bool ImportState::has(const std::string &name) const {
   return values.count(name) || consts.count(name);
 }
 
+FailureOr<int64_t> ImportState::normAxis(int64_t axis, int64_t rank) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) {
+    (void)error("axis " + Twine(axis) + " is out of range for rank " +
+                Twine(rank));
+    return failure();
+  }
+  return a;
+}
+
 const Tensor *ImportState::constant(const std::string &name) const {
   auto it = consts.find(name);
   return it == consts.end() ? nullptr : &it->second;

@@ -65,6 +65,10 @@ public:
   mlir::FailureOr<std::vector<int64_t>> intsInput(unsigned i,
                                                   llvm::StringRef what);
 
+  // |axis| (negative: from the end) of a rank-|rank| value made
+  // non-negative; an error at the node when out of range.
+  mlir::FailureOr<int64_t> normAxis(int64_t axis, int64_t rank);
+
   // Attributes of the node, with defaults.
   int64_t intAttr(llvm::StringRef name, int64_t dflt) const;
   double floatAttr(llvm::StringRef name, double dflt) const;

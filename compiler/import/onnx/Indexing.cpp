@@ -14,14 +14,7 @@ namespace {
 
 // |axis| of |x| made non-negative, or an error when out of range.
 FailureOr<int64_t> axisOf(ImportState &s, Value x, int64_t axis) {
-  auto rank = int64_t(shapeOf(x).size());
-  int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank) {
-    (void)s.error("axis " + Twine(axis) + " is out of range for rank " +
-                  Twine(rank));
-    return failure();
-  }
-  return a;
+  return s.normAxis(axis, int64_t(shapeOf(x).size()));
 }
 
 LogicalResult cumsum(ImportState &s) {

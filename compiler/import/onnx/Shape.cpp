@@ -17,16 +17,6 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   return shapeString(std::vector<int64_t>(shape.begin(), shape.end()));
 }
 
-FailureOr<int64_t> normAxis(ImportState &s, int64_t axis, int64_t rank) {
-  int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank) {
-    (void)s.error("axis " + Twine(axis) + " is out of range for rank " +
-                  Twine(rank));
-    return failure();
-  }
-  return a;
-}
-
 // The output shape of the node: a reshape of a graph value, or of a
 // constant (folded).
 LogicalResult reshapeTo(ImportState &s, ArrayRef<int64_t> shape) {
@@ -151,7 +141,7 @@ LogicalResult unsqueeze(ImportState &s) {
   int64_t rank = int64_t(in->size() + axes.size());
   std::vector<bool> isNew(rank, false);
   for (int64_t a : axes) {
-    auto n = normAxis(s, a, rank);
+    auto n = s.normAxis(a, rank);
     if (failed(n))
       return failure();
     if (isNew[*n])
@@ -180,7 +170,7 @@ LogicalResult squeeze(ImportState &s) {
   }
   if (axes) {
     for (int64_t a : *axes) {
-      auto n = normAxis(s, a, rank);
+      auto n = s.normAxis(a, rank);
       if (failed(n))
         return failure();
       if ((*in)[*n] != 1)
@@ -310,7 +300,7 @@ LogicalResult gather(ImportState &s) {
   if (idx && isFloatType(idx->type))
     return s.error("indices must be integers");
   if (data && idx) {
-    auto a = normAxis(s, axis, int64_t(data->shape.size()));
+    auto a = s.normAxis(axis, int64_t(data->shape.size()));
     if (failed(a))
       return failure();
     return foldGather(s, *data, *idx, *a);
@@ -318,7 +308,7 @@ LogicalResult gather(ImportState &s) {
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
-  auto a = normAxis(s, axis, int64_t(shapeOf(*x).size()));
+  auto a = s.normAxis(axis, int64_t(shapeOf(*x).size()));
   if (failed(a))
     return failure();
   // Constant indices: one slice per index, concatenated, then reshaped to
