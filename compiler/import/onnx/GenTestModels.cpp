@@ -36,14 +36,17 @@
 //                     -inf for every query): not causal, imported unfused
 //   resize_nearest.onnx  x[N,2,3,4] -> Resize(scales 1.5, 2) -> Resize(sizes
 //                     5x9) -> GlobalAveragePool, nearest/asymmetric/floor
-//   resize_linear.onnx, resize_linear_ac.onnx, resize_cubic.onnx
+//   resize_linear.onnx, resize_linear_ac.onnx, resize_cubic.onnx,
+//   resize_linear_keep.onnx
 //                     the same with a bilinear first Resize (align_corners
-//                     False, True) or a bicubic one (not supported)
+//                     False, True), a bicubic one (not supported), or a
+//                     bilinear scale 1.2 that keeps height 3 (refused)
 //   malformed_*.onnx  one defect each, from fuzzing (onnx-malformed.test):
 //                     a node without output or input, a value defined
 //                     twice, negative and huge shapes to fold or reshape,
 //                     a repeated Unsqueeze axis, an attribute of the wrong
-//                     kind; linear_1.onnx: Linear(4, 1), a one-element bias;
+//                     kind, a GatherElements index out of range, a PRelu
+//                     slope wider than its input; linear_1.onnx: Linear(4, 1), a one-element bias;
 //                     shared_scalar.onnx: one scalar both a Linear's Add and
 //                     a Pow exponent (stays a constant); zeros_like_big.onnx:
 //                     ConstantOfShape of 2^26 + 8192 elements (a splat);
