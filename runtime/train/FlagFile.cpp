@@ -18,8 +18,9 @@ constexpr int kMaxDepth = 16;
 constexpr int kMaxFiles = 1000;
 
 struct Expansion {
-  const FlagLineCheck &check;
   std::vector<std::string> out;
+  // The flags read from files and where, to check once all are read.
+  std::vector<std::pair<std::string, std::string>> fromFiles;
   int files = 0;
 };
 
@@ -88,13 +89,8 @@ void readFlagFile(const std::string &file, Expansion &x, int depth) {
     if (flag.compare(dashes, std::string::npos, "flagfile") == 0)
       fail(where, "'" + flag + "' needs =FILE (a flagfile holds one "
                                "--name=value per line)");
-    if (flag.compare(dashes, 9, "flagfile=") != 0) {
-      try {
-        x.check(flag);
-      } catch (const InputError &e) {
-        throw InputError(where + ": " + e.what());
-      }
-    }
+    if (flag.compare(dashes, 9, "flagfile=") != 0)
+      x.fromFiles.emplace_back(flag, where);
     flags.push_back(flag);
   }
   expandInto(flags, 0, x, depth);
@@ -129,11 +125,27 @@ void expandInto(const std::vector<std::string> &args, size_t from,
 
 std::vector<std::string> expandFlagFiles(const std::vector<std::string> &args,
                                          const FlagLineCheck &check) {
-  Expansion x{check, {}, 0};
+  Expansion x;
   if (args.empty())
     return x.out;
   x.out.push_back(args[0]);
   expandInto(args, 1, x, 0);
+  // --undefok (anywhere, before "--") lets Abseil judge unknown flags, on
+  // the command line and in files alike.
+  for (size_t i = 1; i < x.out.size() && x.out[i] != "--"; ++i) {
+    const std::string &a = x.out[i];
+    size_t dashes = a.rfind("--", 0) == 0 ? 2 : 1;
+    if (a.size() > dashes && a[0] == '-' &&
+        a.compare(dashes, 7, "undefok") == 0)
+      return std::move(x.out);
+  }
+  for (const auto &[flag, where] : x.fromFiles) {
+    try {
+      check(flag);
+    } catch (const InputError &e) {
+      throw InputError(where + ": " + e.what());
+    }
+  }
   return std::move(x.out);
 }
 

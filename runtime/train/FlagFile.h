@@ -26,7 +26,8 @@ using FlagLineCheck = std::function<void(const std::string &flag)>;
 // and lines starting with '#' skipped. A flagfile may name flagfiles (as
 // --flagfile=FILE, a path from the working directory, as Abseil reads it).
 // Nothing after "--" is expanded. Throws InputError naming FILE:LINE for a
-// line that is not a flag or that |check| refuses, and naming FILE for one
+// line that is not a flag or that |check| refuses (unless --undefok is
+// given, which leaves unknown flags to Abseil), and naming FILE for one
 // that cannot be read.
 std::vector<std::string> expandFlagFiles(const std::vector<std::string> &args,
                                          const FlagLineCheck &check);
