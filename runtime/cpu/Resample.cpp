@@ -128,14 +128,9 @@ namespace {
 // The taps of every output row and column.
 struct BilinearMap {
   std::vector<numerics::BilinearTap> rows, cols;
-  explicit BilinearMap(const ResampleGeometry &g) {
-    for (int64_t a = 0; a < g.oh; ++a)
-      rows.push_back(
-          numerics::bilinearTap(a, g.h, g.oh, g.stepH, g.alignCorners));
-    for (int64_t b = 0; b < g.ow; ++b)
-      cols.push_back(
-          numerics::bilinearTap(b, g.w, g.ow, g.stepW, g.alignCorners));
-  }
+  explicit BilinearMap(const ResampleGeometry &g)
+      : rows(numerics::bilinearTaps(g.h, g.oh, g.stepH, g.alignCorners)),
+        cols(numerics::bilinearTaps(g.w, g.ow, g.stepW, g.alignCorners)) {}
 };
 
 } // namespace

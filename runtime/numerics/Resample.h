@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace ampc::numerics {
 
@@ -85,6 +86,16 @@ AMPC_HD inline BilinearTap bilinearTap(int64_t dst, int64_t in, int64_t out,
   float w1 = src - float(i0);
   w1 = w1 < 0.0f ? 0.0f : (w1 > 1.0f ? 1.0f : w1);
   return {i0, i0 < in - 1 ? i0 + 1 : i0, 1.0f - w1, w1};
+}
+
+// The taps of every output index 0 .. out - 1 (host code: the CPU kernels
+// and the interpreter build them once per op).
+inline std::vector<BilinearTap> bilinearTaps(int64_t in, int64_t out,
+                                             float step, bool alignCorners) {
+  std::vector<BilinearTap> taps;
+  for (int64_t i = 0; i < out; ++i)
+    taps.push_back(bilinearTap(i, in, out, step, alignCorners));
+  return taps;
 }
 
 // One output of four inputs (a = [r0][c0], b = [r0][c1], c = [r1][c0],

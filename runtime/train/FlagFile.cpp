@@ -2,6 +2,7 @@
 #include "runtime/train/FlagFile.h"
 
 #include "runtime/data/DataError.h"
+#include "runtime/train/FlagSyntax.h"
 
 #include <cerrno>
 #include <cstring>
@@ -132,13 +133,8 @@ std::vector<std::string> expandFlagFiles(const std::vector<std::string> &args,
   expandInto(args, 1, x, 0);
   // --undefok (anywhere, before "--") lets Abseil judge unknown flags, on
   // the command line and in files alike.
-  for (size_t i = 1; i < x.out.size() && x.out[i] != "--"; ++i) {
-    const std::string &a = x.out[i];
-    size_t dashes = a.rfind("--", 0) == 0 ? 2 : 1;
-    if (a.size() > dashes && a[0] == '-' &&
-        a.compare(dashes, 7, "undefok") == 0)
-      return std::move(x.out);
-  }
+  if (givesUndefok(x.out))
+    return std::move(x.out);
   for (const auto &[flag, where] : x.fromFiles) {
     try {
       check(flag);

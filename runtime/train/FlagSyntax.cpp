@@ -126,13 +126,19 @@ static bool isUsageFlag(std::string_view name) {
          name == "only_check_args";
 }
 
-void checkFlagSyntax(const std::vector<std::string> &args) {
-  // --undefok applies to unknown flags before it too: with it anywhere,
-  // Abseil's parser judges them all.
+bool givesUndefok(const std::vector<std::string> &args) {
   for (size_t i = 1; i < args.size() && args[i] != "--"; ++i)
     if (args[i].size() > 1 && args[i][0] == '-' &&
         nameOf(args[i]) == "undefok")
-      return;
+      return true;
+  return false;
+}
+
+void checkFlagSyntax(const std::vector<std::string> &args) {
+  // --undefok applies to unknown flags before it too: with it anywhere,
+  // Abseil's parser judges them all.
+  if (givesUndefok(args))
+    return;
   for (size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     // "-" and anything not starting with '-' are positional; "--" ends the

@@ -28,6 +28,10 @@ size_t trainFlagFileOffset(std::string_view file);
 // --undefok anywhere, all of them are.
 void checkFlagSyntax(const std::vector<std::string> &args);
 
+// Whether an argument before "--" names Abseil's --undefok, which leaves
+// unknown flags (before it too) to Abseil's parser.
+bool givesUndefok(const std::vector<std::string> &args);
+
 // The training flag nearest `name` (underscores) within two edits (one for
 // names of up to 4 characters), dashed, or "" (for "did you mean --steps?").
 std::string nearestTrainFlag(std::string_view name);

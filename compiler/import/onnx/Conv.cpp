@@ -1,5 +1,4 @@
-//===- Conv.cpp - Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool
-//-------------===//
+//===- Conv.cpp - Conv, ConvTranspose and the pooling ops -----------------===//
 #include "compiler/import/onnx/ImportState.h"
 
 using namespace mlir;

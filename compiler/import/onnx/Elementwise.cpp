@@ -270,13 +270,10 @@ LogicalResult prelu(ImportState &s) {
                            {s.attr("max", s.b.getF64FloatAttr(0.0))});
   if (failed(neg) || failed(neg = s.emit("graph.mul", {*slope, *neg})))
     return failure();
-  auto text = [](Value v) {
-    ArrayRef<int64_t> d = shapeOf(v);
-    return shapeString(std::vector<int64_t>(d.begin(), d.end()));
-  };
   if (shapeOf(*neg) != shapeOf(*x))
-    return s.error("the slope " + text(*slope) +
-                   " does not broadcast to the input " + text(*x));
+    return s.error("the slope " + shapeString(shapeOf(*slope)) +
+                   " does not broadcast to the input " +
+                   shapeString(shapeOf(*x)));
   FailureOr<Value> r = s.emit("graph.add", {*pos, *neg});
   if (failed(r))
     return failure();

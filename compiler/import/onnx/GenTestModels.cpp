@@ -37,10 +37,11 @@
 //   resize_nearest.onnx  x[N,2,3,4] -> Resize(scales 1.5, 2) -> Resize(sizes
 //                     5x9) -> GlobalAveragePool, nearest/asymmetric/floor
 //   resize_linear.onnx, resize_linear_ac.onnx, resize_cubic.onnx,
-//   resize_linear_keep.onnx
+//   resize_linear_keep.onnx, resize_linear_ac_keep.onnx
 //                     the same with a bilinear first Resize (align_corners
 //                     False, True), a bicubic one (not supported), or a
-//                     bilinear scale 1.2 that keeps height 3 (refused)
+//                     bilinear scale 1.2 that keeps height 3 (refused; with
+//                     align_corners imported)
 //   malformed_*.onnx  one defect each, from fuzzing (onnx-malformed.test):
 //                     a node without output or input, a value defined
 //                     twice, negative and huge shapes to fold or reshape,
@@ -611,16 +612,21 @@ bool attention(const std::string &dir, const std::string &variant) {
 // |variant| names the first Resize: nearest (F.interpolate's nearest),
 // linear (bilinear, align_corners=False: pytorch_half_pixel), linear_ac
 // (bilinear, align_corners=True), cubic (not supported), linear_keep
-// (scale 1.2 on height 3: a size kept by a scale other than 1).
+// (scale 1.2 on height 3: a size kept by a scale other than 1),
+// linear_ac_keep (the same with align_corners, which maps by the sizes).
 bool resize(const std::string &dir, const std::string &variant) {
   Builder m("resize", 13);
   m.input("x", TensorProto::FLOAT, {"N", "2", "3", "4"});
   m.init("scales", {4},
-         {1.0f, 1.0f, variant == "linear_keep" ? 1.2f : 1.5f, 2.0f});
+         {1.0f, 1.0f,
+          variant == "linear_keep" || variant == "linear_ac_keep" ? 1.2f
+                                                                  : 1.5f,
+          2.0f});
   m.initInts("sizes", {2, 2, 5, 9});
+  const bool corners = variant == "linear_ac" || variant == "linear_ac_keep";
   const std::string mode =
-      variant == "linear_ac" || variant == "linear_keep" ? "linear" : variant;
-  const std::string map = variant == "linear_ac" ? "align_corners"
+      corners || variant == "linear_keep" ? "linear" : variant;
+  const std::string map = corners ? "align_corners"
                           : mode == "linear"       ? "pytorch_half_pixel"
                                                    : "asymmetric";
   auto attrs = [&](onnx::NodeProto *n, const std::string &mo) {
@@ -822,6 +828,7 @@ int main(int argc, char **argv) {
       !attention(dir, "pad") || !resize(dir, "nearest") ||
       !resize(dir, "linear") || !resize(dir, "linear_ac") ||
       !resize(dir, "cubic") || !resize(dir, "linear_keep") ||
+      !resize(dir, "linear_ac_keep") ||
       !malformed(dir)) {
     std::fprintf(stderr, "ampc-onnx-gen: cannot write into %s\n", dir.c_str());
     return 1;

@@ -67,6 +67,10 @@ bool ImportState::has(const std::string &name) const {
   return values.count(name) || consts.count(name);
 }
 
+std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  return shapeString(std::vector<int64_t>(shape.begin(), shape.end()));
+}
+
 FailureOr<int64_t> ImportState::normAxis(int64_t axis, int64_t rank) {
   int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank) {

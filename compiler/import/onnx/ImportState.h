@@ -139,6 +139,9 @@ using OpTable = llvm::StringMap<OpImporter>;
 const OpTable &opTable();
 
 // One per op family (a file each).
+// "[2, 3]" of a graph value's or attribute's shape, for messages.
+std::string shapeString(llvm::ArrayRef<int64_t> shape);
+
 void registerElementwiseOps(OpTable &table);
 void registerLinalgOps(OpTable &table);
 void registerShapeOps(OpTable &table);

@@ -1,5 +1,4 @@
-//===- Norm.cpp - Softmax, LogSoftmax, LayerNormalization
-//-------------------===//
+//===- Norm.cpp - Softmax, LogSoftmax, Layer/Instance/BatchNormalization --===//
 // BatchNormalization: graph.batch_norm with graph.buffer running statistics
 // when the model is imported for training (batchNormOp), else decomposed.
 #include "compiler/import/onnx/ImportState.h"

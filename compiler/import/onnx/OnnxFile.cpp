@@ -245,7 +245,11 @@ bool readExternal(const ::onnx::TensorProto &p, const Tensor &t,
     return false;
   }
   auto size = int64_t(fs::file_size(file, ec));
-  if (ec || offset > size) {
+  if (ec) {
+    error = what + "cannot read the size of '" + shown + "'";
+    return false;
+  }
+  if (offset > size) {
     error = what + "offset " + std::to_string(offset) +
             " is past the end of '" + shown + "' (" + std::to_string(size) +
             " bytes)";

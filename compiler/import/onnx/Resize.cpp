@@ -88,7 +88,8 @@ LogicalResult emitResample(ImportState &s, ArrayRef<double> scales,
     double scale = scales[size_t(k)];
     char shown[32];
     std::snprintf(shown, sizeof shown, "%g", scale);
-    if ((out == in && scale != 1.0) ||
+    // align_corners maps by the sizes alone, in ONNX as in PyTorch.
+    if ((out == in && scale != 1.0 && !mode.alignCorners) ||
         (!mode.bilinear && out == 2 * in && scale != 2.0))
       return s.error(
           "scale " + std::string(shown) + " " +
@@ -113,11 +114,15 @@ FailureOr<std::vector<double>> floatsInput(ImportState &s, unsigned i) {
 
 // F.interpolate's bilinear mode from a linear Resize's coordinate mapping.
 FailureOr<Mode> bilinearMode(ImportState &s) {
+  // Opset 10 maps asymmetrically, which no PyTorch mode does.
+  if (s.opset < 11) {
+    (void)s.error("mode linear below opset 11 maps asymmetrically (not "
+                  "supported: F.interpolate's mode=\"bilinear\" exports at "
+                  "opset 11 and later)");
+    return failure();
+  }
   std::string map =
       s.stringAttr("coordinate_transformation_mode", "half_pixel");
-  // Opset 10 maps asymmetrically, which no PyTorch mode does.
-  if (s.opset < 11)
-    map = "asymmetric";
   Mode m;
   m.bilinear = true;
   m.alignCorners = map == "align_corners";
@@ -160,9 +165,10 @@ LogicalResult resize(ImportState &s) {
   }
   if (s.intAttr("antialias", 0) != 0)
     return s.error("antialias 1 is not supported");
-  if (failed(requireString(s, "keep_aspect_ratio_policy", "stretch",
-                           "stretch")))
-    return failure();
+  std::string policy = s.stringAttr("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch")
+    return s.error("keep_aspect_ratio_policy " + policy +
+                   " is not supported (only stretch)");
   // Opset 10: X, scales. Opset 11+: X, roi, scales, sizes (roi only
   // matters for tf_crop_and_resize).
   unsigned scalesAt = s.opset < 11 ? 1 : 2;

@@ -13,21 +13,17 @@ using namespace mlir;
 namespace ampc::onnx {
 namespace {
 
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  return shapeString(std::vector<int64_t>(shape.begin(), shape.end()));
-}
-
 // The output shape of the node: a reshape of a graph value, or of a
 // constant (folded).
 LogicalResult reshapeTo(ImportState &s, ArrayRef<int64_t> shape) {
   int64_t n = checkedNumel(std::vector<int64_t>(shape.begin(), shape.end()));
   if (n < 0)
-    return s.error("shape " + shapeStr(shape) +
+    return s.error("shape " + shapeString(shape) +
                    " has a negative dimension or more than 2^62 elements");
   if (const Tensor *c = s.constInput(0)) {
     if (n != c->numel())
-      return s.error("cannot reshape " + shapeStr(c->shape) + " to " +
-                     shapeStr(shape));
+      return s.error("cannot reshape " + shapeString(c->shape) + " to " +
+                     shapeString(shape));
     Tensor r = *c;
     r.shape.assign(shape.begin(), shape.end());
     s.setConst(s.node->outputs[0], std::move(r));
@@ -40,8 +36,8 @@ LogicalResult reshapeTo(ImportState &s, ArrayRef<int64_t> shape) {
   for (int64_t d : shapeOf(*x))
     have *= d;
   if (have != n)
-    return s.error("cannot reshape " + shapeStr(shapeOf(*x)) + " to " +
-                   shapeStr(shape));
+    return s.error("cannot reshape " + shapeString(shapeOf(*x)) + " to " +
+                   shapeString(shape));
   auto type = RankedTensorType::get(shape, elementTypeOf(*x));
   if (type == x->getType()) {
     s.result(0, *x);
@@ -92,7 +88,7 @@ LogicalResult reshape(ImportState &s) {
                      " is negative");
     } else {
       if (d != 0 && known > (int64_t(1) << 62) / d)
-        return s.error("shape " + shapeStr(*target) +
+        return s.error("shape " + shapeString(*target) +
                        " has more than 2^62 elements");
       known *= d;
     }
@@ -100,8 +96,8 @@ LogicalResult reshape(ImportState &s) {
   }
   if (inferred >= 0) {
     if (known == 0 || total % known)
-      return s.error("cannot reshape " + shapeStr(*in) + " to " +
-                     shapeStr(*target));
+      return s.error("cannot reshape " + shapeString(*in) + " to " +
+                     shapeString(*target));
     shape[inferred] = total / known;
   }
   return reshapeTo(s, shape);

@@ -136,10 +136,8 @@ struct BilinearMap {
     bool corners = ctx.getFlag("align_corners");
     float sh = bilinearStep(g.h, g.oh, corners, ctx.getFloat("scales_h", 0.0));
     float sw = bilinearStep(g.w, g.ow, corners, ctx.getFloat("scales_w", 0.0));
-    for (int64_t a = 0; a < g.oh; ++a)
-      rows.push_back(bilinearTap(a, g.h, g.oh, sh, corners));
-    for (int64_t b = 0; b < g.ow; ++b)
-      cols.push_back(bilinearTap(b, g.w, g.ow, sw, corners));
+    rows = bilinearTaps(g.h, g.oh, sh, corners);
+    cols = bilinearTaps(g.w, g.ow, sw, corners);
   }
 };
 
