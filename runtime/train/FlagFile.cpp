@@ -25,17 +25,23 @@ struct Expansion {
   int files = 0;
 };
 
+// Whether |a| is --flagfile or -flagfile, with or without "=VALUE".
+bool namesFlagfile(const std::string &a) {
+  if (a.size() < 2 || a[0] != '-')
+    return false;
+  size_t start = a[1] == '-' ? 2 : 1;
+  return a.compare(start, std::min(a.find('='), a.size()) - start,
+                   "flagfile") == 0;
+}
+
 // The value of a --flagfile argument at args[i] (advancing i past a value
 // given as the next argument), or nullptr when args[i] is another flag.
 const std::string *flagFileValue(const std::vector<std::string> &args,
                                  size_t &i, std::string &inline_) {
   const std::string &a = args[i];
-  if (a.size() < 2 || a[0] != '-')
+  if (!namesFlagfile(a))
     return nullptr;
-  size_t start = a[1] == '-' ? 2 : 1;
   size_t eq = a.find('=');
-  if (a.compare(start, std::min(eq, a.size()) - start, "flagfile") != 0)
-    return nullptr;
   if (eq != std::string::npos) {
     inline_ = a.substr(eq + 1);
     return &inline_;
@@ -86,12 +92,11 @@ void readFlagFile(const std::string &file, Expansion &x, int depth) {
       fail(where, "'" + flag + "': write " + flag.substr(0, name) + "=" +
                       trimmed(flag.substr(name)) +
                       " (a flagfile holds one --name=value per line)");
-    size_t dashes = flag[1] == '-' ? 2 : 1;
-    if (flag.compare(dashes, std::string::npos, "flagfile") == 0)
+    if (!namesFlagfile(flag))
+      x.fromFiles.emplace_back(flag, where);
+    else if (name == std::string::npos)
       fail(where, "'" + flag + "' needs =FILE (a flagfile holds one "
                                "--name=value per line)");
-    if (flag.compare(dashes, 9, "flagfile=") != 0)
-      x.fromFiles.emplace_back(flag, where);
     flags.push_back(flag);
   }
   expandInto(flags, 0, x, depth);

@@ -324,8 +324,8 @@ static std::string unusedBecause(std::string_view name,
 
 TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   configureUsage(model);
-  // A flagfile's flags are checked line by line first, so that an error
-  // names the file and line.
+  // A flagfile's flags are checked one by one once every file is read, so
+  // that an error names the file and line.
   std::vector<std::string> args =
       normalizeArgs(expandFlagFiles({argv, argv + argc}, [&](const auto &flag) {
         checkFlagSyntax(normalizeArgs({argv[0], flag}));

@@ -68,7 +68,7 @@ LogicalResult emitResample(ImportState &s, ArrayRef<double> scales,
                      "and C");
     attrs = {s.attr("size", s.b.getDenseI64ArrayAttr(sizes.drop_front(2)))};
   }
-  if (mode.bilinear && mode.alignCorners)
+  if (mode.alignCorners)
     attrs.push_back(s.attr("align_corners", s.b.getBoolAttr(true)));
   FailureOr<Value> r = s.emit(mode.bilinear ? "graph.upsample_bilinear2d"
                                             : "graph.upsample_nearest2d",
@@ -86,16 +86,17 @@ LogicalResult emitResample(ImportState &s, ArrayRef<double> scales,
     if (scales.empty())
       continue;
     double scale = scales[size_t(k)];
-    char shown[32];
-    std::snprintf(shown, sizeof shown, "%g", scale);
     // align_corners maps by the sizes alone, in ONNX as in PyTorch.
     if ((out == in && scale != 1.0 && !mode.alignCorners) ||
-        (!mode.bilinear && out == 2 * in && scale != 2.0))
+        (!mode.bilinear && out == 2 * in && scale != 2.0)) {
+      char shown[32];
+      std::snprintf(shown, sizeof shown, "%g", scale);
       return s.error(
           "scale " + std::string(shown) + " " +
           (out == in ? "keeps" : "doubles") + " size " + Twine(in) +
           ": ONNX maps by the scale there, PyTorch's kernel " +
           (out == in ? "copies" : "reads i / 2") + " (not supported)");
+    }
   }
   s.result(0, *r);
   return success();
