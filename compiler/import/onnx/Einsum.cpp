@@ -34,13 +34,6 @@ FailureOr<Value> transposed(ImportState &s, Value x, ArrayRef<int64_t> perm) {
                 {s.attr("perm", s.b.getDenseI64ArrayAttr(perm))});
 }
 
-FailureOr<Value> reshaped(ImportState &s, Value x, ArrayRef<int64_t> shape) {
-  if (shapeOf(x) == shape)
-    return x;
-  return s.emit("graph.reshape", {x}, {},
-                RankedTensorType::get(shape, elementTypeOf(x)));
-}
-
 // Replaces "..." by letters not in the equation, as many as the operand's
 // rank leaves (the output gets the most any operand had).
 FailureOr<std::vector<std::string>>
@@ -216,7 +209,7 @@ LogicalResult einsum(ImportState &s) {
     FailureOr<Value> t = transposed(s, x, perm);
     if (failed(t))
       return failure();
-    return reshaped(s, *t, shape);
+    return reshapeTo(s, *t, shape);
   };
   int64_t nb = prod(batch), m = prod(freeA), n = prod(freeB),
           k = prod(contracted);
@@ -238,7 +231,7 @@ LogicalResult einsum(ImportState &s) {
   SmallVector<int64_t> full;
   for (char c : order)
     full.push_back(size[c]);
-  if (failed(r = reshaped(s, *r, full)))
+  if (failed(r = reshapeTo(s, *r, full)))
     return failure();
   SmallVector<int64_t> perm;
   for (char c : out)

@@ -18,6 +18,31 @@ Type elementTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
 
+FailureOr<Value> reshapeTo(ImportState &s, Value x, ArrayRef<int64_t> shape) {
+  if (shapeOf(x) == shape)
+    return x;
+  return s.emit("graph.reshape", {x}, {},
+                RankedTensorType::get(shape, elementTypeOf(x)));
+}
+
+FailureOr<Value> sliceAxis(ImportState &s, Value x, int64_t axis,
+                           int64_t start, int64_t limit, int64_t step) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  if (start == 0 && limit == shape[size_t(axis)] && step == 1)
+    return x;
+  SmallVector<int64_t> starts(shape.size(), 0), limits(shape),
+      strides(shape.size(), 1);
+  starts[axis] = start;
+  limits[axis] = limit;
+  strides[axis] = step;
+  SmallVector<NamedAttribute> attrs = {
+      s.attr("starts", s.b.getDenseI64ArrayAttr(starts)),
+      s.attr("limits", s.b.getDenseI64ArrayAttr(limits))};
+  if (step != 1)
+    attrs.push_back(s.attr("strides", s.b.getDenseI64ArrayAttr(strides)));
+  return s.emit("graph.slice", {x}, attrs);
+}
+
 void checkFoldShape(const std::vector<int64_t> &shape) {
   int64_t n = checkedNumel(shape);
   if (n < 0)

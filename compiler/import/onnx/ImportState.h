@@ -153,6 +153,7 @@ void registerFoldOnlyOps(OpTable &table);
 void registerEinsumOps(OpTable &table);
 void registerResizeOps(OpTable &table);
 void registerIndexingOps(OpTable &table);
+void registerRecurrentOps(OpTable &table);
 
 // Computes the node on the host when all its inputs are known at import
 // time (Fold.cpp): true if it did.
@@ -168,6 +169,15 @@ mlir::FailureOr<bool> importLinearBias(ImportState &s);
 // The shape of a ranked tensor value.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value v);
 mlir::Type elementTypeOf(mlir::Value v);
+
+// |x| as |shape| (graph.reshape; |x| itself when it has that shape).
+mlir::FailureOr<mlir::Value> reshapeTo(ImportState &s, mlir::Value x,
+                                       llvm::ArrayRef<int64_t> shape);
+// Elements start, start + step, ... below |limit| of |x|'s |axis| (a
+// graph.slice keeping the other axes whole; |x| itself for the whole axis).
+mlir::FailureOr<mlir::Value> sliceAxis(ImportState &s, mlir::Value x,
+                                       int64_t axis, int64_t start,
+                                       int64_t limit, int64_t step = 1);
 
 } // namespace ampc::onnx
 

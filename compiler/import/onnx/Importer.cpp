@@ -41,6 +41,7 @@ const OpTable &opTable() {
     registerEinsumOps(t);
     registerResizeOps(t);
     registerIndexingOps(t);
+    registerRecurrentOps(t);
     return t;
   }();
   return table;
@@ -331,10 +332,17 @@ LogicalResult Importer::checkStructure() {
     definedBy.emplace(t.name, "an initializer");
   for (const Node &node : g.nodes) {
     s.node = &node;
-    // Ops ampc does not import may leave their first output out (LSTM's Y):
-    // those get the unsupported-op error.
+    // A known op names its first output, except the recurrent ops, whose
+    // outputs are all optional (Y left out when only Y_h is read); ops ampc
+    // does not import get the unsupported-op error.
     const bool known = opTable().count(node.opType);
-    if (known && (node.outputs.empty() || node.outputs[0].empty()))
+    const bool optionalOutputs = node.opType == "LSTM" ||
+                                 node.opType == "GRU" || node.opType == "RNN";
+    if (known &&
+        (optionalOutputs
+             ? llvm::all_of(node.outputs,
+                            [](const std::string &o) { return o.empty(); })
+             : node.outputs.empty() || node.outputs[0].empty()))
       return s.error("the node has no output");
     bool anyInput = false;
     for (const std::string &in : node.inputs)

@@ -9,11 +9,6 @@ using namespace mlir;
 namespace ampc::onnx {
 namespace {
 
-FailureOr<Value> reshape(ImportState &s, Value x, ArrayRef<int64_t> shape) {
-  auto type = RankedTensorType::get(shape, elementTypeOf(x));
-  return s.emit("graph.reshape", {x}, {}, type);
-}
-
 FailureOr<Value> transpose2d(ImportState &s, Value x) {
   return s.emit("graph.transpose", {x},
                 {s.attr("perm", s.b.getDenseI64ArrayAttr({1, 0}))});
@@ -95,9 +90,9 @@ LogicalResult matmul(ImportState &s) {
       rows *= d;
     SmallVector<int64_t> out(sa.drop_back());
     out.push_back(sb[1]);
-    FailureOr<Value> flat = reshape(s, *a, {rows, sa.back()});
+    FailureOr<Value> flat = reshapeTo(s, *a, {rows, sa.back()});
     if (failed(flat) || failed(y = s.emit("graph.matmul", {*flat, *b})) ||
-        failed(y = reshape(s, *y, out)))
+        failed(y = reshapeTo(s, *y, out)))
       return failure();
   } else if (sa.size() > 2 && sa.size() == sb.size() &&
              sa.drop_back(2) == sb.drop_back(2)) {

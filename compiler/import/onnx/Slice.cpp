@@ -19,22 +19,6 @@ using namespace mlir;
 namespace ampc::onnx {
 namespace {
 
-FailureOr<Value> sliceAxis(ImportState &s, Value x, int64_t axis, int64_t start,
-                           int64_t limit, int64_t step = 1) {
-  ArrayRef<int64_t> shape = shapeOf(x);
-  SmallVector<int64_t> starts(shape.size(), 0), limits(shape),
-      strides(shape.size(), 1);
-  starts[axis] = start;
-  limits[axis] = limit;
-  strides[axis] = step;
-  SmallVector<NamedAttribute> attrs = {
-      s.attr("starts", s.b.getDenseI64ArrayAttr(starts)),
-      s.attr("limits", s.b.getDenseI64ArrayAttr(limits))};
-  if (step != 1)
-    attrs.push_back(s.attr("strides", s.b.getDenseI64ArrayAttr(strides)));
-  return s.emit("graph.slice", {x}, attrs);
-}
-
 LogicalResult slice(ImportState &s) {
   std::vector<int64_t> starts, ends, axes, steps;
   if (s.opset < 10) {
