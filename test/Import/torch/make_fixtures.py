@@ -3,7 +3,7 @@
 
 Needs PyTorch, onnx and onnxruntime (scripts/setup.sh installs them into the
 build venv with AMPC_WITH_TORCH=1). For each model (MODELS below: mlp, cnn,
-gpt, attn, deconv) it writes into OUT/MODEL/:
+gpt, attn, deconv, rnn) it writes into OUT/MODEL/:
 
   model.onnx          torch.onnx.export of the nn.Module (the legacy
                       TorchScript exporter, dynamo=False, opset 17; see
@@ -141,6 +141,26 @@ class Deconv(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class Recurrent(nn.Module):
+    """A sequence tagger with PyTorch's three recurrent layers: a two-layer
+    bidirectional LSTM (batch_first), a GRU and a ReLU RNN over its output,
+    and a classifier on every step."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 12, num_layers=2, batch_first=True,
+                            bidirectional=True)
+        self.gru = nn.GRU(24, 10, batch_first=True)
+        self.rnn = nn.RNN(10, 6, nonlinearity="relu", batch_first=True)
+        self.head = nn.Linear(6, 5)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        y, _ = self.gru(y)
+        y, _ = self.rnn(y)
+        return self.head(y)
+
+
 def batch(name, g):
     if name == "mlp":
         return torch.randn(8, 16, generator=g), torch.randint(0, 4, (8,), generator=g)
@@ -148,12 +168,14 @@ def batch(name, g):
         return torch.randn(4, 3, 8, 8, generator=g), torch.randint(0, 5, (4,), generator=g)
     if name == "attn":
         return torch.randn(4, 8, 16, generator=g), torch.randint(0, 6, (4, 8), generator=g)
+    if name == "rnn":
+        return torch.randn(4, 7, 8, generator=g), torch.randint(0, 5, (4, 7), generator=g)
     idx = torch.randint(0, 32, (4, 9), generator=g)
     return idx[:, :-1].contiguous(), idx[:, 1:].contiguous()
 
 
 MODELS = {"mlp": MLP, "cnn": CNN, "gpt": GPT, "attn": HandAttention,
-          "deconv": Deconv}
+          "deconv": Deconv, "rnn": Recurrent}
 
 
 def write_safetensors(path, tensors, metadata):
