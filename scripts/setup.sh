@@ -44,7 +44,7 @@ fi
 # trip's re-export test (test/Import/torch/reexport.test; without them it is
 # UNSUPPORTED). PyPI's torch pulls the CUDA libraries: about 5.5 GB.
 if [ "${AMPC_WITH_TORCH:-0}" = 1 ] &&
-   ! "$VENV/bin/python" -c "import torch, onnx, onnxruntime" 2>/dev/null; then
+   ! "$VENV/bin/python" -c "import torch, onnx, onnxruntime, onnxscript" 2>/dev/null; then
   echo "[setup] AMPC_WITH_TORCH=1: pip install torch onnx onnxruntime onnxscript into $VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check torch onnx onnxruntime onnxscript
 fi

@@ -73,8 +73,8 @@ if _on(getattr(config, "ampc_with_onnx", "")):
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 
-# A Python with PyTorch, onnx and onnxruntime for the tests that check ampc
-# against PyTorch itself (autocast decisions, checkpoints loaded into an
+# A Python with PyTorch, onnx, onnxruntime and onnxscript for the tests
+# that check ampc against PyTorch itself (autocast decisions, checkpoints loaded into an
 # nn.Module, the ONNX round trip's live re-export): the environment variable
 # AMPC_TORCH_PYTHON, else CMake's AMPC_TORCH_PYTHON, else the build's Python
 # (AMPC_WITH_TORCH=1 scripts/setup.sh installs them there). Those tests say
@@ -82,12 +82,12 @@ if shutil.which("dot"):
 _torch_py = (os.environ.get("AMPC_TORCH_PYTHON") or getattr(config, "ampc_torch_python", "")
              or getattr(config, "ampc_python", ""))
 if _torch_py and os.system(
-        "'%s' -c 'import torch, onnx, onnxruntime, numpy' >/dev/null 2>&1" % _torch_py) == 0:
+        "'%s' -c 'import torch, onnx, onnxruntime, onnxscript, numpy' >/dev/null 2>&1" % _torch_py) == 0:
     config.available_features.add("torch")
     config.substitutions.append(("%torch_python", _torch_py))
 else:
     lit_config.note("tests against PyTorch (REQUIRES: torch) unsupported: "
-                    "'%s' lacks torch/onnx/onnxruntime (AMPC_WITH_TORCH=1 "
+                    "'%s' lacks torch/onnx/onnxruntime/onnxscript (AMPC_WITH_TORCH=1 "
                     "scripts/setup.sh installs them)" % (_torch_py or "no AMPC_PYTHON"))
 
 # AMPC_RECORD=1 re-records the expected values of e2e/examples-bitwise.test.

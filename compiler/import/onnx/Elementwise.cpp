@@ -420,8 +420,9 @@ LogicalResult dropout(ImportState &s) {
   return success();
 }
 
-LogicalResult castOp(ImportState &s) {
-  int64_t to = s.intAttr("to", kUndefined);
+// Cast's input 0 to the ONNX type |to|: a known tensor stays known, a
+// graph value gets a graph.cast between float types.
+LogicalResult castTo(ImportState &s, int64_t to) {
   if (const Tensor *c = s.constInput(0)) {
     Tensor r = *c;
     r.type = int32_t(to);
@@ -458,6 +459,21 @@ LogicalResult castOp(ImportState &s) {
     return failure();
   s.result(0, *r);
   return success();
+}
+
+LogicalResult castOp(ImportState &s) {
+  return castTo(s, s.intAttr("to", kUndefined));
+}
+
+// CastLike (opset 15; the dynamo exporter writes it for scalars meeting a
+// tensor): a Cast to input 1's type.
+LogicalResult castLike(ImportState &s) {
+  if (failed(s.onlyAttrs({"saturate"})))
+    return failure();
+  int32_t to = s.onnxTypeOfInput(1);
+  if (to == kUndefined)
+    return s.error("the type of input 1 is not one ampc knows");
+  return castTo(s, to);
 }
 
 } // namespace
@@ -501,6 +517,7 @@ void registerElementwiseOps(OpTable &t) {
   t["Identity"] = forward;
   t["Dropout"] = dropout;
   t["Cast"] = castOp;
+  t["CastLike"] = castLike;
 }
 
 } // namespace ampc::onnx

@@ -26,6 +26,11 @@
 //                     prelu_t.npy (targets -1)
 //   indexing.onnx     Tile -> Gemm -> CumSum -> Softsign -> GatherElements,
 //                     and ArgMax; indexing_x.npy, indexing_label.npy
+//   sequence.onnx     x @ w -> SplitToSequence (chunks of 4: 4 + 2) ->
+//                     SequenceAt(-1), and SequenceAt(0) -> SplitToSequence
+//                     (keepdims 0) -> SequenceAt(2) -> Unsqueeze -> Concat:
+//                     logits[4,3]; sequence_pos.onnx reads its position
+//                     from a graph input (refused)
 //   gelu.onnx         PyTorch's exact GELU below opset 20:
 //                     Div(sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5)
 //   attn_div.onnx     q, k, v [2,2,4,8] -> MatMul(q, Transpose(k)) ->
@@ -305,6 +310,46 @@ bool mobile(const std::string &dir) {
 
 // Tile -> Gemm -> CumSum -> Softsign -> GatherElements (negative constant
 // indices) -> logits, and ArgMax of them as a second output.
+// The dynamo exporter's Tensor.split: SplitToSequence and SequenceAt.
+bool sequence(const std::string &dir) {
+  auto model = [&](bool badPosition) {
+    Builder m("sequence", 17);
+    m.input("x", TensorProto::FLOAT, {"4", "6"});
+    m.init("w", {6, 6}, values(36, 0.2, 0.5));
+    m.initInts("four", {4});
+    m.g->mutable_initializer(m.g->initializer_size() - 1)->clear_dims();
+    m.initInts("last", {-1});
+    m.g->mutable_initializer(m.g->initializer_size() - 1)->clear_dims();
+    m.initInts("first", {0});
+    m.g->mutable_initializer(m.g->initializer_size() - 1)->clear_dims();
+    m.initInts("third", {2});
+    m.g->mutable_initializer(m.g->initializer_size() - 1)->clear_dims();
+    m.initInts("axis1", {1});
+    m.node("MatMul", "/MatMul", {"x", "w"}, {"h"});
+    Builder::intAttr(
+        m.node("SplitToSequence", "/split", {"h", "four"}, {"seq"}), "axis",
+        1);
+    if (badPosition) {
+      m.input("pos", TensorProto::INT64, {});
+      m.node("SequenceAt", "/at_last", {"seq", "pos"}, {"tail"});
+    } else {
+      m.node("SequenceAt", "/at_last", {"seq", "last"}, {"tail"});
+    }
+    m.node("SequenceAt", "/at_first", {"seq", "first"}, {"head"});
+    auto *cols = m.node("SplitToSequence", "/columns", {"head"}, {"cols"});
+    Builder::intAttr(cols, "axis", 1);
+    Builder::intAttr(cols, "keepdims", 0);
+    m.node("SequenceAt", "/at_third", {"cols", "third"}, {"c"});
+    m.node("Unsqueeze", "/Unsqueeze", {"c", "axis1"}, {"cu"});
+    Builder::intAttr(m.node("Concat", "/Concat", {"tail", "cu"}, {"logits"}),
+                     "axis", 1);
+    m.output("logits");
+    return m.write(dir + (badPosition ? "/sequence_pos.onnx"
+                                      : "/sequence.onnx"));
+  };
+  return model(false) && model(true);
+}
+
 bool indexing(const std::string &dir) {
   Builder m("indexing", 17);
   m.input("x", TensorProto::FLOAT, {"4", "4"});
@@ -653,7 +698,7 @@ int main(int argc, char **argv) {
       !halfMask(dir) ||
       !scalarLoss(dir) || !shapeChain(dir) || !unsupported(dir) ||
       !dynamic(dir) || !badAdd(dir) || !geluErf(dir) || !cnn(dir) ||
-      !mobile(dir) || !indexing(dir) || !preluKink(dir) ||
+      !mobile(dir) || !indexing(dir) || !sequence(dir) || !preluKink(dir) ||
       !attention(dir, "div") || !attention(dir, "where") ||
       !attention(dir, "pad") || !resize(dir, "nearest") ||
       !resize(dir, "linear") || !resize(dir, "linear_ac") ||

@@ -89,7 +89,33 @@ void ImportState::setConst(const std::string &name, Tensor t) {
 }
 
 bool ImportState::has(const std::string &name) const {
-  return values.count(name) || consts.count(name);
+  return values.count(name) || consts.count(name) || sequences.count(name);
+}
+
+const ImportState::Sequence *
+ImportState::sequence(const std::string &name) const {
+  auto it = sequences.find(name);
+  return it == sequences.end() ? nullptr : &it->second;
+}
+
+int32_t ImportState::onnxTypeOfInput(unsigned i) {
+  if (const Tensor *t = constInput(i))
+    return t->type;
+  FailureOr<Value> v = input(i);
+  if (failed(v))
+    return kUndefined;
+  Type e = elementTypeOf(*v);
+  if (e.isF32())
+    return kFloat;
+  if (e.isF16())
+    return kFloat16;
+  if (e.isBF16())
+    return kBfloat16;
+  if (e.isInteger(64))
+    return kInt64;
+  if (e.isInteger(32))
+    return kInt32;
+  return kUndefined;
 }
 
 std::string shapeString(llvm::ArrayRef<int64_t> shape) {
@@ -186,6 +212,12 @@ FailureOr<Value> ImportState::get(const std::string &name) {
   if (it != values.end())
     return it->second;
   auto c = consts.find(name);
+  if (c == consts.end() && sequences.count(name)) {
+    (void)error("input '" + name +
+                "' is a sequence (SplitToSequence); only SequenceAt reads "
+                "sequences here");
+    return failure();
+  }
   if (c == consts.end()) {
     (void)error("input '" + name +
                 "' is not produced by any node, "

@@ -50,6 +50,20 @@ public:
 
   // Values by ONNX name.
   void set(const std::string &name, mlir::Value v) { values[name] = v; }
+  // An ONNX sequence as SplitToSequence makes one: chunks [start, start +
+  // size) of |source| along |axis| (the axis dropped when |squeeze|). A
+  // chunk becomes a graph.slice only when SequenceAt reads it.
+  struct Sequence {
+    mlir::Value source;
+    int64_t axis = 0;
+    bool squeeze = false;
+    std::vector<std::pair<int64_t, int64_t>> chunks; // (start, size)
+  };
+  void setSequence(const std::string &name, Sequence seq) {
+    sequences[name] = std::move(seq);
+  }
+  // Null when |name| is not a sequence.
+  const Sequence *sequence(const std::string &name) const;
   void setConst(const std::string &name, Tensor t);
   bool has(const std::string &name) const;
   // The host tensor of a value known at import time, or null.
@@ -95,6 +109,9 @@ public:
                                      const std::vector<int64_t> &shape,
                                      double v);
   mlir::FailureOr<mlir::Type> elementType(int32_t onnxType);
+  // The ONNX type of input |i| (a known tensor's, or the graph value's
+  // element type); kUndefined when it has none ampc knows.
+  int32_t onnxTypeOfInput(unsigned i);
   mlir::NamedAttribute attr(llvm::StringRef name, mlir::Attribute value) {
     return b.getNamedAttr(name, value);
   }
@@ -115,6 +132,7 @@ private:
                               const char *kindName) const;
   std::map<std::string, mlir::Value> values;
   std::map<std::string, Tensor> consts;
+  std::map<std::string, Sequence> sequences;
   std::map<std::string, const Node *> producers;
   std::map<std::string, int> uses;
 };
@@ -154,6 +172,7 @@ void registerEinsumOps(OpTable &table);
 void registerResizeOps(OpTable &table);
 void registerIndexingOps(OpTable &table);
 void registerRecurrentOps(OpTable &table);
+void registerSequenceOps(OpTable &table);
 
 // Computes the node on the host when all its inputs are known at import
 // time (Fold.cpp): true if it did.

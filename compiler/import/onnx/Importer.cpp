@@ -42,6 +42,7 @@ const OpTable &opTable() {
     registerResizeOps(t);
     registerIndexingOps(t);
     registerRecurrentOps(t);
+    registerSequenceOps(t);
     return t;
   }();
   return table;
@@ -83,6 +84,7 @@ private:
   LogicalResult addInputs(std::set<std::string> &initNames);
   LogicalResult addInitializers(const std::set<std::string> &used);
   void noteSharedNormWeights();
+  void noteAnonymousWeights();
   LogicalResult checkStructure();
   LogicalResult addNodes();
   LogicalResult importNode(const OpTable &table);
@@ -280,6 +282,7 @@ LogicalResult Importer::addInitializers(const std::set<std::string> &used) {
     weights.push_back(std::move(w));
   }
   noteSharedNormWeights();
+  noteAnonymousWeights();
   return success();
 }
 
@@ -317,8 +320,32 @@ void Importer::noteSharedNormWeights() {
   }
   if (any)
     notes.push_back("exporters that merge initializers of equal value share "
-                    "norms' weights so (torch.onnx.export's dynamo=True); "
-                    "export with dynamo=False to train each norm's own");
+                    "norms' weights so (torch.onnx.export's dynamo=True with "
+                    "its optimizer); export with optimize=False or "
+                    "dynamo=False to train each norm's own");
+}
+
+// The dynamo exporter's optimizer stores the weights it folds (Linear's,
+// pre-transposed) as new initializers named val_N: they train, but under
+// names a PyTorch state_dict does not have.
+void Importer::noteAnonymousWeights() {
+  std::vector<std::string> anonymous;
+  for (const Weight &w : weights) {
+    llvm::StringRef name(w.name);
+    if (name.consume_front("val_") && !name.empty() &&
+        name.find_first_not_of("0123456789") == llvm::StringRef::npos)
+      anonymous.push_back(w.name);
+  }
+  if (anonymous.empty())
+    return;
+  std::string which = "'" + anonymous[0] + "'";
+  if (anonymous.size() > 1)
+    which += " and " + std::to_string(anonymous.size() - 1) + " more";
+  notes.push_back(which + " look like weights the dynamo exporter's "
+                  "optimizer renamed (torch.onnx.export(dynamo=True)): "
+                  "they train, but checkpoints and --init-weights use these "
+                  "names, not the state_dict's; export with optimize=False "
+                  "(or dynamo=False) to keep them");
 }
 
 // What ONNX's checker requires of the graph's wiring and the importers

@@ -6,8 +6,8 @@ committed ones. Standard library only.
 
 Per model: the batch (x.npy, label.npy) must be byte-identical; PyTorch's
 loss and every gradient in expected.safetensors within 1e-5 relative (of
-the tensor's largest magnitude, plus 1e-7); model.onnx is reported as
-identical or not (its bytes name the PyTorch version that wrote it, so a
+the tensor's largest magnitude, plus 1e-7); model.onnx and
+model_dynamo.onnx are reported as identical or not (its bytes name the PyTorch version that wrote it, so a
 different PyTorch may differ there and still import to the same numbers,
 which the round-trip tests on the fresh export check). Exit 1 on a mismatch.
 """
@@ -43,10 +43,12 @@ def main():
             if not diff <= 1e-5 * top + 1e-7:
                 bad.append("%s: %s differs by %g" % (model, k, diff))
             worst = max(worst, diff / top if top else 0.0)
-        onnx = same_bytes(os.path.join(a, "model.onnx"), os.path.join(b, "model.onnx"))
-        print("%s: batch same, loss and %d gradients within %.1e, model.onnx %s "
+        same = {f: same_bytes(os.path.join(a, f), os.path.join(b, f))
+                for f in ("model.onnx", "model_dynamo.onnx")}
+        print("%s: batch same, loss and %d gradients within %.1e, %s "
               "(PyTorch %s)" % (model, len(want) - 1, worst,
-                                "identical" if onnx else "differs",
+                                ", ".join("%s %s" % (f, "identical" if v else "differs")
+                                          for f, v in same.items()),
                                 meta.get("torch", "?")))
     if bad:
         print("MISMATCH: " + "; ".join(bad))

@@ -18,11 +18,17 @@ gpt, attn, deconv, rnn) it writes into OUT/MODEL/:
                       __metadata__ ort_loss: onnxruntime's loss from model.onnx
                       on the same batch (a check of the export itself)
 
-  make_fixtures.py OUT [--dynamo] [--models mlp,cnn,...]
+  model_dynamo.onnx   the same module through torch.onnx.export(dynamo=True,
+                      optimize=False): the dynamo exporter without its graph
+                      optimizer, which keeps the state_dict names (needs
+                      onnxscript); its node metadata (stack traces) and
+                      value_info are dropped to keep the file small
+                      (nothing the import reads)
 
---dynamo exports with torch.onnx.export(dynamo=True) instead (not what the
-committed fixtures use). Deterministic: the same PyTorch gives the same bytes
-for the batch and within float rounding the same numbers.
+  make_fixtures.py OUT [--models mlp,cnn,...]
+
+Deterministic: the same PyTorch gives the same bytes for the batch and
+within float rounding the same numbers.
 """
 import argparse
 import json
@@ -193,19 +199,33 @@ def write_safetensors(path, tensors, metadata):
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
-def export(model, x, path, dynamo):
-    if dynamo:
-        torch.onnx.export(model, (x,), path, input_names=["x"],
-                          output_names=["logits"], dynamo=True,
-                          external_data=False)
-    else:
-        torch.onnx.export(model, (x,), path, input_names=["x"],
-                          output_names=["logits"], dynamo=False,
-                          opset_version=17, do_constant_folding=False,
-                          training=torch.onnx.TrainingMode.TRAINING)
+def export(model, x, path):
+    torch.onnx.export(model, (x,), path, input_names=["x"],
+                      output_names=["logits"], dynamo=False,
+                      opset_version=17, do_constant_folding=False,
+                      training=torch.onnx.TrainingMode.TRAINING)
 
 
-def make(name, out, dynamo):
+def export_dynamo(model, x, path):
+    import onnx
+    torch.onnx.export(model, (x,), path, input_names=["x"],
+                      output_names=["logits"], dynamo=True, optimize=False,
+                      external_data=False, verbose=False)
+    m = onnx.load(path)
+
+    def strip(g):
+        for n in g.node:
+            del n.metadata_props[:]
+            n.doc_string = ""
+        del g.value_info[:]
+
+    strip(m.graph)
+    del m.metadata_props[:]
+    m.doc_string = ""
+    onnx.save(m, path)
+
+
+def make(name, out):
     torch.manual_seed(0)
     model = MODELS[name]().train()
     x, label = batch(name, torch.Generator().manual_seed(1))
@@ -213,7 +233,9 @@ def make(name, out, dynamo):
     # Export first: the TorchScript exporter runs the module, and BatchNorm's
     # running statistics move; the loss and gradients use the same weights.
     state = {k: v.clone() for k, v in model.state_dict().items()}
-    export(model, x, os.path.join(out, "model.onnx"), dynamo)
+    export(model, x, os.path.join(out, "model.onnx"))
+    model.load_state_dict(state)
+    export_dynamo(model, x, os.path.join(out, "model_dynamo.onnx"))
     model.load_state_dict(state)
     logits = model(x)
     loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), label.reshape(-1))
@@ -221,7 +243,7 @@ def make(name, out, dynamo):
     tensors = {"loss": loss.detach().reshape(())}
     for n, p in model.named_parameters():
         tensors["grad." + n] = p.grad.detach()
-    meta = {"torch": torch.__version__, "exporter": "dynamo" if dynamo else "torchscript"}
+    meta = {"torch": torch.__version__, "exporter": "torchscript"}
     try:
         import onnxruntime as ort
         sess = ort.InferenceSession(os.path.join(out, "model.onnx"),
@@ -241,11 +263,10 @@ def make(name, out, dynamo):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
-    ap.add_argument("--dynamo", action="store_true")
     ap.add_argument("--models", default=",".join(MODELS))
     a = ap.parse_args()
     for name in a.models.split(","):
-        make(name, os.path.join(a.out, name), a.dynamo)
+        make(name, os.path.join(a.out, name))
 
 
 if __name__ == "__main__":
