@@ -470,6 +470,8 @@ LogicalResult castOp(ImportState &s) {
 LogicalResult castLike(ImportState &s) {
   if (failed(s.onlyAttrs({"saturate"})))
     return failure();
+  if (!s.hasInput(1))
+    return s.error("input 1 (target_type) is missing");
   int32_t to = s.onnxTypeOfInput(1);
   if (to == kUndefined)
     return s.error("the type of input 1 is not one ampc knows");

@@ -24,6 +24,8 @@ namespace {
 
 enum class Cell { Rnn, Gru, Lstm };
 
+constexpr int64_t kMaxUnrolledSteps = 4096;
+
 // What one node asks for, checked against its inputs' shapes.
 struct Spec {
   Cell cell;
@@ -43,9 +45,11 @@ size_t actsPerDir(Cell c) {
   return c == Cell::Lstm ? 3 : c == Cell::Gru ? 2 : 1;
 }
 
+// |act| of |x|, clipped first unless |clip| is false (LSTM's h(c'), which
+// onnxruntime does not clip).
 FailureOr<Value> activate(ImportState &s, const Spec &spec, StringRef act,
-                          Value x) {
-  if (spec.clip > 0) {
+                          Value x, bool clip = true) {
+  if (clip && spec.clip > 0) {
     FailureOr<Value> c = s.emit(
         "graph.clamp", {x},
         {s.attr("min", s.b.getF64FloatAttr(-spec.clip)),
@@ -90,12 +94,22 @@ FailureOr<Spec> parse(ImportState &s, Cell cell) {
   if (cell == Cell::Gru)
     known.push_back("linear_before_reset");
   const Node &n = *s.node;
+  size_t maxInputs = cell == Cell::Lstm ? 8 : 6;
+  if (n.inputs.size() > maxInputs)
+    return (void)s.error("has " + std::to_string(n.inputs.size()) +
+                         " inputs; " + n.opType + " takes at most " +
+                         std::to_string(maxInputs)),
+           failure();
   for (const Attribute &a : n.attrs)
     if (!llvm::is_contained(known, StringRef(a.name)))
       return (void)s.error("attribute '" + a.name + "' is not supported"),
              failure();
+  if (const Attribute *a = n.attr("activations");
+      a && a->kind != Attribute::Strings)
+    return (void)s.error("attribute 'activations' must be strings"),
+           failure();
   for (const char *name : {"activation_alpha", "activation_beta"})
-    if (const Attribute *a = n.attr(name); a && !a->floats.empty())
+    if (const Attribute *a = n.attr(name))
       return (void)s.error(Twine(name) +
                            " is not supported (only Sigmoid, Tanh and Relu "
                            "activations are imported)"),
@@ -188,8 +202,8 @@ struct Direction {
   Value hLast, cLast;
 };
 
-// Input |i| of the node for direction |d|: X[d] of [D, ...] reshaped to
-// the rest, or (batch-first states [B, D, H]) the slice along axis 1.
+// Direction |d|'s part of |v|: its slice d of |axis| (0 for W, R, B, P
+// [D, ...]; 1 for batch-first states [B, D, H]) reshaped to |shape|.
 FailureOr<Value> perDirection(ImportState &s, Value v, int64_t d,
                               int64_t axis, ArrayRef<int64_t> shape) {
   FailureOr<Value> r = sliceAxis(s, v, axis, d, d + 1);
@@ -209,14 +223,20 @@ bool knownZeros(ImportState &s, unsigned i) {
 
 FailureOr<Value> stateInput(ImportState &s, const Spec &spec, unsigned i,
                             int64_t d, StringRef what) {
-  if (!s.hasInput(i) || knownZeros(s, i))
+  if (!s.hasInput(i))
     return Value();
-  FailureOr<Value> v = s.input(i);
-  if (failed(v))
-    return failure();
   SmallVector<int64_t> expect =
       spec.batchFirst ? SmallVector<int64_t>{spec.batch, spec.dirs, spec.hidden}
                       : SmallVector<int64_t>{spec.dirs, spec.batch, spec.hidden};
+  if (const Tensor *t = s.constInput(i)) {
+    if (failed(expectShape(s, what, t->shape, expect)))
+      return failure();
+    if (knownZeros(s, i))
+      return Value();
+  }
+  FailureOr<Value> v = s.input(i);
+  if (failed(v))
+    return failure();
   if (failed(expectShape(s, what, shapeOf(*v), expect)))
     return failure();
   return perDirection(s, *v, d, spec.batchFirst ? 1 : 0,
@@ -423,7 +443,7 @@ LogicalResult step(ImportState &s, const Spec &spec, Direction &dir,
   if (failed(o) || failed(o = peep(s, spec, dir, *o, 1, *cNext)) ||
       failed(o = activate(s, spec, acts[0], *o)))
     return failure();
-  FailureOr<Value> hc = activate(s, spec, acts[2], *cNext);
+  FailureOr<Value> hc = activate(s, spec, acts[2], *cNext, /*clip=*/false);
   FailureOr<Value> next = failed(hc) ? hc : mul(s, *o, *hc);
   if (failed(next))
     return failure();
@@ -465,12 +485,20 @@ LogicalResult importRecurrent(ImportState &s, Cell cell) {
     const Tensor *lens = s.constInput(4);
     if (!lens)
       return s.error("sequence_lens must be known at import time");
-    if (!llvm::all_of(lens->i, [&](int64_t v) { return v == spec.steps; }) ||
-        int64_t(lens->i.size()) != spec.batch)
-      return s.error("sequence_lens shorter than the sequence (" +
+    if (int64_t(lens->i.size()) != spec.batch)
+      return s.error("sequence_lens has " + std::to_string(lens->i.size()) +
+                     " lengths for a batch of " + std::to_string(spec.batch));
+    if (!llvm::all_of(lens->i, [&](int64_t v) { return v == spec.steps; }))
+      return s.error("sequence_lens other than the whole sequence (" +
                      std::to_string(spec.steps) +
                      " steps) are not supported: pad and mask instead");
   }
+  // Each step is about 15 graph ops per direction, and the compiled code
+  // grows with them.
+  if (spec.steps > kMaxUnrolledSteps)
+    return s.error("a sequence of " + std::to_string(spec.steps) +
+                   " steps; at most " + std::to_string(kMaxUnrolledSteps) +
+                   " are unrolled");
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();

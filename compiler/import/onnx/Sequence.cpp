@@ -3,8 +3,8 @@
 // The dynamo exporter without its optimizer (torch.onnx.export(...,
 // dynamo=True, optimize=False), which keeps the state_dict names) writes
 // Tensor.split as SplitToSequence and each chunk as SequenceAt. A sequence
-// here is the list of its chunks' graph values, each a graph.slice; only
-// positions known at import time are read.
+// here is its source tensor and its chunks' bounds; SequenceAt, at a
+// position known at import time, slices its chunk out.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/ImportState.h"
@@ -34,6 +34,8 @@ LogicalResult splitToSequence(ImportState &s) {
     if (failed(split))
       return failure();
     scalar = s.constInput(1)->shape.empty();
+    if (s.constInput(1)->shape.size() > 1)
+      return s.error("split must be a scalar or 1-D");
     if (scalar) {
       int64_t size = split->empty() ? 0 : (*split)[0];
       if (size <= 0)
@@ -50,6 +52,9 @@ LogicalResult splitToSequence(ImportState &s) {
   for (int64_t size : sizes) {
     if (size < 0)
       return s.error("split sizes must not be negative");
+    if (size > n - total)
+      return s.error("split sizes add up to more than the axis' " +
+                     std::to_string(n));
     total += size;
   }
   if (total != n)
