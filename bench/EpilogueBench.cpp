@@ -4,8 +4,9 @@
 // AdamW moments, half gradients and half weight copies; times the two
 // epilogue kernels (plus the per-step input kernel) with CUDA events, the
 // median of 50 iterations after 10 of warm-up, and the device copy
-// bandwidth (cudaMemcpy D2D of 2 GiB, read + write counted). Prints one
-// JSON line.
+// bandwidth (cudaMemcpy D2D of 2 GiB, read + write counted); then the
+// other loop shapes EpilogueOptions offers (variants_ms; default: "ms").
+// Prints one JSON line.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/Epilogue.h"
@@ -110,6 +111,33 @@ int main(int argc, char **argv) {
     cuda::setStepInputs(state, hyper, 1.0f, s);
     epi.run(state, s);
   });
+  // The other loop shapes (EpilogueOptions), timed the same way: which
+  // one is the default is a measurement, not a guess.
+  struct Variant {
+    const char *name;
+    int p1, p2;
+    bool stream;
+  };
+  const Variant variants[] = {{"p1g1", 1, 2, false}, {"p1g2", 2, 2, false},
+                              {"p1g8", 8, 2, false}, {"p2g1", 4, 1, false},
+                              {"p2g4", 4, 4, false}, {"p2g2s", 4, 2, true},
+                              {"p2g4s", 4, 4, true}};
+  std::string others;
+  for (const Variant &v : variants) {
+    cuda::EpilogueOptions o;
+    o.pass1Groups = v.p1;
+    o.pass2Groups = v.p2;
+    o.streaming = v.stream;
+    cuda::Epilogue alt(ts, cfg, o);
+    float t = medianMs(s, 50, [&] {
+      cuda::setStepInputs(state, hyper, 1.0f, s);
+      alt.run(state, s);
+    });
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s\"%s\": %.4f", others.empty() ? "" : ", ",
+                  v.name, t);
+    others += buf;
+  }
   cuda::DeviceState after;
   cuda::check(cudaMemcpy(&after, state, sizeof(after), cudaMemcpyDeviceToHost),
               "state");
@@ -127,9 +155,10 @@ int main(int argc, char **argv) {
   double tbs = moved / (ms * 1e-3) / 1e12;
   std::printf("{\"preset\": \"%s\", \"params\": %lld, \"ms\": %.4f, "
               "\"tb_s\": %.3f, \"copy_tb_s\": %.3f, \"floor_ms\": %.4f, "
-              "\"skipped\": %lld, \"steps\": %lld}\n",
+              "\"skipped\": %lld, \"steps\": %lld, \"variants_ms\": {%s}}\n",
               preset.c_str(), (long long)params, ms, tbs, copyTBs,
               moved / (copyTBs * 1e12) * 1e3,
-              (long long)after.scaler.skippedSteps, (long long)after.step);
+              (long long)after.scaler.skippedSteps, (long long)after.step,
+              others.c_str());
   return 0;
 }

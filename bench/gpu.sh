@@ -44,8 +44,8 @@
 #       vs PyTorch eager and torch.compile (AdamW fused in both); when it
 #       fails, again on the previous CUDA paths and each newer one alone
 #       (b3_paths); then, time permitting, with --pad-classes=false, with
-#       AMPC_CUDA_ATTENTION_BACKWARD=fast, with --fuse-gemm-gelu and with
-#       AMPC_CUDA_HALF_GRADS=widen;
+#       AMPC_CUDA_ATTENTION_BACKWARD=fast, with --fuse-gemm-gelu, with
+#       AMPC_CUDA_NORM_SUMS=inline and with AMPC_CUDA_HALF_GRADS=widen;
 #   B4  FP32 sum all-reduce (NCCL, device buffers) 1..256 MiB at world
 #       size 1, and at all GPUs via mpirun when there are more.
 # PyTorch: medians of >= 30 steps after warm-up, timed with CUDA events on
@@ -289,6 +289,10 @@ section_tests() {
   # failure of the fused/packed ones is compared with).
   cuda_tests cuda-norm-rows env AMPC_CUDA_NORM=rows "$work/bin/ampc-cuda-tests" \
     --gtest_filter='CudaKernels.SoftmaxAndLayerNorm:CudaKernels.NormBackward*'
+  # The fused backward's column sums inline at every width (split is the
+  # default from rows of 513).
+  cuda_tests cuda-norm-inline env AMPC_CUDA_NORM_SUMS=inline "$work/bin/ampc-cuda-tests" \
+    --gtest_filter='CudaKernels.SoftmaxAndLayerNorm:CudaKernels.NormBackward*'
   cuda_tests cuda-epilogue-scalar env AMPC_CUDA_EPILOGUE=scalar \
     "$work/bin/ampc-cuda-tests" --gtest_filter='CudaEpilogue.AdamW*:CudaEpilogue.Halts*:CudaEpilogue.PerTensor*'
   for t in "$work"/cmp/*/; do
@@ -359,7 +363,7 @@ section_b2() {
 
 # The runtime's switches that put each newer CUDA path back on the one it
 # replaced (docs/RUNTIME.md): what B3 runs with when it fails as built.
-SAFE_PATHS="AMPC_CUDA_ATTENTION=math AMPC_CUDA_PACKED_ATTENTION=copies
+SAFE_PATHS="AMPC_CUDA_ATTENTION=math AMPC_CUDA_PACKED_ATTENTION=copies AMPC_CUDA_NORM_SUMS=inline
   AMPC_CUDA_ATTENTION_STATS=recompute AMPC_CUDA_NORM=rows
   AMPC_CUDA_FUSED_RESIDUAL_NORM=off AMPC_CUDA_EPILOGUE=scalar
   AMPC_CUDA_CE_BACKWARD=rows AMPC_CUDA_CROSS_ENTROPY=separate AMPC_CUDA_CE_ROWS=elements
@@ -382,6 +386,11 @@ section_b3() {
     time_ampc b3_ampc_fastbwd 120 "$work/models/gpt2" "$tokens" 60
   [[ -x "$work/models/gpt2_gelu" ]] && fits 60 "B3 --fuse-gemm-gelu" || return 0
   time_ampc b3_ampc_gelu 120 "$work/models/gpt2_gelu" "$tokens" 60
+  # The layer norms' column sums in the backward kernel's registers (the
+  # default before NormSums::Auto split them for rows of 768).
+  fits 60 "B3 AMPC_CUDA_NORM_SUMS=inline" || return 0
+  RUN_ENV=AMPC_CUDA_NORM_SUMS=inline \
+    time_ampc b3_ampc_inline_sums 120 "$work/models/gpt2" "$tokens" 60
   # The half weight gradients widened as they are stored (what the casts
   # before train-half-grads cost), against the epilogue reading them.
   fits 60 "B3 AMPC_CUDA_HALF_GRADS=widen" || return 0

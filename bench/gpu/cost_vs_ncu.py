@@ -10,12 +10,16 @@ the same model, and prints the roofline estimate next to the measured time.
 
 The join is by launch order: the report's kernel rows (copies are not
 kernels and are left out) are aligned with ncu's kernel list, gaps allowed
-on both sides (ncu also sees initialisation kernels, and cuBLASLt may add a
-split-K reduction to a GEMM; a rule that misses a launch shows up as an
-"unpredicted" kernel). A GEMM row matches any library GEMM kernel name;
-every other row matches ncu kernels of its own name. Only the first run of
-the step in the profile is joined: the best-scoring alignment that takes the
-rows in order."""
+on both sides (ncu also sees initialisation kernels; a rule that misses a
+launch shows up as an "unpredicted" kernel). A GEMM row matches any library
+GEMM kernel name (cuDNN's only for attention and convolution rows); every
+other row matches ncu kernels of its own name. One row may take a run of
+kernels where the library launches several for one call: a GEMM's split-K
+reduction or cuBLASLt's bias-gradient kernel (BGRADB epilogue), cuDNN's
+flash-attention backward (dO.O, the kernel, dQ), the fused norms' column
+finish; its measured time is their sum. Only the first run of the step in
+the profile is joined: the best-scoring alignment that takes the rows in
+order."""
 import argparse
 import functools
 import json
@@ -28,20 +32,45 @@ GEMM = re.compile(r"gemm|nvjet|xmma|cutlass|cublas|s16816|h16816|sm\d\d_|cudnn|c
 
 
 def short(name):
-    name = name.replace("(anonymous namespace)::", "").removeprefix("void ")
+    name = name.replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
+    name = name.removeprefix("void ")
     return name.split("(")[0].strip()
 
 
 def matches(row, kernel):
-    return _matches(row["kind"], row["name"], kernel)
+    return _matches(row["kind"], row["name"], row["op"], kernel)
 
 
 @functools.lru_cache(maxsize=None)
-def _matches(kind, name, kernel):
+def _matches(kind, name, op, kernel):
+    k = short(kernel)
     if kind == "gemm":
-        return bool(GEMM.search(short(kernel)))
+        if re.search(r"cudnn", k, re.I):
+            return bool(re.search(r"attention|conv", op))
+        return bool(GEMM.search(k))
     want = name.split(" ")[0].split("::")[-1]
-    return re.search(r"(^|[\s:])" + re.escape(want) + r"($|[<(\s])", short(kernel)) is not None
+    return re.search(r"(^|[\s:])" + re.escape(want) + r"($|[<(\s])", k) is not None
+
+
+# Kernels a library (or the runtime) launches after the first one for the
+# same row: they extend that row's match instead of standing alone.
+COMPANION = re.compile(r"splitK|reduce_kernel|Bgrad|cudnn|columnFinish", re.I)
+
+
+def continues(row, kernel):
+    return _continues(row["kind"], row["op"], kernel)
+
+
+@functools.lru_cache(maxsize=None)
+def _continues(kind, op, kernel):
+    k = short(kernel)
+    if not COMPANION.search(k):
+        return False
+    if "columnFinish" in k:
+        return "norm" in op
+    if re.search(r"cudnn", k, re.I):
+        return kind == "gemm" and bool(re.search(r"attention|conv", op))
+    return kind == "gemm"
 
 
 def align(rows, kernels):
@@ -49,11 +78,12 @@ def align(rows, kernels):
     before the first and after the last match are free. Returns
     [(row index or None, kernel index or None)] in order."""
     n, m = len(rows), len(kernels)
-    MATCH, GAP = 2, -1
+    MATCH, EXTEND, GAP = 2, 1, -1
     NEG = -10**9
     # score[i][j]: rows[:i] aligned, ending at kernels[:j].
     prev = [0] * (m + 1)  # i = 0: free start anywhere
-    back = [[0] * (m + 1) for _ in range(n + 1)]  # 0 diag, 1 skip row, 2 skip kernel
+    # 0 diag, 1 skip row, 2 skip kernel, 3 kernel extends row i's match
+    back = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(1, n + 1):
         cur = [NEG] * (m + 1)
         cur[0] = prev[0] + GAP
@@ -65,6 +95,9 @@ def align(rows, kernels):
                 best, how = prev[j - 1] + MATCH, 0
             if cur[j - 1] + GAP > best:
                 best, how = cur[j - 1] + GAP, 2
+            if (back[i][j - 1] in (0, 3) and cur[j - 1] + EXTEND > best
+                    and continues(row, kernels[j - 1][0])):
+                best, how = cur[j - 1] + EXTEND, 3
             cur[j], back[i][j] = best, how
         prev = cur
     j = max(range(m + 1), key=lambda k: (prev[k], -k))  # free end: earliest best
@@ -74,6 +107,9 @@ def align(rows, kernels):
         if how == 0:
             pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1
+        elif how == 3:
+            pairs.append((i - 1, j - 1))
+            j -= 1
         elif how == 1:
             pairs.append((i - 1, None))
             i -= 1
@@ -124,13 +160,20 @@ def main():
     dev = report["device"]["name"]
     print("%s on %s: %d kernel rows in the report, %d kernels in the profile"
           % (report["model"], dev, len(rows), len(kernels)))
-    joined = [(rows[a], kernels[b][1]) for a, b in pairs if a is not None and b is not None]
+    # A row's measured time: the sum over the kernels it took.
+    took = {}
+    for a, b in pairs:
+        if a is not None and b is not None:
+            took.setdefault(a, []).append(b)
+    joined = [(rows[a], sum(kernels[b][1] for b in bs)) for a, bs in sorted(took.items())]
     missing = [rows[a] for a, b in pairs if b is None]
     extra = [kernels[b] for a, b in pairs if a is None]
     est = sum(r["time_s"] * 1e6 for r, _ in joined)
     meas = sum(us for _, us in joined)
-    print("joined %d rows; %d rows without a kernel; %d unpredicted kernels inside the step (%.1f us)"
-          % (len(joined), len(missing), len(extra), sum(us for _, us in extra)))
+    print("joined %d rows (%d taking several kernels); %d rows without a kernel; "
+          "%d unpredicted kernels inside the step (%.1f us)"
+          % (len(joined), sum(len(bs) > 1 for bs in took.values()), len(missing),
+             len(extra), sum(us for _, us in extra)))
     print("estimate %.1f us, measured %.1f us for the joined rows: %.1f%% of the roofline reached"
           % (est, meas, 100 * est / meas if meas else 0))
     print("\nby kind:        estimate us   measured us   reached")

@@ -33,7 +33,8 @@ def main():
     total = collections.Counter()
     count = collections.Counter()
     for kernel, us in ncu_kernels(sys.argv[1]):
-        name = kernel.replace("(anonymous namespace)::", "")
+        # Anonymous namespaces as older and newer ncu print them.
+        name = kernel.replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
         name = name.removeprefix("void ").split("(")[0].split("<")[0].strip()[:60]
         total[name] += us / 1e3
         count[name] += 1

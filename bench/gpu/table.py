@@ -28,7 +28,12 @@ B3_TOKENS = 8 * 1024  # batch 8 x 1024 tokens (bench/gpu/b3_torch.py, gpt2_small
 def load(name):
     try:
         with open(os.path.join(res, name)) as f:
-            return json.loads(f.read()) if name.endswith(".json") else float(f.read())
+            text = f.read()
+            if not name.endswith(".json"):
+                return float(text)
+            # A script may print a record, then a fuller one: the last counts.
+            lines = text.strip().splitlines()
+            return json.loads(lines[-1]) if lines else None
     except (OSError, ValueError):
         return None
 
@@ -68,6 +73,8 @@ for p in ("124m", "1.5b"):
         print("%-46s %7.2f TB/s  (copy %.2f TB/s; floor %.3f ms; %.0fM params)" % (
             "   achieved at 30 B/param", a["tb_s"], a["copy_tb_s"], a["floor_ms"],
             a["params"] / 1e6))
+        for name, vms in sorted((a.get("variants_ms") or {}).items(), key=lambda kv: kv[1]):
+            print("%-46s %s" % ("   loop shape %s (EpilogueOptions)" % name, ms(vms)))
     summary["b1"].append({
         "preset": p, "ampc_ms": a.get("ms"), "tb_s": a.get("tb_s"),
         "copy_tb_s": a.get("copy_tb_s"), "floor_ms": a.get("floor_ms"),
@@ -75,7 +82,8 @@ for p in ("124m", "1.5b"):
         "torch_fused_ms": t.get("fused_ms"),
         "ratio_foreach": ratio(a.get("ms"), t.get("foreach_ms")),
         "ratio_fused": ratio(a.get("ms"), t.get("fused_ms")),
-        "copy_fraction": ratio(a.get("tb_s"), a.get("copy_tb_s"))})
+        "copy_fraction": ratio(a.get("tb_s"), a.get("copy_tb_s")),
+        "variants_ms": a.get("variants_ms")})
 
 t2 = load("b2_torch.json") or {}
 summary["b2"] = []
@@ -100,6 +108,12 @@ def tokens(v):
 if any(v is not None for v in (a3, e3, c3)):
     print("%-46s %12s %12s %12s" % ("B3 tokens/s", *(
         "%.0f" % tokens(v) if tokens(v) else "FAIL" for v in (a3, e3, c3))))
+# PyTorch with its vocabulary padded to 50304 by hand (b3_torch.py), what
+# ampc's graph-pad-classes does on its own.
+ep3, cp3 = t3.get("pad_ms"), t3.get("pad_compile_ms")
+if ep3 is not None:
+    print("%-46s %s %s %s" % ("B3 torch vocab padded by hand eager | compile",
+                             ms(a3), ms(ep3), ms(cp3)))
 
 
 def variant(name, label):
@@ -114,6 +128,7 @@ def variant(name, label):
 a3n = variant("b3_ampc_nopad.txt", "B3 ampc --pad-classes=false, tokens/s")
 a3f = variant("b3_ampc_fastbwd.txt", "B3 ampc non-deterministic attention bwd, tok/s")
 a3g = variant("b3_ampc_gelu.txt", "B3 ampc --fuse-gemm-gelu (opt-in), tokens/s")
+a3i = variant("b3_ampc_inline_sums.txt", "B3 ampc norm column sums inline, tokens/s")
 a3w = variant("b3_ampc_widen.txt", "B3 ampc half gradients widened, tokens/s")
 # B3 failed as built (bench/gpu.sh b3_paths): its time on the previous
 # paths, and which newer path failed alone.
@@ -127,10 +142,14 @@ if os.path.exists(os.path.join(res, "b3_paths.txt")):
 summary["b3"] = {"ampc_ms": a3, "ampc_tokens_s": tokens(a3), "ampc_nopad_ms": a3n,
                  "ampc_fast_attention_backward_ms": a3f,
                  "ampc_gelu_ms": a3g, "ampc_half_grads_widened_ms": a3w,
+                 "ampc_norm_sums_inline_ms": a3i,
                  "ampc_safe_ms": a3s, "paths": paths or None,
                  "ampc_gelu_tokens_s": tokens(a3g), "torch_eager_ms": e3,
                  "torch_eager_tokens_s": tokens(e3), "torch_compile_ms": c3,
-                 "torch_compile_tokens_s": tokens(c3), "ratio_eager": ratio(a3, e3),
+                 "torch_compile_tokens_s": tokens(c3),
+                 "torch_padded_eager_ms": ep3, "torch_padded_compile_ms": cp3,
+                 "ratio_padded_eager": ratio(a3, ep3),
+                 "ratio_padded_compile": ratio(a3, cp3), "ratio_eager": ratio(a3, e3),
                  "ratio_compile": ratio(a3, c3)}
 
 # B4 rows from ampc-allreduce-bench: size unit variant buckets time_us algbw busbw.

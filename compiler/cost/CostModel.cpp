@@ -319,7 +319,10 @@ bool fusedNorm(int64_t d) { return d >= 1 && d <= kFusedNormMaxD; }
 // Norm.cu, fused: normBackwardWarp reads x, w and g once, writes dx and
 // per-chunk (g * xhat, g) column sums (float2; at most 512 chunks of at
 // least 8 rows, rowChunks() there); columnFinish adds the chunks into the
-// weight (and bias) gradients. Wider rows: normRows for the statistics
+// weight (and bias) gradients. Rows of more than 512 (NormSums::Auto, the
+// default: runtime/cuda/Norm.h): normBackwardWarp writes dx and the row
+// statistics, the column sums read x and g again. Wider rows than the fused
+// kernels hold: normRows for the statistics
 // (float2 per row), normBackwardRows for dx, column sums for the weight (and
 // bias) gradients.
 // kernel.layer_norm_backward_add (same operands 0-2 and results 0-2) reads
@@ -333,14 +336,25 @@ void normBackward(Operation *op, bool rms, std::vector<Launch> &out,
   double n = numel(x), stats = double(m) * 8;
   double dparams = tensorBytes(op->getResult(1)) +
                    (rms ? 0.0 : tensorBytes(op->getResult(2)));
+  const char *warpName =
+      extraRead > 0 ? "normBackwardWarp (+add)" : "normBackwardWarp";
+  if (fusedNorm(d) && d > 512) {
+    out.push_back(runtime(warpName,
+                          tensorBytes(x) + tensorBytes(w) + tensorBytes(g) +
+                              extraRead,
+                          tensorBytes(op->getResult(0)) + stats + extraWritten,
+                          (rms ? 12 : 14) * n + (extraRead > 0 ? n : 0)));
+    columnSums(m, d, tensorBytes(x) + tensorBytes(g) + stats, dparams, 4 * n,
+               out);
+    return;
+  }
   if (fusedNorm(d)) {
     int64_t chunks =
         std::max<int64_t>(1, std::min<int64_t>(512, (m + 7) / 8));
     int64_t per = (m + chunks - 1) / chunks;
     chunks = (m + per - 1) / per;
     double partials = double(chunks) * double(d) * 8;
-    out.push_back(runtime(extraRead > 0 ? "normBackwardWarp (+add)"
-                                        : "normBackwardWarp",
+    out.push_back(runtime(warpName,
                           tensorBytes(x) + tensorBytes(w) + tensorBytes(g) +
                               extraRead,
                           tensorBytes(op->getResult(0)) + partials +

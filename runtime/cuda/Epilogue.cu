@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 namespace ampc::cuda {
@@ -39,11 +40,30 @@ struct Table {
   bool packed;           // every tensor 16-byte aligned (Packed.cuh)
 };
 
-// Elements [begin, vecEnd) of a chunk go kPack at a time when packed.
+// Elements [begin, vecEnd) of a chunk go in groups of kGroup when packed.
 __device__ __forceinline__ int64_t packedEnd(const Chunk &c, bool packed) {
-  return packed ? c.begin + (c.end - c.begin) / kPack * kPack : c.begin;
+  return packed ? c.begin + (c.end - c.begin) / kGroup * kGroup : c.begin;
 }
 
+// Calls body.template operator()<N>(first, stride) for the packed groups
+// of [begin, vecEnd): N = U groups per thread, |stride| elements apart
+// (thread t's groups t, t + blockDim, ...: each access of a warp one
+// contiguous span), while whole tiles remain, then one at a time. All U
+// groups' loads are issued before any is used: U accesses in flight per
+// array and thread.
+template <int U, class Body>
+__device__ __forceinline__ void forGroups(int64_t begin, int64_t vecEnd,
+                                          Body &&body) {
+  const int64_t stride = int64_t(blockDim.x) * kGroup, tile = stride * U;
+  const int64_t mine = int64_t(threadIdx.x) * kGroup;
+  int64_t i = begin;
+  for (; i + tile <= vecEnd; i += tile)
+    body.template operator()<U>(i + mine, stride);
+  for (i += mine; i < vecEnd; i += stride)
+    body.template operator()<1>(i, stride);
+}
+
+template <int U>
 __global__ void __launch_bounds__(kThreads)
     pass1(Table t, EpilogueConfig cfg, DeviceState *s) {
   __shared__ bool last;
@@ -59,17 +79,20 @@ __global__ void __launch_bounds__(kThreads)
     float sum = 0.0f;
     bool bad = false;
     const int64_t vecEnd = packedEnd(c, t.packed);
-    for (int64_t i = c.begin + int64_t(threadIdx.x) * kPack; i < vecEnd;
-         i += int64_t(blockDim.x) * kPack) {
-      float raw[kPack];
-      ld8(e.grad, dt, i, true, kPack, raw);
+    forGroups<U>(c.begin, vecEnd, [&]<int N>(int64_t i, int64_t stride) {
+      float raw[N][kGroup];
 #pragma unroll
-      for (int k = 0; k < kPack; ++k) {
-        bad |= !num::isFiniteFloat(raw[k]);
-        float v = raw[k] * inv;
-        sum += v * v;
-      }
-    }
+      for (int n = 0; n < N; ++n)
+        ld4(e.grad, dt, i + n * stride, raw[n]);
+#pragma unroll
+      for (int n = 0; n < N; ++n)
+#pragma unroll
+        for (int k = 0; k < kGroup; ++k) {
+          bad |= !num::isFiniteFloat(raw[n][k]);
+          float v = raw[n][k] * inv;
+          sum += v * v;
+        }
+    });
     for (int64_t i = vecEnd + threadIdx.x; i < c.end; i += blockDim.x) {
       float raw = ld(e.grad, dt, i);
       bad |= !num::isFiniteFloat(raw);
@@ -201,6 +224,7 @@ struct Update {
   }
 };
 
+template <int G, bool Stream>
 __global__ void __launch_bounds__(kThreads)
     pass2(Table t, EpilogueConfig cfg, DeviceState *s) {
   if (s->skip)
@@ -227,26 +251,36 @@ __global__ void __launch_bounds__(kThreads)
     const EpilogueTensor &e = t.tensors[c.tensor];
     const int dt = int(e.gradType);
     const int64_t vecEnd = packedEnd(c, t.packed);
-    for (int64_t i = c.begin + int64_t(threadIdx.x) * kPack; i < vecEnd;
-         i += int64_t(blockDim.x) * kPack) {
-      float g[kPack], p[kPack], m[kPack] = {}, v[kPack] = {};
-      ld8(e.grad, dt, i, true, kPack, g);
-      ld8f(e.param, i, true, kPack, p);
-      if (useM)
-        ld8f(e.m, i, true, kPack, m);
-      if (useV)
-        ld8f(e.v, i, true, kPack, v);
+    constexpr int F = int(DType::F32);
+    forGroups<G>(c.begin, vecEnd, [&]<int N>(int64_t i, int64_t stride) {
+      float g[N][kGroup], p[N][kGroup], m[N][kGroup] = {}, v[N][kGroup] = {};
 #pragma unroll
-      for (int k = 0; k < kPack; ++k)
-        p[k] = u(g[k], p[k], m[k], v[k]);
-      st8f(e.param, i, true, kPack, p);
-      if (useM)
-        st8f(e.m, i, true, kPack, m);
-      if (useV)
-        st8f(e.v, i, true, kPack, v);
-      if (e.half)
-        st8(e.half, ht, i, true, kPack, p);
-    }
+      for (int n = 0; n < N; ++n) {
+        const int64_t j = i + n * stride;
+        ld4<Stream>(e.grad, dt, j, g[n]);
+        ld4<Stream>(e.param, F, j, p[n]);
+        if (useM)
+          ld4<Stream>(e.m, F, j, m[n]);
+        if (useV)
+          ld4<Stream>(e.v, F, j, v[n]);
+      }
+#pragma unroll
+      for (int n = 0; n < N; ++n)
+#pragma unroll
+        for (int k = 0; k < kGroup; ++k)
+          p[n][k] = u(g[n][k], p[n][k], m[n][k], v[n][k]);
+#pragma unroll
+      for (int n = 0; n < N; ++n) {
+        const int64_t j = i + n * stride;
+        st4<Stream>(e.param, F, j, p[n]);
+        if (useM)
+          st4<Stream>(e.m, F, j, m[n]);
+        if (useV)
+          st4<Stream>(e.v, F, j, v[n]);
+        if (e.half)
+          st4<Stream>(e.half, ht, j, p[n]);
+      }
+    });
     for (int64_t i = vecEnd + threadIdx.x; i < c.end; i += blockDim.x) {
       float m = useM ? e.m[i] : 0.0f, v = useV ? e.v[i] : 0.0f;
       float p = u(ld(e.grad, dt, i), e.param[i], m, v);
@@ -302,6 +336,30 @@ bool allPacked(const std::vector<EpilogueTensor> &ts,
   return true;
 }
 
+using PassFn = void (*)(Table, EpilogueConfig, DeviceState *);
+
+// The instantiations EpilogueOptions can pick (A/B timing: bench/).
+PassFn pass1Of(int groups) {
+  switch (groups) {
+  case 1: return pass1<1>;
+  case 2: return pass1<2>;
+  case 4: return pass1<4>;
+  case 8: return pass1<8>;
+  }
+  throw std::invalid_argument("epilogue: pass 1 takes 1, 2, 4 or 8 groups");
+}
+PassFn pass2Of(int groups, bool stream) {
+  switch (groups * 2 + int(stream)) {
+  case 2: return pass2<1, false>;
+  case 3: return pass2<1, true>;
+  case 4: return pass2<2, false>;
+  case 5: return pass2<2, true>;
+  case 8: return pass2<4, false>;
+  case 9: return pass2<4, true>;
+  }
+  throw std::invalid_argument("epilogue: pass 2 takes 1, 2 or 4 groups");
+}
+
 // SM count x the blocks of |kernel| one SM keeps resident, at most
 // |chunks| (and |maxBlocks| when set).
 int gridOf(const void *kernel, int chunks, int maxBlocks) {
@@ -335,11 +393,13 @@ Epilogue::Epilogue(std::vector<EpilogueTensor> tensors, EpilogueConfig config,
   }
   firsts.push_back(int32_t(chunks.size()));
   numChunks_ = int(chunks.size());
+  PassFn p1 = pass1Of(options.pass1Groups),
+         p2 = pass2Of(options.pass2Groups, options.streaming);
+  pass1_ = reinterpret_cast<const void *>(p1);
+  pass2_ = reinterpret_cast<const void *>(p2);
   if (numChunks_ > 0) {
-    blocks1_ = gridOf(reinterpret_cast<const void *>(pass1), numChunks_,
-                      options.maxBlocks);
-    blocks2_ = gridOf(reinterpret_cast<const void *>(pass2), numChunks_,
-                      options.maxBlocks);
+    blocks1_ = gridOf(pass1_, numChunks_, options.maxBlocks);
+    blocks2_ = gridOf(pass2_, numChunks_, options.maxBlocks);
   }
   Layout l = layoutOf(numTensors_, numChunks_);
   check(cudaMalloc(&table_, l.total), "cudaMalloc(epilogue table)");
@@ -424,8 +484,10 @@ void Epilogue::run(DeviceState *state, cudaStream_t stream) const {
           counts_,
           report_,
           packed_};
-  pass1<<<blocks1_, kThreads, 0, stream>>>(t, config_, state);
-  pass2<<<blocks2_, kThreads, 0, stream>>>(t, config_, state);
+  reinterpret_cast<PassFn>(pass1_)<<<blocks1_, kThreads, 0, stream>>>(
+      t, config_, state);
+  reinterpret_cast<PassFn>(pass2_)<<<blocks2_, kThreads, 0, stream>>>(
+      t, config_, state);
   checkLaunch("fused epilogue");
 }
 

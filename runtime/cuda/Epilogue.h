@@ -103,6 +103,11 @@ struct EpilogueOptions {
   bool packed = true;
   // At most this many blocks per pass (0: SM count x resident blocks).
   int maxBlocks = 0;
+  // Groups of four elements a thread loads before it uses any, per pass
+  // (pass 1: 1, 2, 4 or 8; pass 2: 1, 2 or 4), and whether pass 2's
+  // accesses are marked streaming (evict first). The same results for all.
+  int pass1Groups = 4, pass2Groups = 2;
+  bool streaming = false;
 };
 
 class Epilogue {
@@ -142,6 +147,7 @@ private:
   int numTensors_ = 0, numChunks_ = 0;
   bool packed_ = false;
   int blocks1_ = 0, blocks2_ = 0;
+  const void *pass1_ = nullptr, *pass2_ = nullptr; // the kernels options chose
   int64_t numel_ = 0;
   void *table_ = nullptr;   // device: tensors, chunks
   float *partials_ = nullptr; // device: per-chunk sums, per-tensor norms

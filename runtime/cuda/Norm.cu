@@ -251,20 +251,28 @@ __global__ void __launch_bounds__(kRowWarps * 32)
 // each with a few bytes of spill; K = 3 (GPT-2) 193 and K = 4 239, one
 // block, none); without the minimum K = 1 took 109 registers and K = 2
 // 166, a block fewer each.
-template <int K>
-__global__ void __launch_bounds__(kRowWarps * 32, K == 1 ? 3 : K == 2 ? 2 : 1)
+//
+// Without Sums (NormSums::Split) no column sums: lane 0 stores each row's
+// statistics to |statsOut| (when given) for NormParamTerms instead, and the
+// lanes keep no accumulators, so more warps fit an SM (ptxas, sm_90: K = 3
+// 128 registers and 2 blocks, 12 bytes of spill; K = 4 stays at one block,
+// as with the sums, where 128 registers spilled 500 bytes).
+template <int K, bool Sums>
+__global__ void __launch_bounds__(kRowWarps * 32,
+                                  Sums ? (K == 1 ? 3 : K == 2 ? 2 : 1)
+                                       : (K == 1 ? 3 : K == 4 ? 1 : 2))
     normBackwardWarp(const void *x, int tx, const void *w, int tw,
                      const void *g, int tg, void *dx, int tdx, int64_t m,
                      int64_t d, float eps, bool rms, int64_t rowsPerChunk,
                      float2 *partial, unsigned packed, const void *acc,
-                     int tacc, void *dxh, int tdxh) {
-  __shared__ float2 sums[kFusedNormMaxD];
+                     int tacc, void *dxh, int tdxh, float2 *statsOut) {
+  __shared__ float2 sums[Sums ? kFusedNormMaxD : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t r0 = int64_t(blockIdx.x) * rowsPerChunk;
   const int64_t r1 = r0 + rowsPerChunk < m ? r0 + rowsPerChunk : m;
-  float aw[K][kPack], ab[K][kPack];
+  float aw[Sums ? K : 1][kPack], ab[Sums ? K : 1][kPack];
 #pragma unroll
-  for (int k = 0; k < K; ++k)
+  for (int k = 0; k < (Sums ? K : 1); ++k)
 #pragma unroll
     for (int e = 0; e < kPack; ++e)
       aw[k][e] = ab[k][e] = 0.0f;
@@ -286,6 +294,8 @@ __global__ void __launch_bounds__(kRowWarps * 32, K == 1 ? 3 : K == 2 ? 2 : 1)
             av[k]);
     }
     const float2 st = rowStats<K>(xv, lane, d, eps, rms);
+    if (!Sums && statsOut && lane == 0)
+      statsOut[r] = st;
     float sgw = 0.0f, sgwx = 0.0f;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -301,8 +311,10 @@ __global__ void __launch_bounds__(kRowWarps * 32, K == 1 ? 3 : K == 2 ? 2 : 1)
         float gw = gv[k][e] * wv[e];
         sgw += gw;
         sgwx += gw * xhat;
-        aw[k][e] += gv[k][e] * xhat;
-        ab[k][e] += gv[k][e];
+        if constexpr (Sums) {
+          aw[k][e] += gv[k][e] * xhat;
+          ab[k][e] += gv[k][e];
+        }
       }
     }
     sgw = warpSum(sgw);
@@ -333,8 +345,8 @@ __global__ void __launch_bounds__(kRowWarps * 32, K == 1 ? 3 : K == 2 ? 2 : 1)
         st8(dxh, tdxh, base + q * kPack, (packed & kPH) && n == kPack, n, out);
     }
   }
-  if (!partial)
-    return; // uniform: no weight or bias gradient wanted
+  if (!Sums || !partial)
+    return; // uniform: no weight or bias gradient wanted here
   for (int wp = 0; wp < kRowWarps; ++wp) {
     if (warp == wp) {
 #pragma unroll
@@ -432,25 +444,47 @@ bool normBackwardFused(std::string_view op, const TensorRef &x,
   int k = lanesGroups(d);
   if (k == 0 || normKernels() != NormKernels::Fused)
     return false;
+  const bool split = normSumsSplit(normSums(), d);
   RowChunks c = rowChunks(m);
-  float2 *partial = nullptr;
-  if (dw || db)
+  float2 *partial = nullptr, *stats = nullptr;
+  if ((dw || db) && split) {
+    // The row statistics, then the column sums' partials.
+    size_t statBytes = (size_t(m) * sizeof(float2) + 255) & ~size_t(255);
+    char *buf = static_cast<char *>(
+        scratch(statBytes + columnScratch(m, d), op, stream));
+    stats = reinterpret_cast<float2 *>(buf);
+    partial = reinterpret_cast<float2 *>(buf + statBytes);
+  } else if (dw || db) {
     partial = static_cast<float2 *>(
         scratch(size_t(c.chunks * d) * sizeof(float2), op, stream));
+  }
   unsigned packed = packedBit(&x, d, kPX) | packedBit(&w, d, kPW) |
                     packedBit(&g, d, kPG) | packedBit(dx, d, kPY) |
                     packedBit(acc, d, kPR) | packedBit(dxh, d, kPH);
-  auto kernel = k == 1   ? normBackwardWarp<1>
-                : k == 2 ? normBackwardWarp<2>
-                : k == 3 ? normBackwardWarp<3>
-                         : normBackwardWarp<4>;
+  using Kernel = void (*)(const void *, int, const void *, int, const void *,
+                          int, void *, int, int64_t, int64_t, float, bool,
+                          int64_t, float2 *, unsigned, const void *, int,
+                          void *, int, float2 *);
+  static constexpr Kernel inlineSums[] = {
+      normBackwardWarp<1, true>, normBackwardWarp<2, true>,
+      normBackwardWarp<3, true>, normBackwardWarp<4, true>};
+  static constexpr Kernel splitSums[] = {
+      normBackwardWarp<1, false>, normBackwardWarp<2, false>,
+      normBackwardWarp<3, false>, normBackwardWarp<4, false>};
+  Kernel kernel = (split ? splitSums : inlineSums)[k - 1];
   kernel<<<unsigned(c.chunks), kRowWarps * 32, 0, stream>>>(
       x.data, int(x.dtype), w.data, int(w.dtype), g.data, int(g.dtype),
       dx ? dx->data : nullptr, dx ? int(dx->dtype) : 0, m, d, eps, rms,
-      c.rowsPerChunk, partial, packed, acc ? acc->data : nullptr,
-      acc ? int(acc->dtype) : 0, dxh ? dxh->data : nullptr,
-      dxh ? int(dxh->dtype) : 0);
-  if (partial)
+      c.rowsPerChunk, split ? nullptr : partial, packed,
+      acc ? acc->data : nullptr, acc ? int(acc->dtype) : 0,
+      dxh ? dxh->data : nullptr, dxh ? int(dxh->dtype) : 0, stats);
+  if (partial && split)
+    columnSums(NormParamTerms{x.data, g.data, int(x.dtype), int(g.dtype),
+                              stats, d},
+               m, d, partial, 1.0f, dw ? dw->data : nullptr,
+               dw ? int(dw->dtype) : 0, db ? db->data : nullptr,
+               db ? int(db->dtype) : 0, stream);
+  else if (partial)
     finishColumns(partial, c.chunks, d, 1.0f, dw ? dw->data : nullptr,
                   dw ? int(dw->dtype) : 0, db ? db->data : nullptr,
                   db ? int(db->dtype) : 0, stream);
@@ -521,6 +555,27 @@ NormKernels normKernels() {
 
 void setNormKernels(NormKernels k) { normOverride.store(int(k)); }
 void resetNormKernels() { normOverride.store(-1); }
+
+namespace {
+std::atomic<int> sumsOverride{-1};
+} // namespace
+
+NormSums normSums() {
+  int o = sumsOverride.load(std::memory_order_relaxed);
+  if (o >= 0)
+    return NormSums(o);
+  static const NormSums fromEnv = NormSums(
+      kernels::envChoice("AMPC_CUDA_NORM_SUMS", {"auto", "inline", "split"}));
+  return fromEnv;
+}
+
+void setNormSums(NormSums s) { sumsOverride.store(int(s)); }
+void resetNormSums() { sumsOverride.store(-1); }
+
+bool normSumsSplit(NormSums s, int64_t d) {
+  // K = 3 and 4 (lanesGroups): rows of more than 512 elements.
+  return s == NormSums::Split || (s == NormSums::Auto && d > 512);
+}
 
 void softmaxKernel(std::span<const TensorRef> in, std::span<const TensorRef> out,
                    const Attrs &attrs, cudaStream_t stream) {

@@ -1,8 +1,8 @@
-//===- Packed.cuh - 16-byte loads and stores of 8 elements ------*- C++ -*-===//
+//===- Packed.cuh - Packed loads and stores of 8 or 4 elements --*- C++ -*-===//
 //
 // Eight consecutive elements as floats: one 16-byte load for f16/bf16, two
 // for f32, when the caller checked alignment (packedOk); element loads of
-// the first n otherwise. Both ways give the same floats, so a kernel's
+// the first n otherwise. Four (ld4/st4): one access of 16 or 8 bytes. Both ways give the same floats, so a kernel's
 // arithmetic (and its result) does not depend on which one ran. Used by the
 // fused norms (Norm.cu) and the AMP epilogue (Epilogue.cu).
 //
@@ -95,6 +95,56 @@ __device__ __forceinline__ void ld8f(const float *p, int64_t i, bool packed,
 __device__ __forceinline__ void st8f(float *p, int64_t i, bool packed, int n,
                                      const float (&v)[kPack]) {
   st8(p, int(DType::F32), i, packed, n, v);
+}
+
+// Four consecutive elements, aligned (packedOk, |i| a multiple of 4): one
+// 16-byte access for FP32, one 8-byte access for f16/bf16. A warp's 32
+// threads taking consecutive fours touch one contiguous span (every sector
+// whole), where ld8's two float4 per thread leave each half-used per access.
+constexpr int kGroup = 4;
+
+// Streaming accesses (ld.global.cs / st.global.cs, evict first) when
+// |Stream|: data touched once per step need not displace what L2 holds.
+template <bool Stream, class T> __device__ __forceinline__ T ldv(const T *p) {
+  if constexpr (Stream)
+    return __ldcs(p);
+  else
+    return *p;
+}
+template <bool Stream, class T> __device__ __forceinline__ void stv(T *p, T v) {
+  if constexpr (Stream)
+    __stcs(p, v);
+  else
+    *p = v;
+}
+
+template <bool Stream = false>
+__device__ __forceinline__ void ld4(const void *p, int dt, int64_t i,
+                                    float (&v)[kGroup]) {
+  if (dt == int(DType::F32)) {
+    float4 a = ldv<Stream>(
+        reinterpret_cast<const float4 *>(static_cast<const float *>(p) + i));
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+    return;
+  }
+  uint2 u = ldv<Stream>(reinterpret_cast<const uint2 *>(
+      static_cast<const unsigned short *>(p) + i));
+  v[0] = halfBits(u.x & 0xffffu, dt), v[1] = halfBits(u.x >> 16, dt);
+  v[2] = halfBits(u.y & 0xffffu, dt), v[3] = halfBits(u.y >> 16, dt);
+}
+
+template <bool Stream = false>
+__device__ __forceinline__ void st4(void *p, int dt, int64_t i,
+                                    const float (&v)[kGroup]) {
+  if (dt == int(DType::F32)) {
+    stv<Stream>(reinterpret_cast<float4 *>(static_cast<float *>(p) + i),
+                make_float4(v[0], v[1], v[2], v[3]));
+    return;
+  }
+  uint2 u;
+  u.x = bitsOf(v[0], dt) | (bitsOf(v[1], dt) << 16);
+  u.y = bitsOf(v[2], dt) | (bitsOf(v[3], dt) << 16);
+  stv<Stream>(reinterpret_cast<uint2 *>(static_cast<unsigned short *>(p) + i), u);
 }
 
 // Warp-wide float sum, xor butterfly: every lane gets the same value.

@@ -1,10 +1,11 @@
 //===- CudaNormEpilogueTest.cpp - Fused norms, packed epilogue -------------===//
 //
-// The fused layer/RMS norm kernels (one warp per row, packed loads, the
-// backward in two launches) against the previous kernels (NormKernels::Rows)
-// and the CPU library, with f32/f16/bf16 mixed per operand; the epilogue's
-// packed passes against its element-wise ones (EpilogueOptions) with a
-// small grid so each block loops over several chunks. Skipped without a
+// The fused layer/RMS norm kernels (one warp per row, packed loads) against
+// the previous kernels (NormKernels::Rows) and the CPU library, with
+// f32/f16/bf16 mixed per operand, the backward's column sums inline and
+// split (NormSums); the epilogue's packed passes (every loop shape) against
+// its element-wise ones (EpilogueOptions) with a small grid so each block
+// loops over several chunks. Skipped without a
 // GPU (bench/gpu.sh runs them).
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +20,7 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -156,6 +158,22 @@ void checkNorm(const NormCase &c, bool rms) {
       ASSERT_NEAR(fusedB[i][k], rowsB[i][k],
                   atol + brtol * std::fabs(rowsB[i][k]))
           << "backward output " << i << " fused vs rows at " << k;
+  // The fused backward's column sums in its registers and split into the
+  // column-sum kernels (cuda::NormSums), at every width: dx is one code
+  // path (the same bits), the weight/bias sums another order.
+  cuda::setNormSums(cuda::NormSums::Inline);
+  auto inlineB = runNorm(bwd, cuda::NormKernels::Fused, bwdIn, bwdOut, attrs,
+                         brtol, atol);
+  cuda::setNormSums(cuda::NormSums::Split);
+  auto splitB = runNorm(bwd, cuda::NormKernels::Fused, bwdIn, bwdOut, attrs,
+                        brtol, atol);
+  cuda::resetNormSums();
+  EXPECT_TRUE(inlineB[0] == splitB[0]) << "dx, inline vs split sums";
+  for (size_t i = 1; i < splitB.size(); ++i)
+    for (size_t k = 0; k < splitB[i].size(); ++k)
+      ASSERT_NEAR(splitB[i][k], inlineB[i][k],
+                  atol + brtol * std::fabs(inlineB[i][k]))
+          << "backward output " << i << " split vs inline sums at " << k;
 }
 
 TEST(CudaNorm, FusedLayerNormMatchesRowsAndCpu) {
@@ -268,15 +286,43 @@ TEST(CudaEpilogue, PackedAdamWMatchesScalarBitwise) {
   h.weightDecay = 0.1f;
   cuda::EpilogueConfig cfg;
   cfg.halfType = DType::BF16;
-  EpiTensors a = makeTensors(kSizes, DType::BF16, DType::BF16, 10.0f, true);
   EpiTensors b = makeTensors(kSizes, DType::BF16, DType::BF16, 10.0f, true);
-  cuda::DeviceState sa = runSteps(a, cfg, h, {true, 3}, true, 2);
   cuda::DeviceState sb = runSteps(b, cfg, h, {false, 0}, false, 2);
-  EXPECT_EQ(sa.step, 2);
   EXPECT_EQ(sb.step, 2);
-  EXPECT_EQ(sa.stats.skipped, 0);
-  EXPECT_NEAR(sa.stats.gradNorm, sb.stats.gradNorm, 1e-5f * sb.stats.gradNorm);
-  expectSameTensors(a, b);
+  // Every loop shape (groups in flight per pass, streaming or not): whole
+  // tiles, single groups and element tails all write the same.
+  struct Shape {
+    int p1, p2;
+    bool stream;
+  };
+  for (Shape sh : {Shape{4, 2, false}, Shape{1, 1, false}, Shape{2, 4, true},
+                   Shape{8, 2, true}, Shape{8, 4, false}}) {
+    SCOPED_TRACE(testing::Message() << "pass1Groups " << sh.p1 << " pass2Groups "
+                                    << sh.p2 << " streaming " << sh.stream);
+    EpiTensors a = makeTensors(kSizes, DType::BF16, DType::BF16, 10.0f, true);
+    cuda::EpilogueOptions opt{true, 3};
+    opt.pass1Groups = sh.p1;
+    opt.pass2Groups = sh.p2;
+    opt.streaming = sh.stream;
+    cuda::DeviceState sa = runSteps(a, cfg, h, opt, true, 2);
+    EXPECT_EQ(sa.step, 2);
+    EXPECT_EQ(sa.stats.skipped, 0);
+    EXPECT_NEAR(sa.stats.gradNorm, sb.stats.gradNorm, 1e-5f * sb.stats.gradNorm);
+    expectSameTensors(a, b);
+  }
+}
+
+TEST(CudaEpilogue, LoopShapesOutsideTheListAreRefused) {
+  REQUIRE_GPU();
+  EpiTensors a = makeTensors({16}, DType::F32, DType::F16, 1.0f, true);
+  cuda::EpilogueOptions opt;
+  opt.pass1Groups = 3;
+  EXPECT_THROW(cuda::Epilogue(a.ts, cuda::EpilogueConfig{}, opt),
+               std::invalid_argument);
+  opt.pass1Groups = 4;
+  opt.pass2Groups = 8;
+  EXPECT_THROW(cuda::Epilogue(a.ts, cuda::EpilogueConfig{}, opt),
+               std::invalid_argument);
 }
 
 // Clipped by norm (FP32 gradients, f16 copy): the coefficient follows the
