@@ -266,7 +266,7 @@ data() { [[ -f "$work/models/targets.npy" ]] || "$PY" "$work/make_data.py" "$wor
 
 section_tests() {
   [[ "${SKIP_TESTS:-0}" != 1 ]] || return 0
-  fits 240 "GPU tests" || return 0
+  fits 120 "GPU tests" || return 0
   stamp "GPU tests"
   : >"$res/tests.txt"
   # ampc-cuda-tests checks against the CPU kernels, built for the build

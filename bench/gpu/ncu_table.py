@@ -7,6 +7,7 @@ prints the kernels that take the most time, grouped by name.
 ncu_kernels() is the one reader of that CSV (cost_vs_ncu.py uses it too)."""
 import collections
 import csv
+import re
 import sys
 
 UNITS_US = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
@@ -29,10 +30,19 @@ def ncu_kernels(path):
     return out
 
 
+# What a training binary launches before its first step: the half copies
+# of the initial weights (and any initialiser kernels).
+INIT = re.compile(r"castToHalf|initUniform|initNormal")
+
+
 def main():
     total = collections.Counter()
     count = collections.Counter()
-    for kernel, us in ncu_kernels(sys.argv[1]):
+    kernels = ncu_kernels(sys.argv[1])
+    init = 0
+    while init < len(kernels) and INIT.search(kernels[init][0]):
+        init += 1
+    for kernel, us in kernels[init:]:
         # Anonymous namespaces as older and newer ncu print them.
         name = kernel.replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
         name = name.removeprefix("void ").split("(")[0].split("<")[0].strip()[:60]
@@ -40,8 +50,9 @@ def main():
         count[name] += 1
     all_ms = sum(total.values())
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 15
-    print("\nGPU time by kernel (ncu, one step: %d kernels, %.2f ms in all)" % (
-        sum(count.values()), all_ms))
+    print("\nGPU time by kernel (ncu, one step: %d kernels, %.2f ms in all; %d kernels"
+          " of initialisation before it left out, %.2f ms)" % (
+              sum(count.values()), all_ms, init, sum(us for _, us in kernels[:init]) / 1e3))
     for name, ms in total.most_common(top):
         print("  %-60s %5d x %9.3f ms  %5.1f%%" % (name, count[name], ms, 100 * ms / max(all_ms, 1e-9)))
 

@@ -321,7 +321,8 @@ bool fusedNorm(int64_t d) { return d >= 1 && d <= kFusedNormMaxD; }
 // least 8 rows, rowChunks() there); columnFinish adds the chunks into the
 // weight (and bias) gradients. Rows of more than 512 (NormSums::Auto, the
 // default: runtime/cuda/Norm.h): normBackwardWarp writes dx and the row
-// statistics, the column sums read x and g again. Wider rows than the fused
+// statistics, normColumnPartials reads x and g again for per-chunk column
+// sums (64 rows a chunk), columnFinish adds them. Wider rows than the fused
 // kernels hold: normRows for the statistics
 // (float2 per row), normBackwardRows for dx, column sums for the weight (and
 // bias) gradients.
@@ -344,8 +345,14 @@ void normBackward(Operation *op, bool rms, std::vector<Launch> &out,
                               extraRead,
                           tensorBytes(op->getResult(0)) + stats + extraWritten,
                           (rms ? 12 : 14) * n + (extraRead > 0 ? n : 0)));
-    columnSums(m, d, tensorBytes(x) + tensorBytes(g) + stats, dparams, 4 * n,
-               out);
+    // normColumnPartials: chunks of 64 rows (Norm.cu kColumnChunkRows).
+    int64_t chunks = (m + 63) / 64;
+    double partials = double(chunks) * double(d) * 8;
+    out.push_back(runtime("normColumnPartials",
+                          tensorBytes(x) + tensorBytes(g) + stats, partials,
+                          4 * n));
+    out.push_back(runtime("columnFinish", partials, dparams,
+                          double(d) * double(chunks)));
     return;
   }
   if (fusedNorm(d)) {

@@ -30,8 +30,9 @@ void resetNormKernels();
 
 // Where the fused backward sums the weight and bias gradients' columns:
 // Inline, in normBackwardWarp's registers (a lane holds its columns' sums
-// over its rows); Split, in the column-sum kernels of ColumnSums.cuh from
-// the row statistics normBackwardWarp stores. Inline costs 2 x 8 x K
+// over its rows); Split, in a column pass over x and g with the row
+// statistics normBackwardWarp stores (normColumnPartials, then
+// columnFinish). Inline costs 2 x 8 x K
 // registers a lane: at K = 3 (rows of 513..768, GPT-2's 768) one block of 8
 // warps fits an SM, and an H200 ran the backward at a quarter of its
 // memory floor (85 us against 22 for 8192 x 768). Auto: Split from K = 3.
