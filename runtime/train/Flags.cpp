@@ -54,6 +54,12 @@ ABSL_FLAG(bool, drop_last, true,
           "copies of its samples, the padded rows' labels set to the loss's "
           "ignore_index, so that step's loss and gradient are the mean over "
           "its real samples (docs/RUNTIME.md).");
+ABSL_FLAG(bool, shuffle, true,
+          "Visit the training samples in a new random order each epoch "
+          "(seeded by --seed; default true, as PyTorch's DataLoader with "
+          "shuffle=True). --no-shuffle (or --shuffle=false) keeps the file's "
+          "order: for a model whose batch rows mean something to it (a "
+          "buffer with a row per batch position, time-major sequences).");
 ABSL_FLAG(std::string, lr_schedule, "constant",
           "constant | cosine (to --min-lr at the last step), after warmup.");
 ABSL_FLAG(float, min_lr, 0.0f, "Final learning rate of the cosine schedule.");
@@ -229,7 +235,7 @@ normalizeArgs(const std::vector<std::string> &argv) {
   X(data) X(eval) X(steps) X(epochs) X(lr_schedule) X(min_lr) X(warmup_steps) \
   X(decay_steps) X(seed) X(log_every) X(metrics) X(checkpoint_dir)             \
   X(checkpoint_every) X(resume) X(context) X(dump_step) X(plot) X(bucket_mb)  \
-  X(init_weights) X(drop_last)                                                \
+  X(init_weights) X(drop_last) X(shuffle)                                     \
   X(comm_timeout) X(reduce_dtype) X(predivide) X(check_agreement)         \
   X(overlap_allreduce)
 
@@ -347,6 +353,7 @@ TrainOptions parseTrainFlags(int argc, char **argv, const Model &model) {
   o.steps = absl::GetFlag(FLAGS_steps);
   o.epochs = absl::GetFlag(FLAGS_epochs);
   o.dropLast = absl::GetFlag(FLAGS_drop_last);
+  o.shuffle = absl::GetFlag(FLAGS_shuffle);
   if (o.steps < 0 || o.epochs < 0)
     fail("--steps/--epochs", "must not be negative");
   if (o.steps > 0 && o.epochs > 0)

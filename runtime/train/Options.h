@@ -19,6 +19,7 @@ struct TrainOptions {
   int64_t steps = 0;  // total optimizer iterations (resumed ones included)
   int64_t epochs = 0; // or total epochs; neither: one epoch
   bool dropLast = true; // --drop-last (Train.cpp: why it is the default)
+  bool shuffle = true;  // --shuffle: a new sample order each epoch
   LrSchedule::Kind schedule = LrSchedule::Constant;
   float minLr = 0.0f;
   int64_t warmupSteps = 0;

@@ -190,6 +190,7 @@ fingerprint(Model &model, const TrainOptions &o, uint64_t seed,
   add("steps", std::to_string(o.steps));
   add("epochs", std::to_string(o.epochs));
   add("drop_last", std::to_string(o.dropLast));
+  add("shuffle", std::to_string(o.shuffle));
   add("schedule", o.schedule == LrSchedule::Cosine ? "cosine" : "constant");
   add("min_lr", exact(o.minLr));
   add("warmup_steps", std::to_string(o.warmupSteps));
@@ -397,7 +398,7 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
            "the model's loss has no integer input with an ignore_index "
            "(a cross_entropy or nll_loss label) to mask the padded rows of "
            "the last partial batch with; its loss would count them");
-    data::Batcher batcher(*train, globalBatch, seed, /*shuffle=*/true);
+    data::Batcher batcher(*train, globalBatch, seed, o.shuffle);
     batcher.shard(dp.rank() * batch, batch);
     if (keepPartial)
       batcher.keepPartialBatch(dp.worldSize());

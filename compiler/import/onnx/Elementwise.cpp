@@ -48,6 +48,28 @@ LogicalResult binary(ImportState &s, StringRef op,
   return success();
 }
 
+// Mod of integers known at import time: shape arithmetic, such as the
+// TorchScript exporter's (dim + rank) % rank for torch.unflatten (every
+// nn.MultiheadAttention). fmod = 0: the sign of the divisor (Python's %);
+// 1: the sign of the dividend (C's fmod).
+LogicalResult mod(ImportState &s) {
+  if (failed(s.onlyAttrs({"fmod"})))
+    return failure();
+  const Tensor *ca = s.constInput(0), *cb = s.constInput(1);
+  if (!ca || !cb || isFloatType(ca->type) || isFloatType(cb->type))
+    return s.error("Mod is supported on integers known at import time only "
+                   "(shape arithmetic)");
+  if (llvm::is_contained(cb->i, int64_t(0)))
+    return s.error("Mod by zero");
+  if (s.intAttr("fmod", 0) != 0)
+    return foldIntBinary(s, *ca, *cb,
+                         [](int64_t a, int64_t b) { return a % b; });
+  return foldIntBinary(s, *ca, *cb, [](int64_t a, int64_t b) {
+    int64_t r = a % b;
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+  });
+}
+
 LogicalResult unary(ImportState &s, StringRef op) {
   if (failed(s.onlyAttrs({})))
     return failure();
@@ -385,8 +407,11 @@ LogicalResult forward(ImportState &s) {
 }
 
 LogicalResult dropout(ImportState &s) {
-  if (s.node->outputs.size() > 1 && !s.node->outputs[1].empty())
-    return s.error("the mask output is not supported");
+  // PyTorch's TorchScript exporter names the mask output of a train-mode
+  // Dropout even though nothing reads it (every nn.TransformerEncoderLayer).
+  if (s.node->outputs.size() > 1 && !s.node->outputs[1].empty() &&
+      s.usesOf(s.node->outputs[1]) > 0)
+    return s.error("the mask output is read, which is not supported");
   double ratio = s.floatAttr("ratio", 0.5);
   if (const Tensor *r = s.constInput(1)) {
     if (r->numel() != 1)
@@ -494,6 +519,7 @@ void registerElementwiseOps(OpTable &t) {
     return binary(s, "div",
                   [](int64_t a, int64_t b) { return b ? a / b : int64_t(0); });
   };
+  t["Mod"] = mod;
   for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg",
                          "Erf", "Abs", "Sin", "Cos"}) {
     std::string name = StringRef(op).lower();

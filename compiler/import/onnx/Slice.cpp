@@ -80,9 +80,12 @@ LogicalResult slice(ImportState &s) {
     lo[a] = clampIdx(starts[k]);
     hi[a] = clampIdx(ends[k]);
     st[a] = steps[k];
-    if (hi[a] <= lo[a])
+    // An empty slice of a known tensor is a known empty tensor (shape
+    // chains slice shapes); a graph value cannot be empty.
+    if (hi[a] <= lo[a] && !c)
       return s.error("the slice of axis " + Twine(a) +
                      " is empty (zero-size tensors are not supported)");
+    hi[a] = std::max(hi[a], lo[a]);
   }
   if (c) { // Constants (shape chains, mask buffers) fold.
     Tensor r;

@@ -3,7 +3,7 @@
 
 Needs PyTorch, onnx and onnxruntime (scripts/setup.sh installs them into the
 build venv with AMPC_WITH_TORCH=1). For each model (MODELS below: mlp, cnn,
-gpt, attn, deconv, rnn) it writes into OUT/MODEL/:
+gpt, attn, deconv, rnn, encoder) it writes into OUT/MODEL/:
 
   model.onnx          torch.onnx.export of the nn.Module (the legacy
                       TorchScript exporter, dynamo=False, opset 17; see
@@ -167,6 +167,31 @@ class Recurrent(nn.Module):
         return self.head(y)
 
 
+class Encoder(nn.Module):
+    """Two nn.TransformerEncoderLayer (post-norm, then pre-norm) with a
+    key-padding mask kept as a buffer (a row per batch position: the last
+    two tokens of sample 0 and the last of sample 1 are padding), and a
+    classifier on every token. The TorchScript exporter writes each layer's
+    train-mode Dropout (p = 0) with a mask output nothing reads, and
+    nn.MultiheadAttention's unflatten as an int64 Mod of constants."""
+
+    def __init__(self):
+        super().__init__()
+        self.post = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0,
+                                               batch_first=True)
+        self.pre = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0,
+                                              batch_first=True, norm_first=True)
+        kpm = torch.zeros(4, 8, dtype=torch.bool)
+        kpm[0, 6:] = True
+        kpm[1, 7:] = True
+        self.register_buffer("kpm", kpm)
+        self.head = nn.Linear(16, 6)
+
+    def forward(self, x):
+        y = self.post(x, src_key_padding_mask=self.kpm)
+        return self.head(self.pre(y, src_key_padding_mask=self.kpm))
+
+
 def batch(name, g):
     if name == "mlp":
         return torch.randn(8, 16, generator=g), torch.randint(0, 4, (8,), generator=g)
@@ -176,12 +201,14 @@ def batch(name, g):
         return torch.randn(4, 8, 16, generator=g), torch.randint(0, 6, (4, 8), generator=g)
     if name == "rnn":
         return torch.randn(4, 7, 8, generator=g), torch.randint(0, 5, (4, 7), generator=g)
+    if name == "encoder":
+        return torch.randn(4, 8, 16, generator=g), torch.randint(0, 6, (4, 8), generator=g)
     idx = torch.randint(0, 32, (4, 9), generator=g)
     return idx[:, :-1].contiguous(), idx[:, 1:].contiguous()
 
 
 MODELS = {"mlp": MLP, "cnn": CNN, "gpt": GPT, "attn": HandAttention,
-          "deconv": Deconv, "rnn": Recurrent}
+          "deconv": Deconv, "rnn": Recurrent, "encoder": Encoder}
 
 
 def write_safetensors(path, tensors, metadata):
