@@ -6,9 +6,20 @@ using namespace mlir;
 namespace ampc::onnx {
 namespace {
 
-// ONNX pads are [h_begin, w_begin, h_end, w_end]; the graph ops pad
+// 1-D convolutions and pools (Conv1d, MaxPool1d, ... on [N, C, L]) run as
+// the 2-D ops on [N, C, 1, L]: the reshapes cost no copy, and the gradient
+// flows back through them (a Conv1d weight [O, C/g, K] is reshaped to
+// [O, C/g, 1, K] in the graph; the parameter keeps its shape and name).
+// |spatial| is 1 or 2 for the node's input; the attributes' 1-D values are
+// given the height 1 (stride, dilation, kernel) or 0 (padding).
+int spatialRank(ImportState &s) {
+  FailureOr<Value> x = s.input(0);
+  return succeeded(x) && shapeOf(*x).size() == 3 ? 1 : 2;
+}
+
+// ONNX pads are [begin..., end...] per spatial axis; the graph ops pad
 // symmetrically.
-FailureOr<SmallVector<int64_t>> symmetricPads(ImportState &s) {
+FailureOr<SmallVector<int64_t>> symmetricPads(ImportState &s, int spatial) {
   std::string autoPad = s.stringAttr("auto_pad", "NOTSET");
   if (autoPad != "NOTSET" && autoPad != "VALID") {
     (void)s.error("auto_pad " + autoPad + " is not supported");
@@ -17,39 +28,72 @@ FailureOr<SmallVector<int64_t>> symmetricPads(ImportState &s) {
   auto pads = s.intsAttr("pads");
   if (!pads)
     return SmallVector<int64_t>{0, 0};
-  if (pads->size() != 4 || (*pads)[0] != (*pads)[2] ||
-      (*pads)[1] != (*pads)[3]) {
-    (void)s.error("asymmetric pads are not supported");
+  if (int64_t(pads->size()) != 2 * spatial) {
+    (void)s.error("pads has " + Twine(pads->size()) + " entries; a " +
+                  Twine(spatial) + "-D input takes " + Twine(2 * spatial));
     return failure();
   }
+  for (int a = 0; a < spatial; ++a)
+    if ((*pads)[a] != (*pads)[a + spatial]) {
+      (void)s.error("asymmetric pads are not supported");
+      return failure();
+    }
+  if (spatial == 1)
+    return SmallVector<int64_t>{0, (*pads)[0]};
   return SmallVector<int64_t>{(*pads)[0], (*pads)[1]};
 }
 
+// Input 0 as NCHW: a 4-D input as it is, a 3-D one ([N, C, L]) with H = 1.
 FailureOr<Value> input4d(ImportState &s) {
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
-  if (shapeOf(*x).size() != 4) {
-    (void)s.error("only 2-D spatial inputs (NCHW) are supported");
+  ArrayRef<int64_t> shape = shapeOf(*x);
+  if (shape.size() == 3)
+    return reshapeTo(s, *x, {shape[0], shape[1], 1, shape[2]});
+  if (shape.size() != 4) {
+    (void)s.error("only 1-D (NCL) and 2-D (NCHW) spatial inputs are supported");
     return failure();
   }
   return x;
 }
 
-SmallVector<int64_t> pairAttr(ImportState &s, StringRef name) {
+// A 2-D op's result back to [N, C, L] for a 1-D node.
+FailureOr<Value> output(ImportState &s, Value r, int spatial) {
+  if (spatial == 2)
+    return r;
+  ArrayRef<int64_t> shape = shapeOf(r);
+  return reshapeTo(s, r, {shape[0], shape[1], shape[3]});
+}
+
+SmallVector<int64_t> pairAttr(ImportState &s, StringRef name, int spatial = 2) {
   auto v = s.intsAttr(name);
-  return v ? SmallVector<int64_t>(v->begin(), v->end())
-           : SmallVector<int64_t>{1, 1};
+  if (!v)
+    return {1, 1};
+  if (spatial == 1 && v->size() == 1)
+    return {1, (*v)[0]};
+  return SmallVector<int64_t>(v->begin(), v->end());
 }
 
 LogicalResult conv(ImportState &s) {
   if (failed(s.onlyAttrs({"auto_pad", "dilations", "group", "kernel_shape",
                           "pads", "strides"})))
     return failure();
+  const int spatial = spatialRank(s);
   FailureOr<Value> x = input4d(s), w = s.input(1);
-  auto pads = symmetricPads(s);
-  if (failed(x) || failed(w) || failed(pads))
+  if (failed(x) || failed(w))
     return failure();
+  auto pads = symmetricPads(s, spatial);
+  if (failed(pads))
+    return failure();
+  if (spatial == 1) {
+    ArrayRef<int64_t> ws = shapeOf(*w);
+    if (ws.size() != 3)
+      return s.error("a 1-D convolution's weight must be [O, C/group, K]");
+    w = reshapeTo(s, *w, {ws[0], ws[1], 1, ws[2]});
+    if (failed(w))
+      return failure();
+  }
   SmallVector<Value> operands = {*x, *w};
   if (s.hasInput(2)) {
     FailureOr<Value> bias = s.input(2);
@@ -59,11 +103,12 @@ LogicalResult conv(ImportState &s) {
   }
   FailureOr<Value> r = s.emit(
       "graph.conv2d", operands,
-      {s.attr("stride", s.b.getDenseI64ArrayAttr(pairAttr(s, "strides"))),
+      {s.attr("stride", s.b.getDenseI64ArrayAttr(pairAttr(s, "strides", spatial))),
        s.attr("padding", s.b.getDenseI64ArrayAttr(*pads)),
-       s.attr("dilation", s.b.getDenseI64ArrayAttr(pairAttr(s, "dilations"))),
+       s.attr("dilation",
+              s.b.getDenseI64ArrayAttr(pairAttr(s, "dilations", spatial))),
        s.attr("groups", s.b.getI64IntegerAttr(s.intAttr("group", 1)))});
-  if (failed(r))
+  if (failed(r) || failed(r = output(s, *r, spatial)))
     return failure();
   s.result(0, *r);
   return success();
@@ -81,29 +126,37 @@ LogicalResult pool(ImportState &s, StringRef op) {
   auto dil = s.intsAttr("dilations");
   if (dil && llvm::any_of(*dil, [](int64_t d) { return d != 1; }))
     return s.error("dilations are not supported");
+  const int spatial = spatialRank(s);
   FailureOr<Value> x = input4d(s);
-  auto pads = symmetricPads(s);
-  if (failed(x) || failed(pads))
+  if (failed(x))
+    return failure();
+  auto pads = symmetricPads(s, spatial);
+  if (failed(pads))
     return failure();
   bool padded = (*pads)[0] || (*pads)[1];
   if (op == "avg_pool2d" && padded && !s.intAttr("count_include_pad", 0))
     return s.error("count_include_pad=0 with padding is not supported "
                    "(padded zeros count in the divisor)");
   auto kernel = s.intsAttr("kernel_shape");
-  if (!kernel || kernel->size() != 2)
-    return s.error("kernel_shape must have 2 entries");
+  if (!kernel || int64_t(kernel->size()) != spatial)
+    return s.error("kernel_shape must have " + Twine(spatial) + " entries");
+  SmallVector<int64_t> k(kernel->begin(), kernel->end());
+  if (spatial == 1)
+    k.insert(k.begin(), 1);
   FailureOr<Value> r = s.emit(
       ("graph." + op).str(), {*x},
-      {s.attr("kernel_size", s.b.getDenseI64ArrayAttr(*kernel)),
-       s.attr("stride", s.b.getDenseI64ArrayAttr(pairAttr(s, "strides"))),
+      {s.attr("kernel_size", s.b.getDenseI64ArrayAttr(k)),
+       s.attr("stride",
+              s.b.getDenseI64ArrayAttr(pairAttr(s, "strides", spatial))),
        s.attr("padding", s.b.getDenseI64ArrayAttr(*pads))});
-  if (failed(r))
+  if (failed(r) || failed(r = output(s, *r, spatial)))
     return failure();
   s.result(0, *r);
   return success();
 }
 
 LogicalResult globalAvgPool(ImportState &s) {
+  const int spatial = spatialRank(s);
   FailureOr<Value> x = input4d(s);
   if (failed(x))
     return failure();
@@ -111,7 +164,7 @@ LogicalResult globalAvgPool(ImportState &s) {
   FailureOr<Value> r =
       s.emit("graph.adaptive_avg_pool2d", {*x},
              {s.attr("output_size", s.b.getDenseI64ArrayAttr({1, 1}))});
-  if (failed(r))
+  if (failed(r) || failed(r = output(s, *r, spatial)))
     return failure();
   s.result(0, *r);
   return success();
@@ -121,6 +174,7 @@ LogicalResult globalAvgPool(ImportState &s) {
 // and W, whose gradient goes to the first maximum as PyTorch's (reduce_max,
 // amax, would split it among ties).
 LogicalResult globalMaxPool(ImportState &s) {
+  const int spatial = spatialRank(s);
   FailureOr<Value> x = input4d(s);
   if (failed(x))
     return failure();
@@ -130,7 +184,7 @@ LogicalResult globalMaxPool(ImportState &s) {
              {s.attr("kernel_size", s.b.getDenseI64ArrayAttr(hw)),
               s.attr("stride", s.b.getDenseI64ArrayAttr(hw)),
               s.attr("padding", s.b.getDenseI64ArrayAttr({0, 0}))});
-  if (failed(r))
+  if (failed(r) || failed(r = output(s, *r, spatial)))
     return failure();
   s.result(0, *r);
   return success();
@@ -148,6 +202,9 @@ LogicalResult convTranspose(ImportState &s) {
                           "output_padding", "output_shape", "pads",
                           "strides"})))
     return failure();
+  if (spatialRank(s) == 1)
+    return s.error("1-D transposed convolutions (ConvTranspose1d) are not "
+                   "supported");
   FailureOr<Value> x = input4d(s), w = s.input(1);
   if (failed(x) || failed(w))
     return failure();

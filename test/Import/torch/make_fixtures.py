@@ -3,7 +3,7 @@
 
 Needs PyTorch, onnx and onnxruntime (scripts/setup.sh installs them into the
 build venv with AMPC_WITH_TORCH=1). For each model (MODELS below: mlp, cnn,
-gpt, attn, deconv, rnn, encoder) it writes into OUT/MODEL/:
+gpt, attn, deconv, rnn, encoder, textcnn) it writes into OUT/MODEL/:
 
   model.onnx          torch.onnx.export of the nn.Module (the legacy
                       TorchScript exporter, dynamo=False, opset 17; see
@@ -192,6 +192,25 @@ class Encoder(nn.Module):
         return self.head(self.pre(y, src_key_padding_mask=self.kpm))
 
 
+class TextCNN(nn.Module):
+    """1-D convolutions over a [N, C, L] sequence, as a text or audio CNN
+    has them: Conv1d (padding 1), MaxPool1d, a strided Conv1d, AvgPool1d,
+    a global max over the sequence, then F.normalize (ReduceL2) and a
+    classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv1d(8, 12, 3, padding=1)
+        self.conv2 = nn.Conv1d(12, 12, 3, stride=2, padding=1)
+        self.head = nn.Linear(12, 5)
+
+    def forward(self, x):
+        y = F.max_pool1d(torch.relu(self.conv1(x)), 2)
+        y = F.avg_pool1d(torch.relu(self.conv2(y)), 2)
+        y = F.adaptive_max_pool1d(y, 1).squeeze(-1)
+        return self.head(4.0 * F.normalize(y, dim=-1))
+
+
 def batch(name, g):
     if name == "mlp":
         return torch.randn(8, 16, generator=g), torch.randint(0, 4, (8,), generator=g)
@@ -201,6 +220,8 @@ def batch(name, g):
         return torch.randn(4, 8, 16, generator=g), torch.randint(0, 6, (4, 8), generator=g)
     if name == "rnn":
         return torch.randn(4, 7, 8, generator=g), torch.randint(0, 5, (4, 7), generator=g)
+    if name == "textcnn":
+        return torch.randn(4, 8, 12, generator=g), torch.randint(0, 5, (4,), generator=g)
     if name == "encoder":
         return torch.randn(4, 8, 16, generator=g), torch.randint(0, 6, (4, 8), generator=g)
     idx = torch.randint(0, 32, (4, 9), generator=g)
@@ -208,7 +229,8 @@ def batch(name, g):
 
 
 MODELS = {"mlp": MLP, "cnn": CNN, "gpt": GPT, "attn": HandAttention,
-          "deconv": Deconv, "rnn": Recurrent, "encoder": Encoder}
+          "deconv": Deconv, "rnn": Recurrent, "encoder": Encoder,
+          "textcnn": TextCNN}
 
 
 def write_safetensors(path, tensors, metadata):
