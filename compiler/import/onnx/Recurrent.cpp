@@ -452,21 +452,28 @@ LogicalResult step(ImportState &s, const Spec &spec, Direction &dir,
   return success();
 }
 
-// Stacks |states| ([B, H] each) into [D, B, H] (batch-first: [B, D, H]).
-FailureOr<Value> stackDirections(ImportState &s, const Spec &spec,
-                                 ArrayRef<Value> states) {
+// |values| each reshaped to |shape| (as many elements), then joined along
+// |axis| (one value: itself).
+FailureOr<Value> concatAlong(ImportState &s, ArrayRef<Value> values,
+                             ArrayRef<int64_t> shape, int64_t axis) {
   SmallVector<Value> parts;
-  for (Value v : states) {
-    FailureOr<Value> r = reshapeTo(s, v, {1, spec.batch, spec.hidden});
+  for (Value v : values) {
+    FailureOr<Value> r = reshapeTo(s, v, shape);
     if (failed(r))
       return failure();
     parts.push_back(*r);
   }
+  if (parts.size() == 1)
+    return parts[0];
+  return s.emit("graph.concat", parts,
+                {s.attr("axis", s.b.getI64IntegerAttr(axis))});
+}
+
+// Stacks |states| ([B, H] each) into [D, B, H] (batch-first: [B, D, H]).
+FailureOr<Value> stackDirections(ImportState &s, const Spec &spec,
+                                 ArrayRef<Value> states) {
   FailureOr<Value> r =
-      parts.size() == 1
-          ? FailureOr<Value>(parts[0])
-          : s.emit("graph.concat", parts,
-                   {s.attr("axis", s.b.getI64IntegerAttr(0))});
+      concatAlong(s, states, {1, spec.batch, spec.hidden}, 0);
   if (failed(r) || !spec.batchFirst)
     return r;
   return s.emit("graph.transpose", {*r},
@@ -546,27 +553,13 @@ LogicalResult importRecurrent(ImportState &s, Cell cell) {
     // Y [T, D, B, H] (batch-first [B, T, D, H]).
     SmallVector<Value> perDir;
     for (Direction &dir : dirs) {
-      SmallVector<Value> steps;
-      for (Value v : dir.ys) {
-        FailureOr<Value> r = reshapeTo(s, v, {1, 1, b, h});
-        if (failed(r))
-          return failure();
-        steps.push_back(*r);
-      }
-      FailureOr<Value> y =
-          steps.size() == 1
-              ? FailureOr<Value>(steps[0])
-              : s.emit("graph.concat", steps,
-                       {s.attr("axis", s.b.getI64IntegerAttr(0))});
+      FailureOr<Value> y = concatAlong(s, dir.ys, {1, 1, b, h}, 0);
       if (failed(y))
         return failure();
       perDir.push_back(*y);
     }
-    FailureOr<Value> y =
-        perDir.size() == 1
-            ? FailureOr<Value>(perDir[0])
-            : s.emit("graph.concat", perDir,
-                     {s.attr("axis", s.b.getI64IntegerAttr(1))});
+    const int64_t t = shapeOf(perDir[0])[0];
+    FailureOr<Value> y = concatAlong(s, perDir, {t, 1, b, h}, 1);
     if (failed(y) ||
         (spec.batchFirst &&
          failed(y = s.emit(
