@@ -345,8 +345,11 @@ void normBackward(Operation *op, bool rms, std::vector<Launch> &out,
                               extraRead,
                           tensorBytes(op->getResult(0)) + stats + extraWritten,
                           (rms ? 12 : 14) * n + (extraRead > 0 ? n : 0)));
-    // normColumnPartials: chunks of 64 rows (Norm.cu kColumnChunkRows).
-    int64_t chunks = (m + 63) / 64;
+    // normColumnPartials: chunks of 64 rows, more past 4194240 rows (Norm.cu
+    // columnChunkRows).
+    int64_t per = std::max<int64_t>(64, (m + 65534) / 65535);
+    per = (per + 15) / 16 * 16;
+    int64_t chunks = (m + per - 1) / per;
     double partials = double(chunks) * double(d) * 8;
     out.push_back(runtime("normColumnPartials",
                           tensorBytes(x) + tensorBytes(g) + stats, partials,

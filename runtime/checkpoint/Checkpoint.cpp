@@ -130,7 +130,8 @@ std::string saveCheckpoint(const std::string &dir, Model &model,
               {"batch_in_epoch", st.batchInEpoch},
               {"num_samples", st.numSamples},
               {"batch_size", st.batchSize},
-              {"world_size", st.worldSize}}},
+              {"world_size", st.worldSize},
+              {"shuffle", st.shuffle}}},
             {"seed", st.seed},
             {"hyper", hyperToJson(st.hyper)},
             {"last_loss", st.lastLoss},
@@ -394,6 +395,11 @@ TrainState readTrainState(const std::string &ckpt, const Model &model) {
             *w);
   } else {
     st.worldSize = 1; // written before it was recorded
+  }
+  if (const json *v = r.find(jd, "shuffle")) {
+    if (!v->is_boolean())
+      r.bad("data.shuffle", "must be true or false", *v);
+    st.shuffle = v->get<bool>();
   }
   const int64_t perEpoch = st.numSamples / st.batchSize;
   st.epoch = r.integer(jd, "data.epoch", "epoch", 0, kMaxCount);

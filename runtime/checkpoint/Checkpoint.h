@@ -44,6 +44,9 @@ struct TrainState {
   // number of ranks with the same global batch resumes it.
   int64_t numSamples = 0, batchSize = 0;
   int64_t worldSize = 1; // ranks that wrote it (informational)
+  // Whether the position counts batches of the shuffled order (--shuffle;
+  // a checkpoint from before it was recorded: true).
+  bool shuffle = true;
   uint64_t seed = 0;
   Hyper hyper;
   float lastLoss = 0;

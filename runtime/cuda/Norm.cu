@@ -381,6 +381,14 @@ __global__ void __launch_bounds__(kRowWarps * 32,
 // rows at 0.7 TB/s on an H200 (36 us for 8192 x 768 bf16).
 constexpr int64_t kColumnChunkRows = 64;
 
+// Rows per chunk of the column pass: 64, or more (a multiple of 16, so the
+// two-rows-at-a-time loop stays even) where 64-row chunks would pass the
+// grid's 65535 limit in y (more than 4194240 rows).
+int64_t columnChunkRows(int64_t m) {
+  int64_t per = std::max<int64_t>(kColumnChunkRows, (m + 65534) / 65535);
+  return (per + 15) / 16 * 16;
+}
+
 __global__ void __launch_bounds__(kRowWarps * 32)
     normColumnPartials(const void *x, int tx, const void *g, int tg,
                        const float2 *stats, int64_t m, int64_t d,
@@ -513,7 +521,8 @@ bool normBackwardFused(std::string_view op, const TensorRef &x,
     return false;
   const bool split = normSumsSplit(normSums(), d);
   RowChunks c = rowChunks(m);
-  const int64_t colChunks = (m + kColumnChunkRows - 1) / kColumnChunkRows;
+  const int64_t colRows = columnChunkRows(m);
+  const int64_t colChunks = (m + colRows - 1) / colRows;
   float2 *partial = nullptr, *stats = nullptr;
   if ((dw || db) && split) {
     // The row statistics, then the column pass's partials.
@@ -550,8 +559,8 @@ bool normBackwardFused(std::string_view op, const TensorRef &x,
     const int64_t groups = (d + kPack - 1) / kPack;
     normColumnPartials<<<dim3(unsigned((groups + 31) / 32), unsigned(colChunks)),
                          kRowWarps * 32, 0, stream>>>(
-        x.data, int(x.dtype), g.data, int(g.dtype), stats, m, d,
-        kColumnChunkRows, partial, packed);
+        x.data, int(x.dtype), g.data, int(g.dtype), stats, m, d, colRows,
+        partial, packed);
   }
   if (partial)
     finishColumns(partial, split ? colChunks : c.chunks, d, 1.0f,

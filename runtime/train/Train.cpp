@@ -368,6 +368,13 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
                           ? " (" + std::to_string(dp.worldSize()) +
                                 " ranks x " + std::to_string(batch) + ")"
                           : std::string()));
+    // The position counts batches of one order; the other order would
+    // repeat some samples of this epoch and skip others.
+    if (train && st.shuffle != o.shuffle)
+      fail("--shuffle", std::string("the checkpoint's data position is in ") +
+                            (st.shuffle ? "the shuffled" : "the file's") +
+                            " order; resume with --shuffle=" +
+                            (st.shuffle ? "true" : "false"));
     if (root)
       std::printf("resumed from %s at step %lld\n", ckpt.c_str(),
                   (long long)st.iteration);
@@ -435,6 +442,7 @@ static int trainLoop(Model &model, const TrainOptions &o, DataParallel &dp) {
     st.numSamples = train->numSamples;
     st.batchSize = globalBatch;
     st.worldSize = dp.worldSize();
+    st.shuffle = o.shuffle;
     std::string lastCheckpoint = resumed ? ckpt : std::string();
     auto saveAt = [&](int64_t iteration) {
       if (o.checkpointDir.empty() || !dp.isRoot())

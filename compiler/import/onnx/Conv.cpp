@@ -10,11 +10,12 @@ namespace {
 // the 2-D ops on [N, C, 1, L]: the reshapes cost no copy, and the gradient
 // flows back through them (a Conv1d weight [O, C/g, K] is reshaped to
 // [O, C/g, 1, K] in the graph; the parameter keeps its shape and name).
-// |spatial| is 1 or 2 for the node's input; the attributes' 1-D values are
+// |spatial| is the node input's rank less 2 (input4d takes 1 or 2); 1-D values are
 // given the height 1 (stride, dilation, kernel) or 0 (padding).
 int spatialRank(ImportState &s) {
   FailureOr<Value> x = s.input(0);
-  return succeeded(x) && shapeOf(*x).size() == 3 ? 1 : 2;
+  return succeeded(x) && shapeOf(*x).size() >= 3 ? int(shapeOf(*x).size()) - 2
+                                                 : 2;
 }
 
 // ONNX pads are [begin..., end...] per spatial axis; the graph ops pad
@@ -66,6 +67,15 @@ FailureOr<Value> output(ImportState &s, Value r, int spatial) {
   return reshapeTo(s, r, {shape[0], shape[1], shape[3]});
 }
 
+// strides and dilations have one entry per spatial axis (ONNX), or none.
+LogicalResult checkPerAxis(ImportState &s, int spatial) {
+  for (StringRef name : {"strides", "dilations", "kernel_shape"})
+    if (auto v = s.intsAttr(name); v && int64_t(v->size()) != spatial)
+      return s.error(name + " has " + Twine(v->size()) + " entries; a " +
+                     Twine(spatial) + "-D input takes " + Twine(spatial));
+  return success();
+}
+
 SmallVector<int64_t> pairAttr(ImportState &s, StringRef name, int spatial = 2) {
   auto v = s.intsAttr(name);
   if (!v)
@@ -80,6 +90,8 @@ LogicalResult conv(ImportState &s) {
                           "pads", "strides"})))
     return failure();
   const int spatial = spatialRank(s);
+  if (failed(checkPerAxis(s, spatial)))
+    return failure();
   FailureOr<Value> x = input4d(s), w = s.input(1);
   if (failed(x) || failed(w))
     return failure();
@@ -127,6 +139,8 @@ LogicalResult pool(ImportState &s, StringRef op) {
   if (dil && llvm::any_of(*dil, [](int64_t d) { return d != 1; }))
     return s.error("dilations are not supported");
   const int spatial = spatialRank(s);
+  if (failed(checkPerAxis(s, spatial)))
+    return failure();
   FailureOr<Value> x = input4d(s);
   if (failed(x))
     return failure();

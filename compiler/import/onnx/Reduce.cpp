@@ -25,8 +25,9 @@ FailureOr<Value> reduceOf(ImportState &s, StringRef op, Pre pre) {
     return failure();
   if (pre == Pre::Abs)
     x = s.emit("graph.abs", {*x});
-  else if (pre == Pre::Square)
-    x = s.emit("graph.mul", {*x, *x});
+  else if (pre == Pre::Square) // pow: FP32 under AMP, as PyTorch's norm
+    x = s.emit("graph.pow", {*x},
+               {s.attr("exponent", s.b.getF64FloatAttr(2.0))});
   if (failed(x))
     return failure();
   std::vector<int64_t> axes;
@@ -62,8 +63,9 @@ LogicalResult reduce(ImportState &s, StringRef op, Pre pre = Pre::None) {
 // clamped below at FLT_MIN first. That changes no value sqrt can tell
 // apart from 0 (1e-19 where the sum is 0) and keeps the gradient of an
 // all-zero row 0, as PyTorch's norm backward gives it, where sqrt's would
-// be inf times 0 (NaN). (In fp16 or bf16 the clamp itself would round to
-// 0; the norm runs on FP32 sums under AMP.)
+// be inf times 0 (NaN). Under AMP the square (graph.pow) and the sum run
+// in FP32, on autocast's fp32 list as PyTorch's norm is, so the clamp's
+// value survives and no square overflows fp16.
 LogicalResult reduceL2(ImportState &s) {
   FailureOr<Value> r = reduceOf(s, "reduce_sum", Pre::Square);
   if (failed(r) ||
