@@ -61,11 +61,13 @@ LogicalResult mod(ImportState &s) {
                    "(shape arithmetic)");
   if (llvm::is_contained(cb->i, int64_t(0)))
     return s.error("Mod by zero");
+  // x % -1 is 0; computed, INT64_MIN % -1 traps (x86's idiv).
   if (s.intAttr("fmod", 0) != 0)
-    return foldIntBinary(s, *ca, *cb,
-                         [](int64_t a, int64_t b) { return a % b; });
+    return foldIntBinary(s, *ca, *cb, [](int64_t a, int64_t b) {
+      return b == -1 ? int64_t(0) : a % b;
+    });
   return foldIntBinary(s, *ca, *cb, [](int64_t a, int64_t b) {
-    int64_t r = a % b;
+    int64_t r = b == -1 ? 0 : a % b;
     return r != 0 && (r < 0) != (b < 0) ? r + b : r;
   });
 }
@@ -506,18 +508,30 @@ LogicalResult castLike(ImportState &s) {
 } // namespace
 
 void registerElementwiseOps(OpTable &t) {
+  // Known integers wrap as two's complement (signed overflow would be
+  // undefined behaviour here, and INT64_MIN / -1 traps): a hostile model's
+  // constants give a value, which later checks (shapes, indices) judge.
   t["Add"] = [](ImportState &s) {
-    return binary(s, "add", [](int64_t a, int64_t b) { return a + b; });
+    return binary(s, "add", [](int64_t a, int64_t b) {
+      return int64_t(uint64_t(a) + uint64_t(b));
+    });
   };
   t["Sub"] = [](ImportState &s) {
-    return binary(s, "sub", [](int64_t a, int64_t b) { return a - b; });
+    return binary(s, "sub", [](int64_t a, int64_t b) {
+      return int64_t(uint64_t(a) - uint64_t(b));
+    });
   };
   t["Mul"] = [](ImportState &s) {
-    return binary(s, "mul", [](int64_t a, int64_t b) { return a * b; });
+    return binary(s, "mul", [](int64_t a, int64_t b) {
+      return int64_t(uint64_t(a) * uint64_t(b));
+    });
   };
   t["Div"] = [](ImportState &s) {
-    return binary(s, "div",
-                  [](int64_t a, int64_t b) { return b ? a / b : int64_t(0); });
+    return binary(s, "div", [](int64_t a, int64_t b) {
+      return b == 0    ? int64_t(0)
+             : b == -1 ? int64_t(0 - uint64_t(a))
+                       : a / b;
+    });
   };
   t["Mod"] = mod;
   for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg",

@@ -72,6 +72,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -606,6 +607,21 @@ bool malformed(const std::string &dir) {
   m->node("PRelu", "p", {"m", "slope"}, {"y"});
   m->output("y");
   ok &= write(m, "prelu_wide");
+  // INT64_MIN / -1 and INT64_MIN % -1 folded with idiv trapped (SIGFPE);
+  // they wrap now: shape = 0 + (INT64_MIN / -1) * 0 + 6 = [6].
+  m = base("int_wrap");
+  m->initInts("min", {std::numeric_limits<int64_t>::min()});
+  m->initInts("minus1", {-1});
+  m->initInts("zero", {0});
+  m->initInts("six", {6});
+  m->node("Div", "q", {"min", "minus1"}, {"q"});
+  m->node("Mod", "r", {"min", "minus1"}, {"r"});
+  m->node("Mul", "q0", {"q", "zero"}, {"q0"});
+  m->node("Add", "rq", {"r", "q0"}, {"rq"});
+  m->node("Add", "shape", {"rq", "six"}, {"shape"});
+  m->node("Reshape", "flat", {"m", "shape"}, {"y"});
+  m->output("y");
+  ok &= write(m, "int_wrap");
   m = base("attr_kind"); // LeakyRelu's alpha is a float
   Builder::intAttr(m->node("LeakyRelu", "leaky", {"m"}, {"y"}), "alpha", 2);
   m->output("y");
