@@ -10,13 +10,8 @@ namespace {
 // the 2-D ops on [N, C, 1, L]: the reshapes cost no copy, and the gradient
 // flows back through them (a Conv1d weight [O, C/g, K] is reshaped to
 // [O, C/g, 1, K] in the graph; the parameter keeps its shape and name).
-// |spatial| is the node input's rank less 2 (input4d takes 1 or 2); 1-D values are
-// given the height 1 (stride, dilation, kernel) or 0 (padding).
-int spatialRank(ImportState &s) {
-  FailureOr<Value> x = s.input(0);
-  return succeeded(x) && shapeOf(*x).size() >= 3 ? int(shapeOf(*x).size()) - 2
-                                                 : 2;
-}
+// |spatial| (input4d's) is 1 or 2; 1-D values are given the height 1
+// (stride, dilation, kernel) or 0 (padding).
 
 // ONNX pads are [begin..., end...] per spatial axis; the graph ops pad
 // symmetrically.
@@ -44,14 +39,18 @@ FailureOr<SmallVector<int64_t>> symmetricPads(ImportState &s, int spatial) {
   return SmallVector<int64_t>{(*pads)[0], (*pads)[1]};
 }
 
-// Input 0 as NCHW: a 4-D input as it is, a 3-D one ([N, C, L]) with H = 1.
-FailureOr<Value> input4d(ImportState &s) {
+// Input 0 as NCHW: a 4-D input as it is, a 3-D one ([N, C, L]) with H = 1;
+// |spatial| is set to the input's spatial rank (1 or 2).
+FailureOr<Value> input4d(ImportState &s, int &spatial) {
   FailureOr<Value> x = s.input(0);
   if (failed(x))
     return failure();
   ArrayRef<int64_t> shape = shapeOf(*x);
-  if (shape.size() == 3)
+  spatial = 2;
+  if (shape.size() == 3) {
+    spatial = 1;
     return reshapeTo(s, *x, {shape[0], shape[1], 1, shape[2]});
+  }
   if (shape.size() != 4) {
     (void)s.error("only 1-D (NCL) and 2-D (NCHW) spatial inputs are supported");
     return failure();
@@ -67,7 +66,8 @@ FailureOr<Value> output(ImportState &s, Value r, int spatial) {
   return reshapeTo(s, r, {shape[0], shape[1], shape[3]});
 }
 
-// strides and dilations have one entry per spatial axis (ONNX), or none.
+// strides, dilations and kernel_shape have one entry per spatial axis
+// (ONNX), or are absent.
 LogicalResult checkPerAxis(ImportState &s, int spatial) {
   for (StringRef name : {"strides", "dilations", "kernel_shape"})
     if (auto v = s.intsAttr(name); v && int64_t(v->size()) != spatial)
@@ -89,11 +89,9 @@ LogicalResult conv(ImportState &s) {
   if (failed(s.onlyAttrs({"auto_pad", "dilations", "group", "kernel_shape",
                           "pads", "strides"})))
     return failure();
-  const int spatial = spatialRank(s);
-  if (failed(checkPerAxis(s, spatial)))
-    return failure();
-  FailureOr<Value> x = input4d(s), w = s.input(1);
-  if (failed(x) || failed(w))
+  int spatial = 2;
+  FailureOr<Value> x = input4d(s, spatial), w = s.input(1);
+  if (failed(x) || failed(w) || failed(checkPerAxis(s, spatial)))
     return failure();
   auto pads = symmetricPads(s, spatial);
   if (failed(pads))
@@ -138,11 +136,9 @@ LogicalResult pool(ImportState &s, StringRef op) {
   auto dil = s.intsAttr("dilations");
   if (dil && llvm::any_of(*dil, [](int64_t d) { return d != 1; }))
     return s.error("dilations are not supported");
-  const int spatial = spatialRank(s);
-  if (failed(checkPerAxis(s, spatial)))
-    return failure();
-  FailureOr<Value> x = input4d(s);
-  if (failed(x))
+  int spatial = 2;
+  FailureOr<Value> x = input4d(s, spatial);
+  if (failed(x) || failed(checkPerAxis(s, spatial)))
     return failure();
   auto pads = symmetricPads(s, spatial);
   if (failed(pads))
@@ -170,8 +166,8 @@ LogicalResult pool(ImportState &s, StringRef op) {
 }
 
 LogicalResult globalAvgPool(ImportState &s) {
-  const int spatial = spatialRank(s);
-  FailureOr<Value> x = input4d(s);
+  int spatial = 2;
+  FailureOr<Value> x = input4d(s, spatial);
   if (failed(x))
     return failure();
   // torch's AdaptiveAvgPool2d((1, 1)) exports as GlobalAveragePool.
@@ -188,8 +184,8 @@ LogicalResult globalAvgPool(ImportState &s) {
 // and W, whose gradient goes to the first maximum as PyTorch's (reduce_max,
 // amax, would split it among ties).
 LogicalResult globalMaxPool(ImportState &s) {
-  const int spatial = spatialRank(s);
-  FailureOr<Value> x = input4d(s);
+  int spatial = 2;
+  FailureOr<Value> x = input4d(s, spatial);
   if (failed(x))
     return failure();
   ArrayRef<int64_t> hw = shapeOf(*x).drop_front(2);
@@ -216,12 +212,13 @@ LogicalResult convTranspose(ImportState &s) {
                           "output_padding", "output_shape", "pads",
                           "strides"})))
     return failure();
-  if (spatialRank(s) == 1)
-    return s.error("1-D transposed convolutions (ConvTranspose1d) are not "
-                   "supported");
-  FailureOr<Value> x = input4d(s), w = s.input(1);
+  int spatial = 2;
+  FailureOr<Value> x = input4d(s, spatial), w = s.input(1);
   if (failed(x) || failed(w))
     return failure();
+  if (spatial == 1)
+    return s.error("1-D transposed convolutions (ConvTranspose1d) are not "
+                   "supported");
   ArrayRef<int64_t> xs = shapeOf(*x), ws = shapeOf(*w);
   if (ws.size() != 4)
     return s.error("the weight must be [Cin, Cout/group, KH, KW]");
